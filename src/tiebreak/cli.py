@@ -1,0 +1,123 @@
+"""Command line: ``tiebreak eval QRELS RUN [RUN ...]`` and ``tiebreak example``.
+
+Kept thin: parsing options, calling :mod:`tiebreak.evaluate`, writing with :mod:`tiebreak.output`.
+Heavy modules are imported inside the commands so that ``tiebreak --help`` starts instantly.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+REGIME_HELP = (
+    "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
+    "upper, expected, or all. Default: trec_eval,expected,lower,upper."
+)
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"tiebreak: error: {msg}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tiebreak")
+def main() -> None:
+    """tiebreak: tie-aware evaluation of TREC runs."""
+
+
+@main.command("eval")
+@click.argument("qrels", type=click.Path(allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measure, repeatable: AP, nDCG@10, P@10, RR, R@1000, 'RBP(p=0.8)', bpref, "
+                   "ERR@20, Success@10, Judged@10, 'AP(rel=2)', or trec_eval names map, P_5, "
+                   "ndcg_cut_10, recip_rank ... Default: AP nDCG@10 P@10 RR R@1000 "
+                   "RBP(p=0.8) bpref.")
+@click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
+@click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+              show_default=True, help="table: readable grid; tsv: run measure regime qid value "
+                                      "(no header, full precision); json: records.")
+@click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
+              show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
+@click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
+              show_default=True, help="qrels: every qrels topic, missing ones score 0 "
+                                      "(trec_eval -c); run-topics: only topics the run has.")
+@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error",
+              show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
+def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
+             on_duplicate):
+    """Evaluate RUNS against QRELS under every treatment of tied scores.
+
+    RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
+    run file in it. Runs are named by their run tag (column 6), else by file name.
+    """
+    from .evaluate import Evaluator
+    from .io import InputError, read_qrels, read_run, run_paths
+    from .measures import MeasureError
+    from .output import format_warnings, write_json, write_table, write_tsv
+
+    try:
+        paths = run_paths(runs)
+        if qrels == "-" and "-" in paths:
+            _fail("qrels and run cannot both come from standard input")
+        q = read_qrels(qrels)
+        ev = Evaluator(q, list(measures) or None, list(regimes) or None,
+                       score_precision=score_precision, average=average)
+    except (InputError, MeasureError, ValueError) as e:
+        _fail(str(e))
+
+    def load():
+        for p in paths:
+            yield read_run(p, on_duplicate=on_duplicate, vocab=q.vocab)
+
+    try:
+        if len(paths) > 3 and sys.stderr.isatty():
+            with click.progressbar(length=len(paths), label="evaluating runs",
+                                   file=sys.stderr) as bar:
+                res = ev.evaluate(load(), progress=lambda r: bar.update(1))
+        else:
+            res = ev.evaluate(load())
+    except InputError as e:
+        _fail(str(e))
+
+    out = sys.stdout
+    warn_lines = format_warnings(res)
+    if q.warnings:
+        warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}"
+                                                              for k, v in q.warnings.items()))
+    if fmt == "tsv":
+        write_tsv(res, out, per_topic)
+    elif fmt == "json":
+        meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
+                "topics": len(q.topics)}
+        write_json(res, out, per_topic, meta)
+    else:
+        write_table(res, out, per_topic)
+        if warn_lines:
+            out.write("\nwarnings (counted per run):\n")
+            for line in warn_lines:
+                out.write(f"  {line}\n")
+    if fmt != "table":
+        for line in warn_lines:
+            click.echo(f"tiebreak: warning: {line}", err=True)
+
+
+@main.command("example")
+@click.argument("name", default="ymt2016", type=click.Choice(["ymt2016"]))
+def example_cmd(name):
+    """Print the paths of a shipped example (qrels, then run).
+
+    ymt2016: the 10-document ranking of Yang, Moffat & Turpin (2016), Fig. 1, with its ties.
+    Try: tiebreak eval $(tiebreak example)
+    """
+    from importlib.resources import files
+
+    base = files("tiebreak") / "data"
+    click.echo(f"{base / (name + '.qrels')} {base / (name + '.run')}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

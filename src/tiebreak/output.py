@@ -1,0 +1,99 @@
+"""Writers for evaluation results: TSV (machine-readable), JSON records, and a readable table."""
+
+from __future__ import annotations
+
+import json
+
+from .evaluate import EvalResult
+
+
+def write_tsv(res: EvalResult, fh, per_topic: bool = False) -> None:
+    """Rows ``run<TAB>measure<TAB>regime<TAB>qid<TAB>value``, no header, qid ``all`` for the
+    mean, values at full double precision (Python ``repr``)."""
+    w = fh.write
+    for r, m, g, q, v in res.records(per_topic):
+        w(f"{r}\t{m}\t{g}\t{q}\t{v!r}\n")
+
+
+def write_json(res: EvalResult, fh, per_topic: bool = False, meta: dict | None = None) -> None:
+    """``{"meta": ..., "results": [{run, measure, regime, qid, value}, ...], "warnings": ...}``."""
+    recs = [
+        {"run": r, "measure": m, "regime": g, "qid": q, "value": v}
+        for r, m, g, q, v in res.records(per_topic)
+    ]
+    json.dump({"meta": meta or {}, "results": recs, "warnings": res.warnings}, fh, indent=1)
+    fh.write("\n")
+
+
+def _fmt(v: float) -> str:
+    return "-" if v != v else f"{v:.4f}"
+
+
+def table_rows(res: EvalResult, per_topic: bool = False):
+    """Header and rows of the readable grid: per run and measure the trec_eval value, the
+    expected value and the [lower, upper] range, then any other regime asked for."""
+    regs = list(res.regimes)
+    cols: list[tuple[str, list[int]]] = []
+    for g in ("trec_eval", "expected"):
+        if g in regs:
+            cols.append((g, [regs.index(g)]))
+    if "lower" in regs and "upper" in regs:
+        cols.append(("[lower, upper]", [regs.index("lower"), regs.index("upper")]))
+    for g in regs:
+        if g in ("trec_eval", "expected") or (g in ("lower", "upper") and
+                                             "lower" in regs and "upper" in regs):
+            continue
+        cols.append((g, [regs.index(g)]))
+    head = ["run", "measure"] + (["qid"] if per_topic else []) + [c for c, _ in cols]
+    rows = []
+    for i, r in enumerate(res.runs):
+        for j, m in enumerate(res.measures):
+            slots = [(None, res.mean[i, j])]
+            if per_topic:
+                slots = [(q, res.per_topic[i, j, :, t]) for t, q in enumerate(res.topics)
+                         if not (res.per_topic[i, j, :, t] != res.per_topic[i, j, :, t]).all()]
+                slots.append(("all", res.mean[i, j]))
+            for q, vals in slots:
+                row = [r, m] + ([q] if per_topic else [])
+                for _, idx in cols:
+                    if len(idx) == 2:
+                        row.append(f"[{_fmt(vals[idx[0]])}, {_fmt(vals[idx[1]])}]")
+                    else:
+                        row.append(_fmt(vals[idx[0]]))
+                rows.append(row)
+    return head, rows
+
+
+def write_table(res: EvalResult, fh, per_topic: bool = False) -> None:
+    head, rows = table_rows(res, per_topic)
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)] if rows else \
+        [len(h) for h in head]
+    nleft = 3 if per_topic else 2
+
+    def line(cells):
+        out = []
+        for c, (x, wd) in enumerate(zip(cells, widths)):
+            out.append(str(x).ljust(wd) if c < nleft else str(x).rjust(wd))
+        return "  ".join(out).rstrip() + "\n"
+
+    fh.write(line(head))
+    fh.write("  ".join("-" * wd for wd in widths) + "\n")
+    for row in rows:
+        fh.write(line(row))
+
+
+def format_warnings(res: EvalResult, max_items: int = 8) -> list[str]:
+    """One line per run with warnings: counts, and up to ``max_items`` topic ids per list."""
+    out = []
+    for run, w in res.warnings.items():
+        if not w:
+            continue
+        parts = []
+        for k, v in w.items():
+            if isinstance(v, list):
+                shown = ", ".join(v[:max_items]) + (", ..." if len(v) > max_items else "")
+                parts.append(f"{k}: {len(v)} ({shown})")
+            else:
+                parts.append(f"{k}: {v}")
+        out.append(f"{run}: " + "; ".join(parts))
+    return out
