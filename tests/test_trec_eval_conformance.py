@@ -50,6 +50,7 @@ CASES = [
     ("out.test.aq", "qrels.test", "results.test", 1),
     ("out.test.aqc", "qrels.test", "results.trunc", 1),
     ("out.test.aql", "qrels.rel_level", "results.test", 2),
+    ("out.comment.test", "qrels.comment.test", "results.comment.test", 1),
     ("out.test.meas_params", "qrels.test", "results.test", 1),
 ]
 
