@@ -9,21 +9,21 @@ import numpy as np
 import pytest
 
 import tiebreak as tb
-from tiebreak.io import InputError, Vocabulary
+from tiebreak.io import InputError
 
 
 def run_of(text: str, **kw):
-    return tb.read_run(io.BytesIO(text.encode()), vocab=Vocabulary(), **kw)
+    return tb.read_run(io.BytesIO(text.encode()), **kw)
 
 
 def qrels_of(text: str):
-    return tb.read_qrels(io.BytesIO(text.encode()), vocab=Vocabulary())
+    return tb.read_qrels(io.BytesIO(text.encode()))
 
 
 def test_score_syntaxes_and_file_order():
     r = run_of("1 Q0 a 1 -7.763e-05 t\n1 Q0 b 2 1E3 t\n2 Q0 c 1 .5 t\n1 Q0 d 3 +2 t\n")
     assert r.score.tolist() == [-7.763e-05, 1000.0, 0.5, 2.0]
-    assert r.docnos == [b"a", b"b", b"c", b"d"]
+    assert [r.docno(i) for i in range(4)] == ["a", "b", "c", "d"]
     assert r.topics == ["1", "2"] and r.topic.tolist() == [0, 0, 1, 0]
     assert r.lineno.tolist() == [1, 2, 3, 4]
     assert r.name == "t"
@@ -50,7 +50,7 @@ def test_too_few_fields():
 def test_five_fields_without_tag_is_named_by_file(tmp_path):
     p = tmp_path / "myrun.txt"
     p.write_text("1 Q0 a 1 1.0\n1 Q0 b 2 0.5\n")
-    r = tb.read_run(p, vocab=Vocabulary())
+    r = tb.read_run(p)
     assert r.name == "myrun.txt" and len(r) == 2
 
 
@@ -62,7 +62,7 @@ def test_duplicate_docno_is_an_error_naming_both_lines():
 
 def test_duplicate_docno_keep_first_is_counted():
     r = run_of("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n2 Q0 a 1 1 t\n", on_duplicate="first")
-    assert r.docnos == [b"a", b"b", b"a"]
+    assert [r.docno(i) for i in range(3)] == ["a", "b", "a"]
     assert r.score.tolist() == [3.0, 2.0, 1.0]
     assert r.warnings["duplicate docno lines dropped (kept the first)"] == 1
 
@@ -71,7 +71,7 @@ def test_gzip_and_directory(tmp_path):
     (tmp_path / "a.gz").write_bytes(gzip.compress(b"1 Q0 d 1 1.0 A\n"))
     (tmp_path / "b").write_bytes(b"1 Q0 d 1 1.0 B\n")
     paths = tb.io.run_paths([tmp_path])
-    assert [tb.read_run(p, vocab=Vocabulary()).name for p in paths] == ["A", "B"]
+    assert [tb.read_run(p).name for p in paths] == ["A", "B"]
 
 
 def test_rank_column_not_a_number_is_counted_not_fatal():
@@ -102,9 +102,8 @@ def test_topics_sorted_naturally():
 
 
 def test_docnos_stay_bytes_not_numbers():
-    v = Vocabulary()
-    q = tb.read_qrels(io.BytesIO(b"001 0 0001 1\n"), vocab=v)
-    r = tb.read_run(io.BytesIO(b"001 Q0 1 1 1.0 t\n001 Q0 0001 2 0.5 t\n"), vocab=v)
+    q = tb.read_qrels(io.BytesIO(b"001 0 0001 1\n"))
+    r = tb.read_run(io.BytesIO(b"001 Q0 1 1 1.0 t\n001 Q0 0001 2 0.5 t\n"))
     res = tb.evaluate(q, r, ["RR"], ["trec_eval"])
     assert res.topics == ["001"]
     assert res.value("t", "RR", "trec_eval", "001") == 0.5

@@ -9,7 +9,6 @@ import re
 import pytest
 
 import tiebreak as tb
-from tiebreak.io import Vocabulary
 
 CUT = re.compile(r"^(P|recall|map_cut|ndcg_cut|success)_(\d+)$")
 PLAIN = {"map": "AP", "Rprec": "Rprec", "bpref": "bpref", "recip_rank": "RR", "ndcg": "nDCG"}
@@ -65,9 +64,8 @@ def test_trec_eval_outputs(shared_data, expected, qrels, run, level):
         if ours:
             names[m] = ours
     assert len(names) >= 5
-    v = Vocabulary()
-    q = tb.read_qrels(d / qrels, vocab=v)
-    r = tb.read_run(d / run, vocab=v)
+    q = tb.read_qrels(d / qrels)
+    r = tb.read_run(d / run)
     res = tb.Evaluator(q, list(dict.fromkeys(names.values())), regimes=["trec_eval"]).evaluate([r])
     checked = 0
     missing = set(q.topics) - set(r.topics)
@@ -88,10 +86,9 @@ def test_trec_eval_outputs(shared_data, expected, qrels, run, level):
 
 def test_results_trunc_extra_columns_and_missing_topic(shared_data):
     d = shared_data / "trec_eval_test"
-    v = Vocabulary()
-    r = tb.read_run(d / "results.trunc", vocab=v)
+    r = tb.read_run(d / "results.trunc")
     assert r.warnings.get("lines with extra columns (ignored)", 0) > 0
-    q = tb.read_qrels(d / "qrels.test", vocab=v)
+    q = tb.read_qrels(d / "qrels.test")
     res = tb.Evaluator(q, ["AP"], regimes=["trec_eval"]).evaluate([r])
     w = res.warnings[res.runs[0]]
     assert w["qrels topics missing from run (scored 0)"] == ["302"]
@@ -107,4 +104,4 @@ def test_qrels_comment_only_at_line_start(shared_data):
     a = tb.read_qrels(d / "qrels.test")
     b = tb.read_qrels(d / "qrels.test.with-comments")
     assert len(a) == len(b) == 3681
-    assert b"CR#93E-1860" in b.vocab._ids
+    assert b"CR#93E-1860" in b.docnos.tolist()

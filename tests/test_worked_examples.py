@@ -15,7 +15,6 @@ from fractions import Fraction
 import pytest
 
 import tiebreak as tb
-from tiebreak.io import Vocabulary
 
 FIG1_DOCS = "D H A C M S W B E J".split()
 FIG1_SCORE = [9.8, 9.3, 9.3, 9.3, 8.4, 8.4, 8.2, 8.0, 8.0, 8.0]
@@ -93,11 +92,10 @@ def oracle(shared_data):
 
 
 def _evaluate(ranking, qrels, measures):
-    v = Vocabulary()
     qtext = "".join(f"7 0 {d} {g}\n" for d, g in qrels.items()).encode()
     rtext = "".join(f"7 Q0 {d} {i} {s} x\n" for i, (d, s) in enumerate(ranking, 1)).encode()
-    q = tb.read_qrels(io.BytesIO(qtext), vocab=v)
-    r = tb.read_run(io.BytesIO(rtext), vocab=v)
+    q = tb.read_qrels(io.BytesIO(qtext))
+    r = tb.read_run(io.BytesIO(rtext))
     ev = tb.Evaluator(q, measures, regimes="all")
     return ev.evaluate([r])
 

@@ -47,15 +47,17 @@ def main() -> None:
                                       "(trec_eval -c); run-topics: only topics the run has.")
 @click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error",
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+              help="Processes that read and evaluate run files in parallel (0 = all cores).")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate):
+             on_duplicate, jobs):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
     run file in it. Runs are named by their run tag (column 6), else by file name.
     """
     from .evaluate import Evaluator
-    from .io import InputError, read_qrels, read_run, run_paths
+    from .io import InputError, read_qrels, run_paths
     from .measures import MeasureError
     from .output import format_warnings, write_json, write_table, write_tsv
 
@@ -69,17 +71,20 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
 
-    def load():
-        for p in paths:
-            yield read_run(p, on_duplicate=on_duplicate, vocab=q.vocab)
+    if jobs <= 0:
+        import os
 
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    jobs = jobs if len(paths) >= 4 else 1
+    kw = dict(jobs=jobs, on_duplicate=on_duplicate)
     try:
         if len(paths) > 3 and sys.stderr.isatty():
             with click.progressbar(length=len(paths), label="evaluating runs",
                                    file=sys.stderr) as bar:
-                res = ev.evaluate(load(), progress=lambda r: bar.update(1))
+                res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
         else:
-            res = ev.evaluate(load())
+            res = ev.evaluate(paths, **kw)
     except InputError as e:
         _fail(str(e))
 

@@ -202,26 +202,57 @@ class Evaluator:
             w["documents in tied groups"] = n_tied
         return w
 
-    def evaluate(self, runs, progress=None) -> EvalResult:
-        """Evaluate runs (Run objects or paths). ``progress``: optional callable per run."""
+    def _one(self, r, on_duplicate="error"):
+        run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
+        v, w = self.evaluate_run(run)
+        return run.name, run.source, v, w
+
+    def _iter(self, runs, jobs: int, on_duplicate: str):
+        runs = list(runs) if jobs > 1 else runs
+        if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
+            import multiprocessing as mp
+
+            if "fork" in mp.get_all_start_methods():
+                global _WORKER
+                _WORKER = (self, on_duplicate)
+                with mp.get_context("fork").Pool(min(jobs, len(runs))) as pool:
+                    yield from pool.imap(_work, runs)
+                _WORKER = None
+                return
+        for r in runs:
+            yield self._one(r, on_duplicate)
+
+    def evaluate(self, runs, progress=None, jobs: int = 1,
+                 on_duplicate: str = "error") -> EvalResult:
+        """Evaluate runs.
+
+        Parameters
+        ----------
+        runs : iterable of Run or paths
+            Paths are read with :func:`tiebreak.read_run`.
+        progress : callable, optional
+            Called with the run name after each run.
+        jobs : int
+            Worker processes for reading and evaluating paths (results are identical; order
+            is kept). 1 = in this process.
+        on_duplicate : {"error", "first"}
+            Passed to :func:`tiebreak.read_run` for paths.
+        """
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for r in runs:
-            run = r if isinstance(r, Run) else read_run(r, vocab=self.qrels.vocab)
-            v, w = self.evaluate_run(run)
-            name = run.name
+        for name, source, v, w in self._iter(runs, jobs, on_duplicate):
             if name in warnings:
                 i = 2
                 while f"{name}#{i}" in warnings:
                     i += 1
-                w["run name repeated; renamed"] = f"{name}#{i} ({run.source})"
+                w["run name repeated; renamed"] = f"{name}#{i} ({source})"
                 name = f"{name}#{i}"
             names.append(name)
             vals.append(v)
             warnings[name] = w
             if progress:
-                progress(run)
+                progress(name)
         return self._result(names, vals, warnings)
 
     def _result(self, names, vals, warnings) -> EvalResult:
@@ -233,6 +264,14 @@ class Evaluator:
         np.divide(tot, cnt, out=mean, where=cnt > 0)
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
                           list(self.qrels.topics), per, mean, warnings)
+
+
+_WORKER = None
+
+
+def _work(path):
+    ev, on_duplicate = _WORKER
+    return ev._one(path, on_duplicate)
 
 
 def evaluate(qrels: Qrels, runs, measures=None, regimes=None, **kw) -> EvalResult:

@@ -28,7 +28,6 @@ import numpy as np
 
 __all__ = [
     "InputError",
-    "Vocabulary",
     "Qrels",
     "Run",
     "read_qrels",
@@ -39,38 +38,6 @@ __all__ = [
 
 class InputError(ValueError):
     """Malformed qrels or run input. The message names file, line number and field."""
-
-
-class Vocabulary:
-    """Maps docnos (bytes) to dense integer ids, shared by qrels and runs of one evaluation.
-
-    Ids carry no order; they only make (topic, docno) look-ups and duplicate checks vectorised.
-    """
-
-    def __init__(self) -> None:
-        self._ids: dict[bytes, int] = {}
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def ids(self, docnos: list[bytes]) -> np.ndarray:
-        """Return int64 ids of shape (len(docnos),), adding unseen docnos."""
-        get = self._ids.get
-        out = list(map(get, docnos))
-        if None in out:
-            ids = self._ids
-            for d in dict.fromkeys(d for d, i in zip(docnos, out) if i is None):
-                ids[d] = len(ids)
-            out = list(map(ids.__getitem__, docnos))
-        return np.array(out, dtype=np.int64)
-
-
-_VOCAB = Vocabulary()
-
-
-def default_vocabulary() -> Vocabulary:
-    """The process-wide vocabulary used when none is given."""
-    return _VOCAB
 
 
 def _read_bytes(source) -> tuple[bytes, str]:
@@ -123,11 +90,13 @@ class Qrels:
     topic : ndarray, int64, shape (m,)
         Index into ``topics`` of each judgment, sorted by (topic, docno id).
     docid : ndarray, int64, shape (m,)
-        Docno id in ``vocab``.
+        Index of the docno in ``docnos``.
     value : ndarray, int64, shape (m,)
         Relevance value as written; negative means "pooled but not judged" (treated as unjudged).
     keys : ndarray, int64, shape (m,)
         ``topic << 32 | docid``, sorted; used for look-ups.
+    docnos : ndarray, bytes (``S``), shape (d,)
+        Distinct judged docnos in byte order.
     """
 
     name: str
@@ -136,7 +105,7 @@ class Qrels:
     docid: np.ndarray
     value: np.ndarray
     keys: np.ndarray
-    vocab: Vocabulary
+    docnos: np.ndarray
     warnings: dict[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -170,16 +139,13 @@ class Qrels:
         return np.unique(self.value[self.value >= 0])
 
 
-def read_qrels(source, vocab: Vocabulary | None = None) -> Qrels:
+def read_qrels(source) -> Qrels:
     """Read TREC qrels (``qid iter docno rel``).
 
     Parameters
     ----------
     source : path, ``"-"`` or binary file object
         Plain or gzip-compressed.
-    vocab : Vocabulary, optional
-        Docno vocabulary to share with the runs (default: the process-wide one).
-
     Returns
     -------
     Qrels
@@ -190,7 +156,6 @@ def read_qrels(source, vocab: Vocabulary | None = None) -> Qrels:
         Wrong number of fields, a non-integer ``rel``, or the same (qid, docno) judged twice
         (trec_eval stops on that too); the message names file and line.
     """
-    vocab = vocab or _VOCAB
     data, name = _read_bytes(source)
     lines = data.split(b"\n")
     q: list[bytes] = []
@@ -231,7 +196,9 @@ def read_qrels(source, vocab: Vocabulary | None = None) -> Qrels:
     topics = sorted(qids, key=natural_key)
     tindex = {t.encode("utf-8", "surrogateescape"): j for j, t in enumerate(topics)}
     topic = np.array(list(map(tindex.__getitem__, q)), dtype=np.int64)
-    docid = vocab.ids(d)
+    udocs, docid = np.unique(_bytes_array(d), return_inverse=True) if d else (
+        np.zeros(0, "S1"), np.zeros(0, np.int64))
+    docid = docid.astype(np.int64).reshape(-1)
     keys = (topic << 32) | docid
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -247,7 +214,7 @@ def read_qrels(source, vocab: Vocabulary | None = None) -> Qrels:
             f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
         )
     warnings = {"blank lines skipped": blank} if blank else {}
-    return Qrels(name, topics, topic[order], docid[order], value[order], keys, vocab, warnings)
+    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings)
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,10 +236,10 @@ class Run:
         Topic ids in order of first appearance.
     topic : ndarray, int64, shape (n,)
         Index into ``topics`` for each line.
-    docnos : list[bytes]
-        Docno of each line, exact bytes.
+    docnos : ndarray, bytes (``S``), shape (d,)
+        Distinct docnos of the run in byte order (the order trec_eval's ``strcmp`` gives).
     docid : ndarray, int64, shape (n,)
-        Docno ids in ``vocab``.
+        Index into ``docnos`` for each line; so it is also the docno's byte-order rank.
     score : ndarray, float64, shape (n,)
         Retrieval scores as parsed (double precision, like trec_eval 10).
     rank : ndarray, float64, shape (n,)
@@ -280,29 +247,32 @@ class Run:
     lineno : ndarray, int64, shape (n,)
         1-based line number of each line in the file.
     warnings : dict[str, int]
-        Counted input warnings (see :func:`tiebreak.evaluate.run_warnings` for more).
+        Counted input warnings; evaluation adds more (see ``EvalResult.warnings``).
     """
 
     name: str
     source: str
     topics: list[str]
     topic: np.ndarray
-    docnos: list[bytes]
+    docnos: np.ndarray
     docid: np.ndarray
     score: np.ndarray
     rank: np.ndarray
     lineno: np.ndarray
-    vocab: Vocabulary
     tags: list[str] = field(default_factory=list)
     warnings: dict[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.score)
 
+    def docno(self, i: int) -> str:
+        """Docno of line i (file order) as text."""
+        return _show(bytes(self.docnos[self.docid[i]]))
+
 
 def _parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
     try:
-        score = np.array(tokens).astype(np.float64) if tokens else np.zeros(0)
+        score = np.fromiter(map(float, tokens), np.float64, len(tokens))
     except ValueError:
         score = None
     if score is None or not np.isfinite(score).all():
@@ -316,11 +286,26 @@ def _parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
     return score
 
 
-def _parse_ranks(tokens: list[bytes]) -> tuple[np.ndarray, int]:
+_COUNTING: list[bytes] = []
+
+
+def _parse_ranks(tokens: list[bytes], seg_starts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Rank column as float64. Fast path: ranks written 1, 2, 3, ... inside each topic block."""
+    n = len(tokens)
+    if n and len(seg_starts):
+        lengths = np.diff(np.r_[seg_starts, n])
+        longest = int(lengths.max())
+        if len(_COUNTING) < longest:
+            _COUNTING[:] = [b"%d" % i for i in range(1, max(longest, 2 * len(_COUNTING)) + 1)]
+        expect = []
+        for ln in lengths.tolist():
+            expect += _COUNTING[:ln]
+        if expect == tokens:
+            return (np.arange(n) - np.repeat(seg_starts, lengths) + 1).astype(np.float64), 0
     try:
         return np.array(list(map(int, tokens)), dtype=np.float64), 0
     except ValueError:
-        out = np.empty(len(tokens))
+        out = np.empty(n)
         bad = 0
         for j, t in enumerate(tokens):
             try:
@@ -331,12 +316,32 @@ def _parse_ranks(tokens: list[bytes]) -> tuple[np.ndarray, int]:
         return out, bad
 
 
-def read_run(
-    source,
-    name: str | None = None,
-    on_duplicate: str = "error",
-    vocab: Vocabulary | None = None,
-) -> Run:
+def _bytes_array(items: list[bytes]) -> np.ndarray:
+    """Fixed-width bytes array (numpy ``S``); an explicit width is much faster to build."""
+    if not items:
+        return np.zeros(0, "S1")
+    return np.array(items, dtype=f"S{max(map(len, items))}")
+
+
+def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Topic ids in order of appearance, per-line topic index, and the starts of the blocks of
+    consecutive lines with the same qid."""
+    qa = _bytes_array(q)
+    change = np.flatnonzero(qa[1:] != qa[:-1]) + 1 if len(qa) else np.zeros(0, np.int64)
+    starts = np.r_[0, change] if len(qa) else np.zeros(0, np.int64)
+    heads = [q[i] for i in starts.tolist()]
+    tmap: dict[bytes, int] = {}
+    for h in heads:
+        if h not in tmap:
+            tmap[h] = len(tmap)
+    seg_topic = np.array([tmap[h] for h in heads], dtype=np.int64)
+    lengths = np.diff(np.r_[starts, len(qa)])
+    topic = np.repeat(seg_topic, lengths)
+    topics = [t.decode("utf-8", "surrogateescape") for t in tmap]
+    return topics, topic, starts
+
+
+def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Run:
     """Read a TREC run (``qid Q0 docno rank score [tag] [extra...]``).
 
     Parameters
@@ -348,8 +353,6 @@ def read_run(
     on_duplicate : {"error", "first"}
         A docno listed twice for one topic stops with an error naming both lines (trec_eval stops
         too); ``"first"`` keeps the first line and counts the dropped ones in ``warnings``.
-    vocab : Vocabulary, optional
-        Docno vocabulary shared with the qrels.
 
     Raises
     ------
@@ -359,7 +362,6 @@ def read_run(
     """
     if on_duplicate not in ("error", "first"):
         raise ValueError("on_duplicate must be 'error' or 'first'")
-    vocab = vocab or _VOCAB
     data, src = _read_bytes(source)
     warnings: dict[str, int] = {}
     toks = data.split()
@@ -368,8 +370,8 @@ def read_run(
         len(toks) == 6 * nl
         and not data.startswith(b"#")
         and b"\n#" not in data
-        and len(set(toks[1::6])) == 1
-        and len(set(toks[5::6])) == 1
+        and (not toks or toks[1::6].count(toks[1]) == nl)
+        and (not toks or toks[5::6].count(toks[5]) == nl)
     )
     if fast:
         q, d, r, s = toks[0::6], toks[2::6], toks[3::6], toks[4::6]
@@ -414,18 +416,18 @@ def read_run(
             warnings["lines with extra columns (ignored)"] = n_extra
         if n_tagdiff:
             warnings["lines whose run tag differs from the first"] = n_tagdiff
-    rank, bad_rank = _parse_ranks(r)
+    topics, topic, seg_starts = _topics(q)
+    rank, bad_rank = _parse_ranks(r, seg_starts)
     if bad_rank:
         warnings["rank column not a number"] = bad_rank
-    tmap = dict.fromkeys(q)
-    for j, t in enumerate(tmap):
-        tmap[t] = j
-    topics = [t.decode("utf-8", "surrogateescape") for t in tmap]
-    topic = np.array(list(map(tmap.__getitem__, q)), dtype=np.int64)
-    docid = vocab.ids(d)
+    if d:
+        docnos, docid = np.unique(_bytes_array(d), return_inverse=True)
+        docid = docid.astype(np.int64).reshape(-1)
+    else:
+        docnos, docid = np.zeros(0, "S1"), np.zeros(0, np.int64)
     run = Run(
         name or (tags[0] if tags else os.path.basename(src)),
-        src, topics, topic, d, docid, score, rank, lineno, vocab, tags, warnings,
+        src, topics, topic, docnos, docid, score, rank, lineno, tags, warnings,
     )
     _check_duplicates(run, on_duplicate)
     return run
@@ -433,17 +435,18 @@ def read_run(
 
 def _check_duplicates(run: Run, on_duplicate: str) -> None:
     keys = (run.topic << 32) | run.docid
+    ks = np.sort(keys)
+    if not (ks[1:] == ks[:-1]).any():
+        return
     order = np.argsort(keys, kind="stable")
     ks = keys[order]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
-    if not len(dup):
-        return
     if on_duplicate == "error":
         shown = []
         for j in dup[:5]:
             a, b = order[j], order[j + 1]
             shown.append(
-                f"topic {run.topics[run.topic[a]]} docno {_show(run.docnos[a])} "
+                f"topic {run.topics[run.topic[a]]} docno {run.docno(a)} "
                 f"(lines {run.lineno[a]} and {run.lineno[b]})"
             )
         raise InputError(
@@ -455,7 +458,6 @@ def _check_duplicates(run: Run, on_duplicate: str) -> None:
     drop[order[dup + 1]] = True  # stable sort: the later line of each pair
     keep = ~drop
     run.topic = run.topic[keep]
-    run.docnos = [x for x, k in zip(run.docnos, keep) if k]
     run.docid = run.docid[keep]
     run.score = run.score[keep]
     run.rank = run.rank[keep]

@@ -51,7 +51,7 @@ class Judged:
     relkey: np.ndarray
     grade: np.ndarray
     judged: np.ndarray
-    docnos: list[bytes]
+    docrank: np.ndarray
     lineno: np.ndarray
     run_topics_missing_in_qrels: list[str]
     lines_missing_in_qrels: int
@@ -71,17 +71,21 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     qt = tmap[run.topic] if len(run.topic) else np.zeros(0, np.int64)
     keep = qt >= 0
     missing = [t for t, j in zip(run.topics, tmap) if j < 0]
-    if keep.all():
-        sel = slice(None)
-        docnos = run.docnos
-    else:
-        sel = np.flatnonzero(keep)
-        docnos = [run.docnos[i] for i in sel]
+    sel = slice(None) if keep.all() else np.flatnonzero(keep)
     qt = qt[sel]
-    keys = (qt << 32) | run.docid[sel]
+    docrank = run.docid[sel]
+    # run docnos -> qrels docno ids (both arrays are sorted bytes)
+    if len(qrels.docnos) and len(run.docnos):
+        p = np.searchsorted(qrels.docnos, run.docnos)
+        p[p == len(qrels.docnos)] = 0
+        qd = np.where(qrels.docnos[p] == run.docnos, p, -1)[docrank]
+    else:
+        qd = np.full(len(docrank), -1)
+    keys = np.where(qd >= 0, (qt << 32) | np.maximum(qd, 0), -1)
     pos = np.searchsorted(qrels.keys, keys)
     pos[pos == len(qrels.keys)] = 0
-    found = qrels.keys[pos] == keys if len(qrels.keys) else np.zeros(len(keys), bool)
+    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
+        len(keys), bool)
     val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
     judged = found & (val >= 0)
     relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
@@ -92,7 +96,7 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     elif score_precision != "float64":
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(
-        len(qrels.topics), qt, score, relkey, grade, judged, docnos, run.lineno[sel],
+        len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
         missing, int((~keep).sum()),
     )
 
@@ -131,11 +135,7 @@ class Orderings:
     def _tied_docrank(self) -> np.ndarray:
         """Byte-order rank of the docnos at the tied positions (only those need it)."""
         if self._docrank is None:
-            idx = self.score_order[self.tied]
-            sub = [self.J.docnos[i] for i in idx]
-            r = np.empty(len(sub), np.int64)
-            r[sorted(range(len(sub)), key=sub.__getitem__)] = np.arange(len(sub))
-            self._docrank = r
+            self._docrank = self.J.docrank[self.score_order[self.tied]]
         return self._docrank
 
     def _within_ties(self, *keys: np.ndarray) -> np.ndarray:
