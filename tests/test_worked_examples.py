@@ -20,7 +20,7 @@ FIG1_DOCS = "D H A C M S W B E J".split()
 FIG1_SCORE = [9.8, 9.3, 9.3, 9.3, 8.4, 8.4, 8.2, 8.0, 8.0, 8.0]
 FIG1_GAIN = [0, 0, 1, 1, 0, 1, 1, 0, 0, 1]
 GRADED = [0, 0, 2, 1, 0, 3, 1, 0, 0, 2]
-THIRDS = "{0:0,1:%r,2:%r,3:1}" % (1 / 3, 2 / 3)
+THIRDS = "{0:0,1:" + repr(1 / 3) + ",2:" + repr(2 / 3) + ",3:1}"
 
 # oracle column -> tiebreak regime
 COLS = {"run": "file", "treceval": "trec_eval", "cab_real": "realistic", "cab_opt": "optimistic",
