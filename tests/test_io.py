@@ -107,3 +107,54 @@ def test_docnos_stay_bytes_not_numbers():
     res = tb.evaluate(q, r, ["RR"], ["trec_eval"])
     assert res.topics == ["001"]
     assert res.value("t", "RR", "trec_eval", "001") == 0.5
+
+
+# --- the pandas fast path (files >= 128 KiB) must agree with the strict reader ---------------
+
+def _big(lines: int, tweak=None) -> bytes:
+    rows = [f"{1 + i // 1000:03d} Q0 doc{i % 1000:04d} {i % 1000 + 1} {1000 - i % 1000}.25 tagX"
+            for i in range(lines)]
+    if tweak:
+        tweak(rows)
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_fast_path_equals_strict_reader(monkeypatch):
+    data = _big(6000)
+    assert len(data) >= tb.io._PANDAS_MIN_BYTES
+    fast = tb.read_run(io.BytesIO(data))
+    monkeypatch.setattr(tb.io, "_PANDAS_MIN_BYTES", 1 << 60)
+    slow = tb.read_run(io.BytesIO(data))
+    assert fast.topics == slow.topics == [f"{i:03d}" for i in range(1, 7)]
+    for f in ("topic", "docid", "score", "rank", "lineno", "docnos"):
+        assert (getattr(fast, f) == getattr(slow, f)).all(), f
+    assert fast.name == slow.name == "tagX"
+
+
+@pytest.mark.parametrize("bad,msg", [("nan", "not a finite number"), ("x1", "not a number")])
+def test_fast_path_bad_score_names_line(bad, msg):
+    def tweak(rows):
+        rows[4321] = rows[4321].rsplit(" ", 2)[0] + f" {bad} tagX"
+    with pytest.raises(InputError, match=rf":4322: score '{bad}' is {msg}"):
+        tb.read_run(io.BytesIO(_big(6000, tweak)))
+
+
+def test_fast_path_falls_back_on_odd_lines():
+    def tweak(rows):
+        rows[10] += " extra"
+        rows.insert(20, "")
+        rows.insert(30, "# a comment")
+    r = tb.read_run(io.BytesIO(_big(6000, tweak)))
+    assert len(r) == 6000
+    assert r.warnings["lines with extra columns (ignored)"] == 1
+    assert r.lineno[25] == 27  # one blank line and nothing else before line 27
+
+
+def test_float_parsing_is_correctly_rounded():
+    hard = ["9007199254740993", "0.1", "2.2250738585072011e-308", "0.30000000000000004",
+            "1.00000000000000011102230246251565404236316680908203125", "4.9406564584124654e-324",
+            "1.7976931348623157e308", "123456789012345678901234567890e-10", "1e23", "8.41e21",
+            "0.500000000000000166533453693773481063544750213623046875", "7.038531e-26"]
+    rows = [f"1 Q0 d{i} {i + 1} {hard[i % len(hard)]} t" for i in range(6000)]
+    r = tb.read_run(io.BytesIO(("\n".join(rows) + "\n").encode()))
+    assert r.score.tolist() == [float(hard[i % len(hard)]) for i in range(6000)]

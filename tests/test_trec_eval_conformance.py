@@ -104,4 +104,4 @@ def test_qrels_comment_only_at_line_start(shared_data):
     a = tb.read_qrels(d / "qrels.test")
     b = tb.read_qrels(d / "qrels.test.with-comments")
     assert len(a) == len(b) == 3681
-    assert b"CR#93E-1860" in b.docnos.tolist()
+    assert "CR#93E-1860" in b.docnos.tolist()

@@ -10,8 +10,14 @@ Formats
   like trec_eval does; the rank column is kept only for diagnostics (trec_eval ignores it).
 
 Every problem names the file, the line number and the field (``run.txt:1043: score 'abc' is not
-a number``) and raises :class:`InputError`; nothing is dropped or reordered silently. Docnos and
-qids are kept as the exact bytes of the file (never parsed as numbers).
+a number``) and raises :class:`InputError`; nothing is dropped or reordered silently. Docnos are
+kept as the exact bytes of the file, held as latin-1 text (one code point per byte, so sorting
+them gives trec_eval's ``strcmp`` byte order); they are never parsed as numbers.
+
+Large well-formed run files are tokenised by pandas' C parser (its float parsing agrees with
+Python's correctly rounded ``float`` on every score of the TREC runs in ``../shared/data`` and on
+hard rounding cases, see the tests); anything unusual (comments, blank lines, missing or extra
+columns, non-finite scores) goes through the strict line-by-line reader, which gives the error.
 
 Files may be plain or gzip-compressed (detected from the content, not the name); ``-`` reads
 standard input.
@@ -20,6 +26,7 @@ standard input.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 from dataclasses import dataclass, field
@@ -95,8 +102,8 @@ class Qrels:
         Relevance value as written; negative means "pooled but not judged" (treated as unjudged).
     keys : ndarray, int64, shape (m,)
         ``topic << 32 | docid``, sorted; used for look-ups.
-    docnos : ndarray, bytes (``S``), shape (d,)
-        Distinct judged docnos in byte order.
+    docnos : ndarray, str (``U``), shape (d,)
+        Distinct judged docnos (latin-1 text of the bytes) in byte order.
     """
 
     name: str
@@ -198,6 +205,7 @@ def read_qrels(source) -> Qrels:
     topic = np.array(list(map(tindex.__getitem__, q)), dtype=np.int64)
     udocs, docid = np.unique(_bytes_array(d), return_inverse=True) if d else (
         np.zeros(0, "S1"), np.zeros(0, np.int64))
+    udocs = _latin1(udocs)
     docid = docid.astype(np.int64).reshape(-1)
     keys = (topic << 32) | docid
     order = np.argsort(keys, kind="stable")
@@ -236,8 +244,9 @@ class Run:
         Topic ids in order of first appearance.
     topic : ndarray, int64, shape (n,)
         Index into ``topics`` for each line.
-    docnos : ndarray, bytes (``S``), shape (d,)
-        Distinct docnos of the run in byte order (the order trec_eval's ``strcmp`` gives).
+    docnos : ndarray, str (``U``), shape (d,)
+        Distinct docnos of the run (latin-1 text of the bytes) in byte order (trec_eval's
+        ``strcmp`` order).
     docid : ndarray, int64, shape (n,)
         Index into ``docnos`` for each line; so it is also the docno's byte-order rank.
     score : ndarray, float64, shape (n,)
@@ -267,7 +276,7 @@ class Run:
 
     def docno(self, i: int) -> str:
         """Docno of line i (file order) as text."""
-        return _show(bytes(self.docnos[self.docid[i]]))
+        return _text(self.docnos[self.docid[i]])
 
 
 def _parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
@@ -323,6 +332,67 @@ def _bytes_array(items: list[bytes]) -> np.ndarray:
     return np.array(items, dtype=f"S{max(map(len, items))}")
 
 
+def _latin1(a: np.ndarray) -> np.ndarray:
+    """``S`` array -> ``U`` array with one code point per byte (latin-1), order preserved."""
+    n, w = len(a), a.dtype.itemsize
+    if n == 0:
+        return np.zeros(0, "U1")
+    u8 = np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8).reshape(n, w)
+    return u8.astype(np.uint32).view(f"U{w}").reshape(n)
+
+
+def _text(docno) -> str:
+    """A docno held as latin-1 text, shown as UTF-8."""
+    return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")
+
+
+_PANDAS_MIN_BYTES = 1 << 17
+
+
+def _read_run_pandas(data: bytes, nl: int):
+    """Tokenise a well-formed 6-column run with pandas' C parser; None when anything is unusual
+    (the strict reader then handles the file and names the problem)."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        return None
+    if data.startswith(b"#") or b"\n#" in data:
+        return None
+    try:
+        df = pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=range(6), usecols=[0, 2, 3, 4, 5],
+            engine="c", dtype={0: object, 2: object, 3: np.float64, 4: np.float64, 5: object},
+            na_filter=False, encoding="latin-1", skip_blank_lines=False, quoting=3,
+            on_bad_lines="error",
+        )
+    except Exception:
+        return None
+    if len(df) != nl or nl == 0:
+        return None
+    score = df[4].to_numpy()
+    rank = df[3].to_numpy()
+    tcodes, tuniq = pd.factorize(df[5].to_numpy(), sort=False)
+    if not np.isfinite(score).all() or "" in set(tuniq):
+        return None
+    # topics: category codes; docnos: factorise, then sort the distinct ones in byte order
+    qcodes, quniq = pd.factorize(df[0].to_numpy(), sort=False)
+    qcodes = qcodes.astype(np.int64)
+    dcodes, duniq = pd.factorize(df[2].to_numpy(), sort=False)
+    w = max(1, max(map(len, duniq)))
+    du = np.array(duniq, dtype=f"U{w}")
+    order = np.argsort(du, kind="stable")
+    rank_of = np.empty(len(order), np.int64)
+    rank_of[order] = np.arange(len(order))
+    docnos = du[order]
+    dcodes = rank_of[dcodes]
+    topics = [q.encode("latin-1").decode("utf-8", "surrogateescape") for q in quniq]
+    first = str(tuniq[0])
+    ndiff = int((tcodes != 0).sum())
+    tags = [first.encode("latin-1").decode("utf-8", "replace")]
+    return (topics, qcodes, docnos, dcodes, score,
+            rank.astype(np.float64), tags, ndiff)
+
+
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Topic ids in order of appearance, per-line topic index, and the starts of the blocks of
     consecutive lines with the same qid."""
@@ -364,8 +434,19 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
         raise ValueError("on_duplicate must be 'error' or 'first'")
     data, src = _read_bytes(source)
     warnings: dict[str, int] = {}
-    toks = data.split()
     nl = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    parsed = _read_run_pandas(data, nl) if len(data) >= _PANDAS_MIN_BYTES else None
+    if parsed is not None:
+        topics, topic, docnos, docid, score, rank, tags, ndiff = parsed
+        if ndiff:
+            warnings["lines whose run tag differs from the first"] = ndiff
+        run = Run(
+            name or (tags[0] if tags else os.path.basename(src)), src, topics, topic, docnos,
+            docid, score, rank, np.arange(1, nl + 1, dtype=np.int64), tags, warnings,
+        )
+        _check_duplicates(run, on_duplicate)
+        return run
+    toks = data.split()
     fast = (
         len(toks) == 6 * nl
         and not data.startswith(b"#")
@@ -422,9 +503,10 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
         warnings["rank column not a number"] = bad_rank
     if d:
         docnos, docid = np.unique(_bytes_array(d), return_inverse=True)
+        docnos = _latin1(docnos)
         docid = docid.astype(np.int64).reshape(-1)
     else:
-        docnos, docid = np.zeros(0, "S1"), np.zeros(0, np.int64)
+        docnos, docid = np.zeros(0, "U1"), np.zeros(0, np.int64)
     run = Run(
         name or (tags[0] if tags else os.path.basename(src)),
         src, topics, topic, docnos, docid, score, rank, lineno, tags, warnings,
