@@ -1,0 +1,268 @@
+"""Benchmark: the 143 TREC-COVID round-1 runs, from gzipped files to numbers, in one process.
+
+Variants (each timed end to end: reading the qrels, reading every run, evaluating):
+
+* pytrec-eval-terrier: ``parse_qrel`` / ``parse_run`` on the gzip text files, one
+  ``RelevanceEvaluator(qrels, measures)`` built once and ``evaluate(run)`` per run, on
+  map, ndcg_cut_10, P_10, recip_rank, recall_1000, bpref.
+* tiebreak: ``read_qrels``, ``read_run`` and ``Evaluator(...).evaluate`` on the equivalent
+  AP, nDCG@10, P@10, RR, R@1000, bpref, under the trec_eval regime alone and under all seven
+  regimes; then the same with the default measure set (adds RBP(p=0.8) and its residual).
+  tiebreak runs with ``score_precision="float32"`` and ``average="run-topics"``, the settings
+  that reproduce pytrec_eval; the script checks that the means agree.
+
+Also times ``tiebreak eval qrels.test results.test`` (trec_eval's test data) as a subprocess from
+a cold interpreter start, best of 5, next to the bare ``python -c "import numpy"`` start-up.
+
+Usage::
+
+    python benchmarks/bench_eval.py [--data DIR] [--repeat N] [--profile]
+
+``--data`` defaults to ../shared/data beside the project; ``--repeat`` (default 3) gives the
+number of timed passes per variant (best and median are shown); ``--profile`` adds a cProfile of
+one tiebreak trec_eval-regime pass (top 15 by cumulative and by own time).
+Timings swing by +-20% between invocations on a shared machine; the ratios are what count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gzip
+import hashlib
+import io
+import os
+import platform
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+
+PT_MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank", "recall_1000", "bpref"]
+TB_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000", "bpref"]
+TB_OPTS = {"score_precision": "float32", "average": "run-topics"}
+
+TARGET_ONE = 0.5  # tiebreak one regime / pytrec_eval
+TARGET_ALL = 1.0  # tiebreak all seven regimes / pytrec_eval
+TARGET_CLI = 1.0  # seconds
+
+
+class Timer:
+    """Accumulates time spent in read calls while a generator feeds the evaluator."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+
+def run_pytrec(qrels_path: Path, run_paths: list[Path], read: Timer):
+    import pytrec_eval
+
+    t0 = time.perf_counter()
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, PT_MEASURES)
+    read.t += time.perf_counter() - t0
+    out = {}
+    for p in run_paths:
+        t0 = time.perf_counter()
+        with gzip.open(p, "rt") as f:
+            run = pytrec_eval.parse_run(f)
+        read.t += time.perf_counter() - t0
+        out[p.name] = ev.evaluate(run)
+    return out
+
+
+def run_tiebreak(qrels_path: Path, run_paths: list[Path], measures, regimes, read: Timer):
+    import tiebreak as tb
+
+    t0 = time.perf_counter()
+    q = tb.read_qrels(qrels_path)
+    read.t += time.perf_counter() - t0
+
+    def runs():
+        for p in run_paths:
+            t0 = time.perf_counter()
+            r = tb.read_run(p)
+            read.t += time.perf_counter() - t0
+            yield r
+
+    ev = tb.Evaluator(q, measures, regimes=regimes, **TB_OPTS)
+    return ev.evaluate(runs())
+
+
+def timed(fn, repeat: int):
+    """(best, median, read share of the best pass, last result)."""
+    walls, reads, res = [], [], None
+    for _ in range(repeat):
+        rt = Timer()
+        t0 = time.perf_counter()
+        res = fn(rt)
+        walls.append(time.perf_counter() - t0)
+        reads.append(rt.t)
+    i = int(np.argmin(walls))
+    return walls[i], statistics.median(walls), reads[i], res
+
+
+def pytrec_means(out: dict) -> dict[tuple[str, str], float]:
+    """(run file, measure) -> mean over the run's topics."""
+    means = {}
+    for name, per in out.items():
+        for m in PT_MEASURES:
+            means[(name, m)] = float(np.mean([v[m] for v in per.values()]))
+    return means
+
+
+def check_agreement(pt: dict, res, run_paths: list[Path]) -> float:
+    """Largest |mean difference| between pytrec_eval and tiebreak's trec_eval regime."""
+    k = res.regimes.index("trec_eval")
+    worst = 0.0
+    for i, p in enumerate(run_paths):
+        for j, m in enumerate(PT_MEASURES):
+            worst = max(worst, abs(pt[(p.name, m)] - float(res.mean[i, j, k])))
+    return worst
+
+
+def cli_cold_start(data: Path, n: int = 5) -> list[tuple[str, float]]:
+    qrels = data / "trec_eval_test" / "qrels.test"
+    results = data / "trec_eval_test" / "results.test"
+    exe_dir = Path(sys.executable).parent
+    script = exe_dir / "tiebreak"
+    cmds = []
+    if script.exists():
+        cmds.append((f"{script} eval qrels.test results.test", [str(script)]))
+    on_path = shutil.which("tiebreak")
+    if on_path and (not script.exists() or Path(on_path).resolve() != script.resolve()):
+        cmds.append((f"tiebreak eval ... (PATH: {on_path})", [on_path]))
+    if not cmds:
+        cmds.append(("python -m tiebreak eval qrels.test results.test",
+                     [sys.executable, "-m", "tiebreak"]))
+    out = []
+    for label, argv in cmds:
+        best = float("inf")
+        for _ in range(n):
+            t0 = time.perf_counter()
+            subprocess.run(argv + ["eval", str(qrels), str(results)], check=True,
+                           stdout=subprocess.DEVNULL)
+            best = min(best, time.perf_counter() - t0)
+        out.append((label, best))
+    for label, code in (("python -c pass", "pass"), ("python -c 'import numpy'", "import numpy")):
+        best = float("inf")
+        for _ in range(n):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            best = min(best, time.perf_counter() - t0)
+        out.append((f"  baseline: {label}", best))
+    return out
+
+
+def profile_one_regime(qrels_path: Path, run_paths: list[Path], top: int = 15) -> str:
+    pr = cProfile.Profile()
+    pr.enable()
+    run_tiebreak(qrels_path, run_paths, TB_MEASURES, ["trec_eval"], Timer())
+    pr.disable()
+    buf = io.StringIO()
+    st = pstats.Stats(pr, stream=buf).strip_dirs()
+    buf.write(f"\n--- cProfile, tiebreak trec_eval regime: top {top} by cumulative time ---\n")
+    st.sort_stats("cumulative").print_stats(top)
+    buf.write(f"\n--- cProfile, tiebreak trec_eval regime: top {top} by own time ---\n")
+    st.sort_stats("tottime").print_stats(top)
+    return buf.getvalue()
+
+
+def source_fingerprint(pkg_dir: Path) -> str:
+    """Short hash of tiebreak's source files, to tell which version a timing belongs to."""
+    h = hashlib.sha1()
+    for f in sorted(pkg_dir.rglob("*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:10]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                    help=f"shared data directory (default {DEFAULT_DATA})")
+    ap.add_argument("--repeat", type=int, default=3, help="timed passes per variant (default 3)")
+    ap.add_argument("--profile", action="store_true",
+                    help="also cProfile one tiebreak trec_eval-regime pass")
+    a = ap.parse_args(argv)
+
+    import pytrec_eval
+
+    import tiebreak as tb
+
+    r1 = a.data / "trec_covid" / "round1"
+    qrels_path = r1 / "qrels-rnd1.txt"
+    run_paths = sorted((r1 / "runs").glob("*.gz"))
+    if not qrels_path.exists() or not run_paths:
+        print(f"no TREC-COVID round-1 data under {r1}", file=sys.stderr)
+        return 2
+    n_lines = 0
+    for p in run_paths:  # warm the page cache (untimed) and count lines
+        n_lines += gzip.decompress(p.read_bytes()).count(b"\n")
+
+    print(f"TREC-COVID round 1: {len(run_paths)} runs, {n_lines:,} run lines, 30 topics")
+    print(f"python {platform.python_version()}, numpy {np.__version__}, "
+          f"pytrec-eval-terrier {pytrec_eval.__version__}, tiebreak {tb.__version__}, "
+          f"(source {source_fingerprint(Path(tb.__file__).parent)}), "
+          f"{os.cpu_count()} CPUs; best and median of {a.repeat} passes; "
+          f"'read' = time in file reading/parsing within the best pass")
+    print()
+
+    variants = [
+        ("pytrec_eval (6 measures)", lambda t: run_pytrec(qrels_path, run_paths, t)),
+        ("tiebreak 6 measures, trec_eval regime",
+         lambda t: run_tiebreak(qrels_path, run_paths, TB_MEASURES, ["trec_eval"], t)),
+        ("tiebreak 6 measures, all 7 regimes",
+         lambda t: run_tiebreak(qrels_path, run_paths, TB_MEASURES, "all", t)),
+        ("tiebreak default 8 measures (+RBP), trec_eval",
+         lambda t: run_tiebreak(qrels_path, run_paths, None, ["trec_eval"], t)),
+        ("tiebreak default 8 measures (+RBP), all 7",
+         lambda t: run_tiebreak(qrels_path, run_paths, None, "all", t)),
+    ]
+    rows = []
+    results = {}
+    print(f"{'variant':48s} {'best s':>7s} {'median s':>9s} {'read s':>7s} {'x pytrec':>9s}")
+    for label, fn in variants:
+        best, med, rd, res = timed(fn, a.repeat)
+        results[label] = res
+        rows.append((label, best))
+        ratio = best / rows[0][1]
+        print(f"{label:48s} {best:7.2f} {med:9.2f} {rd:7.2f} {ratio:9.2f}", flush=True)
+
+    pt_best = rows[0][1]
+    one = rows[1][1] / pt_best
+    allr = rows[2][1] / pt_best
+    print()
+    print(f"ratio tiebreak one regime / pytrec_eval : {one:.2f}  (target <= {TARGET_ONE}: "
+          f"{'met' if one <= TARGET_ONE else 'NOT met'})")
+    print(f"ratio tiebreak all regimes / pytrec_eval: {allr:.2f}  (target <= {TARGET_ALL}: "
+          f"{'met' if allr <= TARGET_ALL else 'NOT met'})")
+
+    pt = pytrec_means(results[variants[0][0]])
+    worst = check_agreement(pt, results[variants[1][0]], run_paths)
+    print(f"check: largest |mean difference| pytrec_eval vs tiebreak trec_eval regime over "
+          f"{len(run_paths)} runs x {len(PT_MEASURES)} measures: {worst:.2e}")
+
+    print()
+    print("CLI cold start, tiebreak eval on trec_eval's qrels.test/results.test (best of 5):")
+    for label, best in cli_cold_start(a.data):
+        flag = ""
+        if not label.startswith("  baseline"):
+            flag = f"  (target < {TARGET_CLI:g} s: {'met' if best < TARGET_CLI else 'NOT met'})"
+        print(f"  {label}: {best:.3f} s{flag}")
+
+    if a.profile:
+        print(profile_one_regime(qrels_path, run_paths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
