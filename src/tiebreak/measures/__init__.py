@@ -84,7 +84,8 @@ class Measure:
     p : float or None
         RBP persistence.
     gains : tuple of (grade, gain) pairs or None
-        Gain map for nDCG and RBP (RBP gains must lie in [0, 1]).
+        Gain map for nDCG and RBP (RBP gains must lie in [0, 1]); a grade absent from the map
+        has gain 0 (as in ir_measures' ``gains=``).
     dcg : str
         ``log2`` (linear gain, trec_eval) or ``exp-log2`` (gain 2^grade - 1).
     name : str

@@ -13,8 +13,6 @@ or not; ranks are 1-based.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..ranking import Groups, Ranking
@@ -345,7 +343,3 @@ def e_bpref(G: Groups, level: int, nrel: np.ndarray, nnonrel: np.ndarray) -> np.
     term[ok] = r[ok] * (1 - _sum_min(a[ok], M[ok], Rg[ok]) / ((M[ok] + 1) * den[ok]))
     out = np.bincount(G.g_topic, weights=term, minlength=G.n_topics)
     return _div(out, nrel)
-
-
-def log_factorial_table(n: int) -> np.ndarray:  # pragma: no cover - kept for studies
-    return np.array([math.lgamma(i + 1) for i in range(n + 1)])
