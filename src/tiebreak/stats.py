@@ -1,0 +1,503 @@
+"""Statistics shared by the tie studies: paired tests, bootstrap, rank correlation, corrections.
+
+The tie studies of the project (Cabanac et al. 2010, "Tie-breaker: a new perspective of ranking
+and evaluation for information retrieval"; Yang, Moffat & Turpin 2016, "How precise does document
+scoring need to be?") ask two kinds of question of per-topic scores:
+
+* is one treatment of ties significantly different from (or at least ``ratio`` times as good as)
+  another, over topics? -> :func:`paired_t`, :func:`wilcoxon`, :func:`randomization_test`,
+  :func:`bootstrap_ci`, and for every pair of systems :func:`all_pairs`,
+  :func:`discrimination_ratio`, :func:`holm`, :func:`benjamini_hochberg`;
+* does the ordering of systems change? -> :func:`kendall_tau`, :func:`tau_ap`.
+
+Conventions: per-topic scores are 1-D float arrays of shape ``(n_topics,)`` with the same topic
+order in both arguments; a score matrix has shape ``(n_systems, n_topics)``; correlations take two
+arrays of shape ``(n_systems,)``. Bad input (wrong shapes, too few values, NaN or infinity) raises
+:class:`ValueError`. A p-value is significant at level alpha when ``p < alpha``.
+
+scipy is imported inside the functions that need it, so ``import tiebreak`` stays fast.
+
+>>> from tiebreak import stats
+>>> r = stats.paired_t(banded, original, alternative="greater", ratio=0.99)
+>>> r.pvalue < 0.05          # banded >= 0.99 * original, significantly
+>>> p, pairs = stats.all_pairs(scores, test="t", correction="holm")
+>>> stats.discrimination_ratio(p)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "PairedTestResult", "BootstrapCI", "paired_t", "wilcoxon", "randomization_test",
+    "bootstrap_ci", "kendall_tau", "tau_ap", "discrimination_ratio", "holm",
+    "benjamini_hochberg", "all_pairs", "ALTERNATIVES", "TESTS", "CORRECTIONS",
+]
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+TESTS = ("t", "wilcoxon", "randomization")
+CORRECTIONS = (None, "holm", "bh")
+
+_CHUNK = 1 << 22  # elements per block in the randomization test (32 MiB of float64)
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Result of a paired test of ``a`` against ``ratio * b`` over topics.
+
+    ``statistic`` is the test statistic (t for :func:`paired_t`, the Wilcoxon W for
+    :func:`wilcoxon`, the mean difference for :func:`randomization_test`); ``pvalue`` is in
+    [0, 1]; ``mean_diff`` is ``mean(a - ratio * b)``; ``df`` is the degrees of freedom of the t
+    test (``n_topics - 1``) and ``None`` for the other tests.
+    """
+
+    statistic: float
+    pvalue: float
+    mean_diff: float
+    df: int | None = None
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    """Percentile bootstrap confidence interval ``[low, high]`` of ``mean`` at ``level``."""
+
+    low: float
+    high: float
+    mean: float
+    level: float
+    n_resamples: int
+
+
+# ------------------------------------------------------------------------------------- input
+
+
+def _vector(x, name: str, min_len: int = 2) -> np.ndarray:
+    v = np.asarray(x, dtype=np.float64)
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one value per topic or system), got shape {v.shape}")
+    if v.size < min_len:
+        raise ValueError(f"{name} needs at least {min_len} values, got {v.size}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return v
+
+
+def _pair(a, b, what: str = "pairs") -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    if a.ndim != 1:
+        raise ValueError(f"a and b must be 1-D, got shape {a.shape}")
+    if a.size < 2:
+        raise ValueError(f"need at least 2 {what}, got {a.size}")
+    for v, name in ((a, "a"), (b, "b")):
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} contains NaN or infinite values")
+    return a, b
+
+
+def _differences(a, b, ratio: float) -> np.ndarray:
+    a, b = _pair(a, b)
+    if not np.isfinite(ratio):
+        raise ValueError(f"ratio must be finite, got {ratio}")
+    return a - float(ratio) * b
+
+
+def _check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+
+
+def _check_n(n: int) -> int:
+    if int(n) != n or n < 1:
+        raise ValueError(f"n (number of resamples) must be a positive integer, got {n}")
+    return int(n)
+
+
+def _pvalues(p, name: str = "p-values") -> np.ndarray:
+    p = np.asarray(p, dtype=np.float64)
+    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"{name} must be finite and in [0, 1]")
+    return p
+
+
+# -------------------------------------------------------------------------------- paired tests
+
+
+def _degenerate_t(mean_diff: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """t and p for differences with zero variance: no difference -> (0, 1); otherwise t = +-inf
+    and p = 0 in the direction of the difference (1 against it), as scipy gives for that case."""
+    stat = np.where(mean_diff == 0, 0.0, np.copysign(np.inf, mean_diff))
+    if alternative == "two-sided":
+        p = np.where(mean_diff == 0, 1.0, 0.0)
+    elif alternative == "greater":
+        p = np.where(mean_diff > 0, 0.0, 1.0)
+    else:
+        p = np.where(mean_diff < 0, 0.0, 1.0)
+    return stat, p
+
+
+def _ttest_rows(d: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t over the last axis of d (shape (P, T)); vectorised over rows with scipy."""
+    from scipy import stats as st
+
+    mean = d.mean(axis=1)
+    flat = np.all(d == d[:, :1], axis=1)  # zero variance: t undefined or infinite
+    stat, p = _degenerate_t(mean, alternative)
+    if not np.all(flat):
+        live = ~flat
+        r = st.ttest_rel(d[live], np.zeros_like(d[live]), axis=1, alternative=alternative)
+        stat[live] = r.statistic
+        p[live] = r.pvalue
+    return stat, p
+
+
+def paired_t(a, b, alternative: str = "two-sided", ratio: float = 1.0) -> PairedTestResult:
+    """Paired Student t-test of ``a`` against ``ratio * b`` over topics (scipy ``ttest_rel``).
+
+    With ``d = a - ratio * b`` (shape ``(n_topics,)``), ``t = mean(d) / (sd(d) / sqrt(n))`` with
+    ``n - 1`` degrees of freedom. ``alternative="greater"`` tests H1: mean(a) > ratio * mean(b);
+    e.g. "is the banded score at least 0.99 of the original" is
+    ``paired_t(banded, original, alternative="greater", ratio=0.99)``. This is the test the
+    evaluation-depth study used for every pairwise comparison (two-sided, alpha = 0.05).
+
+    Zero-variance differences are handled without scipy's NaN: all differences 0 gives
+    t = 0, p = 1; a constant non-zero difference gives t = +-inf and p = 0 (1 against the
+    alternative's direction).
+
+    Parameters: ``a``, ``b``: 1-D arrays of equal shape, at least 2 finite values each;
+    ``alternative``: ``"two-sided"``, ``"greater"`` or ``"less"``; ``ratio``: finite float.
+
+    Returns :class:`PairedTestResult` (statistic = t, pvalue, mean_diff, df = n - 1).
+    Raises ValueError on bad input.
+    """
+    _check_alternative(alternative)
+    d = _differences(a, b, ratio)
+    stat, p = _ttest_rows(d[None, :], alternative)
+    return PairedTestResult(float(stat[0]), float(p[0]), float(d.mean()), int(d.size - 1))
+
+
+def wilcoxon(a, b, alternative: str = "two-sided", ratio: float = 1.0) -> PairedTestResult:
+    """Wilcoxon signed-rank test of ``a`` against ``ratio * b`` over topics (scipy ``wilcoxon``).
+
+    scipy's defaults are kept: zero differences are dropped (``zero_method="wilcox"``) and
+    ``method="auto"`` (exact null distribution for small samples without ties or zeros, normal
+    approximation otherwise). When every difference is zero there is nothing to rank and the
+    result is statistic 0, p = 1 (older scipy versions raise there).
+
+    Parameters and errors as :func:`paired_t`. Returns :class:`PairedTestResult` (statistic =
+    scipy's W: the sum of the ranks of the positive differences for one-sided tests, the smaller
+    of the two rank sums for two-sided; df = None).
+    """
+    _check_alternative(alternative)
+    d = _differences(a, b, ratio)
+    if np.all(d == 0):
+        return PairedTestResult(0.0, 1.0, 0.0)
+    from scipy import stats as st
+
+    r = st.wilcoxon(d, alternative=alternative)
+    return PairedTestResult(float(r.statistic), float(r.pvalue), float(d.mean()))
+
+
+def _signflip_pvalues(d: np.ndarray, n: int, seed, alternative: str) -> np.ndarray:
+    """Sign-flip randomization p-values for every row of d (shape (P, T)).
+
+    Every row is tested with the same sign vectors. Exact (count / 2^T) when 2^T <= n, otherwise
+    (count + 1) / (n + 1) over n random sign vectors from ``numpy.random.default_rng(seed)``.
+    """
+    n_pairs, t = d.shape
+    obs = d.sum(axis=1)
+    # Permuted sums are obs - 2 * (flipped part); allow for rounding when comparing with obs.
+    tol = 1e-10 * np.abs(d).sum(axis=1)
+    exact = t < 63 and 2**t <= n
+    total = 2**t if exact else n
+    rows = max(1, min(_CHUNK // t, _CHUNK // max(n_pairs, 1)))
+    count = np.zeros(n_pairs, dtype=np.int64)
+    rng = None if exact else np.random.default_rng(seed)
+    bit = np.arange(t, dtype=np.int64)
+    for start in range(0, total, rows):
+        m = min(rows, total - start)
+        if exact:
+            flips = ((np.arange(start, start + m, dtype=np.int64)[:, None] >> bit) & 1)
+            flips = flips.astype(np.float64)
+        else:
+            flips = (rng.random((m, t)) < 0.5).astype(np.float64)
+        perm = obs - 2.0 * (flips @ d.T)  # (m, P)
+        if alternative == "two-sided":
+            hit = np.abs(perm) >= np.abs(obs) - tol
+        elif alternative == "greater":
+            hit = perm >= obs - tol
+        else:
+            hit = perm <= obs + tol
+        count += hit.sum(axis=0)
+    if exact:
+        return count / total
+    return (count + 1) / (n + 1)
+
+
+def randomization_test(
+    a, b, n: int = 10000, seed=0, alternative: str = "two-sided", ratio: float = 1.0
+) -> PairedTestResult:
+    """Paired (sign-flip) randomization test of ``a`` against ``ratio * b`` over topics.
+
+    Under H0 each per-topic difference ``d_i = a_i - ratio * b_i`` is equally likely to have
+    either sign (Fisher's randomization test as used in IR by Smucker, Allan & Carterette 2007).
+    The statistic is the mean difference; a sign vector counts when its permuted mean is at least
+    as extreme as the observed one (``|m*| >= |m|`` two-sided, ``m* >= m`` greater,
+    ``m* <= m`` less, with a relative tolerance of 1e-10 for rounding).
+
+    * When ``2**n_topics <= n`` all sign vectors are enumerated and the exact p-value
+      ``count / 2**n_topics`` is returned (the observed vector is one of them, so p > 0).
+    * Otherwise ``n`` random sign vectors are drawn with ``numpy.random.default_rng(seed)`` and
+      ``p = (count + 1) / (n + 1)`` (Phipson & Smyth 2010), so p >= 1 / (n + 1).
+
+    Vectorised: the sign vectors are blocks of a matrix multiplied with d. Deterministic for a
+    given seed. Parameters and errors as :func:`paired_t`, plus ``n`` (positive int) and ``seed``
+    (anything ``default_rng`` accepts). Returns :class:`PairedTestResult` (statistic = mean
+    difference, df = None).
+    """
+    _check_alternative(alternative)
+    n = _check_n(n)
+    d = _differences(a, b, ratio)
+    p = _signflip_pvalues(d[None, :], n, seed, alternative)
+    return PairedTestResult(float(d.mean()), float(p[0]), float(d.mean()))
+
+
+def bootstrap_ci(a, b=None, n: int = 10000, seed=0, level: float = 0.95) -> BootstrapCI:
+    """Percentile bootstrap confidence interval of the mean of ``a`` (or of ``a - b``).
+
+    Resamples topics with replacement ``n`` times (scipy ``stats.bootstrap``,
+    ``method="percentile"``; Efron & Tibshirani 1993, ch. 13) and returns the
+    ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled means. With ``b`` the
+    topics are resampled in pairs, i.e. the interval is that of the mean paired difference.
+    Deterministic for a given ``seed`` (``numpy.random.default_rng(seed)``).
+
+    Parameters: ``a`` (and ``b``): 1-D arrays of shape ``(n_topics,)``, at least 2 finite
+    values; ``n``: positive int; ``level``: in (0, 1). Returns :class:`BootstrapCI`.
+    Raises ValueError on bad input.
+    """
+    n = _check_n(n)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    x = _vector(a, "a") if b is None else _differences(a, b, 1.0)
+    import scipy
+    from scipy import stats as st
+
+    major, minor = (int(v) for v in scipy.__version__.split(".")[:2])
+    key = "rng" if (major, minor) >= (1, 15) else "random_state"
+    r = st.bootstrap(
+        (x,), np.mean, n_resamples=n, confidence_level=level, method="percentile",
+        vectorized=True, axis=-1, **{key: np.random.default_rng(seed)},
+    )
+    ci = r.confidence_interval
+    return BootstrapCI(float(ci.low), float(ci.high), float(x.mean()), float(level), n)
+
+
+# --------------------------------------------------------------------------- rank correlation
+
+
+def kendall_tau(x, y) -> float:
+    """Kendall's tau-b between two scorings of the same systems (scipy ``kendalltau``).
+
+    ``tau_b = (C - D) / sqrt((n0 - n1) (n0 - n2))`` with C / D the concordant / discordant
+    pairs, ``n0 = n (n - 1) / 2`` and n1 / n2 the pairs tied in x / y (Kendall 1945). Symmetric
+    in x and y. ``x``, ``y``: 1-D arrays of shape ``(n_systems,)``, at least 2 finite values.
+    Returns a float in [-1, 1], or NaN when x or y is constant. Raises ValueError on bad input.
+    """
+    x, y = _pair(x, y, "systems")
+    from scipy import stats as st
+
+    return float(st.kendalltau(x, y, variant="b").statistic)
+
+
+def _harmonic(n: int) -> np.ndarray:
+    """H[k] = sum_{m=1..k} 1/m for k = 0..n (H[0] = 0)."""
+    h = np.zeros(n + 1)
+    h[1:] = np.cumsum(1.0 / np.arange(1, n + 1))
+    return h
+
+
+def tau_ap(x, y) -> float:
+    """AP rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) of ``y`` against ``x``.
+
+    ``x`` holds the reference (ground-truth) scores and ``y`` the candidate scores of the same
+    systems, larger = better. Walking down the candidate ranking (y descending),
+
+        tau_AP = 2 / (n - 1) * sum_{i=2..n} C(i) / (i - 1) - 1            (Yilmaz et al., eq. 4)
+
+    where C(i) is the number of systems above position i that the reference also places above
+    the system at position i. Errors near the top cost more than errors near the bottom; unlike
+    Kendall's tau it is not symmetric in x and y. Without ties it is 1 for identical orderings
+    and -1 for reversed ones.
+
+    Ties: the value returned is the *expected* tau_AP when every tied group is put in uniformly
+    random order, independently in x and in y (the spirit of the ``expected`` tie regime).
+    Concretely, a pair tied in y is equally likely to appear in either order, and a pair tied in
+    x counts as half correctly ordered. With ties in y only this is exactly tau_AP,a of Urbano &
+    Marrero (2017, "The treatment of ties in AP correlation", ICTIR), their measure of the
+    accuracy of an estimated ranking (with ties) against a true one. Consequences: two identical
+    orderings that contain ties give less than 1, and a constant y gives the expectation over
+    random orderings; a constant x gives 0.
+
+    Computed in closed form in O(n^2) (vectorised): for a system with p systems strictly above
+    it in y and t systems in its y-tie group (itself included), its position is uniform on
+    p+1..p+t, so it contributes ``A * S1 + G * S2`` where A (G) counts the correctly ordered
+    systems above its group (inside its group),
+    ``S1 = (1/t) sum_{k=max(p,1)}^{p+t-1} 1/k`` and
+    ``S2 = (1 / (t (t-1))) sum_{k=1}^{t-1} k / (p+k)``.
+
+    Parameters: ``x``, ``y``: 1-D arrays of shape ``(n_systems,)``, at least 2 finite values.
+    Returns a float in [-1, 1]. Raises ValueError on bad input.
+    """
+    x, y = _pair(x, y, "systems")
+    n = x.size
+    above_y = y[None, :] > y[:, None]  # [i, j]: j strictly above i in the candidate ranking
+    tied_y = y[None, :] == y[:, None]
+    np.fill_diagonal(tied_y, False)
+    # correct[i, j]: reference puts j above i (1), ties them (1/2) or reverses them (0)
+    correct = (x[None, :] > x[:, None]) + 0.5 * (x[None, :] == x[:, None])
+    p = above_y.sum(axis=1)
+    t = tied_y.sum(axis=1) + 1
+    a_cnt = (correct * above_y).sum(axis=1)
+    g_cnt = (correct * tied_y).sum(axis=1)
+    h = _harmonic(n)
+    s1 = (h[p + t - 1] - h[np.maximum(p, 1) - 1]) / t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = np.where(t > 1, ((t - 1) - p * (h[p + t - 1] - h[p])) / (t * (t - 1)), 0.0)
+    total = float(np.sum(a_cnt * s1 + g_cnt * s2))
+    return 2.0 * total / (n - 1) - 1.0
+
+
+# ---------------------------------------------------------------------- many pairs of systems
+
+
+def discrimination_ratio(p_values, alpha: float = 0.05) -> float:
+    """Share of system pairs with ``p < alpha`` (discriminative power, Sakai 2006; Eq. 2.46 of the
+    evaluation-depth spec: ``|{(i, j), i < j : p_ij < alpha}| / (n (n - 1) / 2)``).
+
+    ``p_values``: either the 1-D array of the pairs' p-values or the square ``(n_systems,
+    n_systems)`` matrix of :func:`all_pairs` (only the upper triangle ``i < j`` is read).
+    Returns a float in [0, 1]. Raises ValueError for no pairs, a non-square matrix, p-values
+    outside [0, 1] or NaN, or alpha outside (0, 1).
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim == 2:
+        if p.shape[0] != p.shape[1]:
+            raise ValueError(f"a p-value matrix must be square, got shape {p.shape}")
+        p = p[np.triu_indices(p.shape[0], 1)]
+    elif p.ndim != 1:
+        raise ValueError(f"p_values must be 1-D or a square matrix, got shape {p.shape}")
+    if p.size == 0:
+        raise ValueError("no system pairs")
+    p = _pvalues(p)
+    return float(np.mean(p < alpha))
+
+
+def holm(pvals) -> np.ndarray:
+    """Holm (1979) step-down adjusted p-values, controlling the family-wise error rate.
+
+    With the m p-values sorted ascending, ``p~_(k) = max_{j <= k} min(1, (m - j + 1) p_(j))``.
+    ``pvals``: array of any shape with values in [0, 1]; returns the adjusted p-values as a float
+    array of the same shape, in the original order. Raises ValueError for NaN or values outside
+    [0, 1].
+    """
+    p = _pvalues(pvals)
+    flat = p.ravel()
+    m = flat.size
+    order = np.argsort(flat, kind="stable")
+    adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * flat[order]))
+    out = np.empty(m)
+    out[order] = adj
+    return out.reshape(p.shape)
+
+
+def _bh(flat: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjustment of a 1-D array (fallback for scipy < 1.11)."""
+    m = flat.size
+    order = np.argsort(flat, kind="stable")
+    q = flat[order] * m / np.arange(1, m + 1)
+    q = np.minimum(1.0, np.minimum.accumulate(q[::-1])[::-1])
+    out = np.empty(m)
+    out[order] = q
+    return out
+
+
+def benjamini_hochberg(pvals) -> np.ndarray:
+    """Benjamini & Hochberg (1995) adjusted p-values, controlling the false discovery rate.
+
+    With the m p-values sorted ascending, ``q_(k) = min_{j >= k} min(1, m p_(j) / j)``; a
+    hypothesis is rejected at FDR level alpha when ``q < alpha`` (or ``<=``, as in the paper).
+    Uses ``scipy.stats.false_discovery_control(method="bh")`` (scipy >= 1.11), else the same
+    formula in numpy. ``pvals``: array of any shape with values in [0, 1]; returns a float array
+    of the same shape in the original order. Raises ValueError for NaN or values outside [0, 1].
+    """
+    p = _pvalues(pvals)
+    flat = p.ravel()
+    if flat.size == 0:
+        return np.zeros(p.shape)
+    from scipy import stats as st
+
+    if hasattr(st, "false_discovery_control"):
+        q = np.asarray(st.false_discovery_control(flat, method="bh"), dtype=np.float64)
+    else:  # pragma: no cover - scipy 1.10
+        q = _bh(flat)
+    return q.reshape(p.shape)
+
+
+def all_pairs(
+    scores, test: str = "t", correction: str | None = None, *, n: int = 10000, seed=0
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Two-sided paired test of every pair of systems over topics.
+
+    ``scores``: array of shape ``(n_systems, n_topics)``, at least 2 systems and 2 topics, finite.
+    ``test``: ``"t"`` (paired t-test, vectorised across pairs with scipy ``ttest_rel`` and the
+    zero-variance handling of :func:`paired_t`), ``"wilcoxon"`` (:func:`wilcoxon` per pair) or
+    ``"randomization"`` (:func:`randomization_test` with ``n`` and ``seed``; all pairs share the
+    same sign vectors, so each entry equals ``randomization_test(scores[i], scores[j], n, seed)``).
+    ``correction``: ``None``, ``"holm"`` (:func:`holm`) or ``"bh"`` (:func:`benjamini_hochberg`),
+    applied over the ``n_systems (n_systems - 1) / 2`` pairs.
+
+    Returns ``(P, pairs)``: P is a symmetric float matrix ``(n_systems, n_systems)`` with
+    ``P[i, j]`` the (adjusted) p-value of systems i and j and 1.0 on the diagonal; ``pairs`` is
+    the list of ``(i, j)``, ``i < j``, in the order used for the correction (row-major upper
+    triangle). The sign of ``mean(scores[i]) - mean(scores[j])`` gives the direction.
+    Raises ValueError on bad input or unknown test / correction.
+    """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}, got {test!r}")
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2 or s.shape[0] < 2 or s.shape[1] < 2:
+        raise ValueError(
+            f"scores must have shape (n_systems >= 2, n_topics >= 2), got {s.shape}"
+        )
+    if not np.all(np.isfinite(s)):
+        raise ValueError("scores contains NaN or infinite values")
+    n_sys, n_top = s.shape
+    ii, jj = np.triu_indices(n_sys, 1)
+    p = np.empty(ii.size)
+    if test == "t":
+        step = max(1, _CHUNK // n_top)
+        for k in range(0, ii.size, step):
+            sl = slice(k, k + step)
+            p[sl] = _ttest_rows(s[ii[sl]] - s[jj[sl]], "two-sided")[1]
+    elif test == "wilcoxon":
+        for k, (i, j) in enumerate(zip(ii, jj)):
+            p[k] = wilcoxon(s[i], s[j]).pvalue
+    else:
+        n = _check_n(n)
+        p = _signflip_pvalues(s[ii] - s[jj], n, seed, "two-sided")
+    if correction == "holm":
+        p = holm(p)
+    elif correction == "bh":
+        p = benjamini_hochberg(p)
+    mat = np.ones((n_sys, n_sys))
+    mat[ii, jj] = p
+    mat[jj, ii] = p
+    return mat, [(int(i), int(j)) for i, j in zip(ii, jj)]
