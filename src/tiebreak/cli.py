@@ -1,4 +1,5 @@
-"""Command line: ``tiebreak eval QRELS RUN [RUN ...]`` and ``tiebreak example``.
+"""Command line: ``tiebreak eval QRELS RUN [RUN ...]``, ``tiebreak example``, ``tiebreak band``
+and ``tiebreak bounds``.
 
 Kept thin: parsing options, calling :mod:`tiebreak.evaluate`, writing with :mod:`tiebreak.output`.
 Heavy modules are imported inside the commands so that ``tiebreak --help`` starts instantly.
@@ -122,6 +123,70 @@ def example_cmd(name):
 
     base = files("tiebreak") / "data"
     click.echo(f"{base / (name + '.qrels')} {base / (name + '.run')}")
+
+
+@main.command("band")
+@click.argument("run", type=click.Path(allow_dash=True))
+@click.option("--rho", metavar="RHO",
+              help="Geometric banding: band g covers ranks b_g..b_{g+1}-1 with b_1 = 1, "
+                   "b_{g+1} = ceil(RHO * b_g), and gets score 1/g. RHO >= 1, read exactly "
+                   "(1.1 means 11/10; 11/10 works too).")
+@click.option("--digits", type=int, metavar="D",
+              help="Instead of banding: round every score to D significant decimal digits.")
+@click.option("--order", type=click.Choice(["file", "trec_eval"]), default="file",
+              show_default=True,
+              help="Reference order inside a topic: file lines, or trec_eval's (score "
+                   "descending, then docno descending).")
+@click.option("--tag", metavar="TAG",
+              help="Run tag of the output (default: RUN's tag + _rhoRHO or _dD).")
+@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error",
+              show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
+def band_cmd(run, rho, digits, order, tag, on_duplicate):
+    """Write a deliberately tied version of RUN to standard output (TREC format).
+
+    With --rho, scores become 1/g for the geometric bands of Yang, Moffat & Turpin (2016),
+    Section 4, so the tied groups are the bands. With --digits, scores are rounded to D
+    significant digits. Lines come out per topic in the reference order, ranked 1..n; docnos
+    are kept byte for byte; scores are written in full precision.
+    """
+    from .bands import band_run, format_run, round_run
+    from .io import InputError, read_run
+
+    if (rho is None) == (digits is None):
+        _fail("give exactly one of --rho and --digits")
+    try:
+        r = read_run(run, on_duplicate=on_duplicate)
+        out = band_run(r, rho, order) if rho is not None else round_run(r, digits, order)
+        data = format_run(out, tag)
+    except (InputError, ValueError, TypeError) as e:
+        _fail(str(e))
+    stream = click.get_binary_stream("stdout")
+    stream.write(data)
+    stream.flush()
+
+
+@main.command("bounds")
+@click.option("--rho", "rhos", multiple=True, metavar="RHO",
+              help="Band growth factor, repeatable. Default: 1.1 1.2 1.4 1.7 2.0.")
+@click.option("--metric", "metrics", multiple=True, metavar="METRIC",
+              help="RR or 'RBP(p=P)', repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85).")
+@click.option("--depth", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Ranks covered by the bands.")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv"]), default="table",
+              show_default=True, help="table: 4 decimals; tsv: header and full precision.")
+def bounds_cmd(rhos, metrics, depth, fmt):
+    """Worst-case change of RR / RBP from averaging over orderings inside geometric bands.
+
+    Reproduces Table 2 of Yang, Moffat & Turpin (2016), Section 4, computed in exact
+    rational arithmetic.
+    """
+    from .bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
+
+    try:
+        t = bounds_table(rhos or DEFAULT_RHOS, metrics or DEFAULT_BOUND_METRICS, depth)
+    except (ValueError, TypeError) as e:
+        _fail(str(e))
+    click.echo(t.to_text(fmt), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover
