@@ -22,7 +22,28 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
+# start-up stays fast). Add one line per command.
+LAZY_COMMANDS: dict[str, str] = {
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports the commands listed in LAZY_COMMANDS only when needed."""
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx, name):
+        if name in LAZY_COMMANDS:
+            import importlib
+
+            mod, attr = LAZY_COMMANDS[name].split(":")
+            return getattr(importlib.import_module(mod), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tiebreak")
 def main() -> None:
     """tiebreak: tie-aware evaluation of TREC runs."""
