@@ -25,6 +25,7 @@ def _fail(msg: str) -> None:
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
+    "ties": "tiebreak.experiments.ties:ties_cmd",
     "study": "tiebreak.experiments.study_bands:study_group",
 }
 

@@ -1,0 +1,1 @@
+"""Studies built on the evaluation core: tie prevalence, tie impact, banding."""
