@@ -98,10 +98,6 @@ def exponent_lines(data: bytes) -> np.ndarray:
     return np.searchsorted(nl, np.asarray(starts, np.int64)) + 1
 
 
-def _dup_count(keys_sorted_eq: np.ndarray, topic_sorted: np.ndarray, n_topics: int) -> np.ndarray:
-    return np.bincount(topic_sorted[keys_sorted_eq], minlength=n_topics)
-
-
 def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None = None,
               ks=KS) -> tuple[dict, pd.DataFrame]:
     """Statistics of one run: a dict (one row per run) and a per-topic DataFrame.
@@ -269,14 +265,12 @@ def yang_table(per_run: pd.DataFrame, per_topic: pd.DataFrame) -> pd.DataFrame:
             out.append({"property": label, "systems_%": np.nan, "system_topics_%": np.nan,
                         "documents_%": np.nan})
             continue
-        by_run = c.groupby(per_topic["run"].to_numpy()).sum()
         out.append({
             "property": label,
             "systems_%": 100.0 * (per_run[col] > 0).mean(),
             "system_topics_%": 100.0 * (c > 0).mean(),
             "documents_%": 100.0 * c.sum() / ndocs if ndocs else np.nan,
         })
-        del by_run
     return pd.DataFrame(out)
 
 
