@@ -175,14 +175,19 @@ class Evaluator:
 
     def _warnings(self, run: Run, J, O, R) -> dict:
         w: dict[str, object] = dict(run.warnings)
-        # adjacent lines of one topic (file order) whose rank order disagrees with score order
+        # rank/score contradictions: within a topic, lines in rank-column order (file order for
+        # equal ranks, non-numeric ranks left out); count neighbours whose score goes up
+        # (the definition of ../shared/data/tie_stats_per_run.tsv and of `tiebreak ties`)
         t, sc, rk = run.topic, run.score, run.rank
+        ok = ~np.isnan(rk)
+        o = np.lexsort((np.arange(len(rk)), rk, t))
+        o = o[ok[o]]
+        to, so = t[o], sc[o]
+        contra = int(np.sum((to[1:] == to[:-1]) & (so[1:] > so[:-1])))
+        if contra:
+            w["rank/score contradictions"] = contra
         same = t[1:] == t[:-1]
         dsc = np.diff(sc)
-        drk = np.diff(rk)
-        contra = int(np.sum(same & (dsc * drk > 0)))
-        if contra:
-            w["rank/score contradictions (adjacent lines)"] = contra
         inc = int(np.sum(same & (dsc > 0)))
         if inc:
             w["scores increasing in file order (adjacent lines)"] = inc
