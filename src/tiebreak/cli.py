@@ -183,9 +183,10 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
         data = format_run(out, tag)
     except (InputError, ValueError, TypeError) as e:
         _fail(str(e))
-    stream = click.get_binary_stream("stdout")
-    stream.write(data)
-    stream.flush()
+    out_stream = sys.stdout
+    out_stream.flush()
+    out_stream.buffer.write(data)
+    out_stream.buffer.flush()
 
 
 @main.command("bounds")
