@@ -463,3 +463,8 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
                f"alpha={alpha})")
     click.echo(quad.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     click.echo("\nwrote " + " ".join(written))
+
+
+from .study_ties import ties_cmd  # noqa: E402
+
+study_group.add_command(ties_cmd)

@@ -1,0 +1,372 @@
+"""``tiebreak study ties``: how much do ties move scores? (YMT 2016 Fig. 2, Cabanac et al. 2010
+Tables 2-5).
+
+Every run is evaluated once for AP and RR (plus any ``--metric``) under the regimes
+``trec_eval`` (Cabanac's *conventional* order), ``realistic``, ``optimistic``, ``lower``,
+``upper`` and ``expected``; unjudged documents count as non-relevant and a topic the run lacks
+scores 0.
+
+Outputs (in ``--out``):
+
+* Fig. 2 (``fig2_ranges.png`` / ``.svg``): left, per system (by trec_eval MAP) the MAP interval
+  [lower, upper] with the trec_eval and expected MAP marked; right, trec_eval MAP (x) against
+  the mean per-topic AP range ``upper - lower`` (y, log axis; zero ranges are drawn at a floor
+  stated in the legend), expected MAP as hollow markers at the same height. Colour = documents in
+  tied groups. Top ``--top`` systems whose MAP intervals overlap are flagged.
+* ``result_lists.tsv`` (Cabanac Tables 2-3): the ``--top`` (run, topic) result lists with the
+  largest gain per metric and regime pair (realistic -> trec_eval, realistic -> optimistic,
+  trec_eval -> optimistic), with the delta and percent (inf when the lower value is 0).
+* ``system_gains.tsv`` (Tables 4-5): the ``--top`` systems with the largest gain in the mean
+  (MAP, MRR, ...) per metric and regime pair, with the one-tailed paired t p-value of the gain.
+* ``summary.tsv``: per metric and regime pair (A, B): systems with a one-tailed paired t-test
+  ``B > A`` (and ``A > B``) at ``p < alpha``; Pearson r of the system means; Kendall tau and
+  tau_AP (reference = A) of the system orderings; percent of system pairs whose two-sided paired
+  t significance flips between A and B; percent of systems whose rank changes.
+* ``overlaps.tsv``: the top ``--top`` systems by trec_eval MAP, their MAP intervals and which of
+  the others' intervals they overlap.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+import click
+import numpy as np
+
+__all__ = ["TieStudy", "fig2", "overlaps", "result_list_gains", "run_study", "summary",
+           "system_gains", "ties_cmd"]
+
+BASE_METRICS = ("AP", "RR")
+REGIMES = ("trec_eval", "realistic", "optimistic", "lower", "upper", "expected")
+GAIN_PAIRS = (("realistic", "trec_eval"), ("realistic", "optimistic"),
+              ("trec_eval", "optimistic"))
+SUMMARY_PAIRS = (("realistic", "trec_eval"), ("trec_eval", "optimistic"), ("lower", "upper"),
+                 ("trec_eval", "expected"))
+TIED_KEY = "documents in tied groups"
+
+
+@dataclass
+class TieStudy:
+    """Scores of every run under the study's regimes.
+
+    Attributes
+    ----------
+    systems : list[str]
+        Run names, shape (n_sys,).
+    metrics : list[str]
+        Metric names, shape (n_met,); AP and RR first.
+    regimes : list[str]
+        :data:`REGIMES`, shape (n_reg,).
+    topics : list[str]
+        Qrels topics, shape (n_top,).
+    scores : ndarray (n_sys, n_met, n_reg, n_top)
+        Per-topic values.
+    tied : ndarray int (n_sys,)
+        Documents in tied groups per run (the evaluator's warning count).
+    """
+
+    systems: list[str]
+    metrics: list[str]
+    regimes: list[str]
+    topics: list[str]
+    scores: np.ndarray
+    tied: np.ndarray
+
+    def get(self, metric: str, regime: str) -> np.ndarray:
+        """Per-topic scores (n_sys, n_top) of one metric and regime."""
+        return self.scores[:, self.metrics.index(metric), self.regimes.index(regime), :]
+
+    def means(self, metric: str, regime: str) -> np.ndarray:
+        """Mean over topics (n_sys,)."""
+        return self.get(metric, regime).mean(axis=1)
+
+
+def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False) -> TieStudy:
+    """Evaluate ``runs`` (Run objects or paths) once for AP, RR and ``metrics`` under
+    :data:`REGIMES`; ``jobs`` is passed to :meth:`tiebreak.Evaluator.evaluate`."""
+    from ..evaluate import Evaluator
+
+    names = list(BASE_METRICS) + [m for m in metrics if m not in BASE_METRICS]
+    runs = list(runs)
+    if not runs:
+        raise ValueError("no runs")
+    ev = Evaluator(qrels, names, list(REGIMES))
+    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+    with click.progressbar(length=len(runs), label="evaluating", file=sys.stderr,
+                           hidden=not progress) as bar:
+        res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1))
+    tied = np.array([int(res.warnings.get(r, {}).get(TIED_KEY, 0) or 0) for r in res.runs],
+                    dtype=np.int64)
+    return TieStudy(list(res.runs), list(res.measures), list(res.regimes), list(res.topics),
+                    np.nan_to_num(res.per_topic), tied)
+
+
+# ----------------------------------------------------------------------------- analyses
+
+
+def _pct(frm: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(frm > 0, 100.0 * delta / np.where(frm > 0, frm, 1.0),
+                        np.where(delta > 0, np.inf, 0.0))
+
+
+def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+    """Cabanac Tables 2-3: per metric and regime pair (A, B), the ``top`` (run, topic) result
+    lists with the largest ``B - A``. DataFrame: metric, from, to, rank, run, topic, from_value,
+    to_value, delta, pct."""
+    import pandas as pd
+
+    rows = []
+    for m in metrics:
+        for a, b in pairs:
+            va, vb = study.get(m, a), study.get(m, b)
+            d = vb - va
+            flat = np.argsort(-d, axis=None, kind="stable")[:top]
+            for k, f in enumerate(flat, 1):
+                i, t = np.unravel_index(f, d.shape)
+                rows.append({"metric": m, "from": a, "to": b, "rank": k,
+                             "run": study.systems[i], "topic": study.topics[t],
+                             "from_value": va[i, t], "to_value": vb[i, t], "delta": d[i, t],
+                             "pct": float(_pct(va[i, t], d[i, t]))})
+    return pd.DataFrame(rows)
+
+
+def _t_greater(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """One-tailed paired t p-values of H1: mean(b) > mean(a), per system row."""
+    from ..stats import paired_t
+
+    return np.array([paired_t(x, y, alternative="greater").pvalue for x, y in zip(b, a)])
+
+
+def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+    """Cabanac Tables 4-5: per metric and regime pair (A, B), the ``top`` systems with the
+    largest gain of the mean over topics. DataFrame: metric, from, to, rank, run, from_mean,
+    to_mean, delta, pct, p (one-tailed paired t, H1: B > A), tied_docs."""
+    import pandas as pd
+
+    rows = []
+    for m in metrics:
+        for a, b in pairs:
+            ma, mb = study.means(m, a), study.means(m, b)
+            d = mb - ma
+            p = _t_greater(study.get(m, b), study.get(m, a))
+            for k, i in enumerate(np.argsort(-d, kind="stable")[:top], 1):
+                rows.append({"metric": m, "from": a, "to": b, "rank": k,
+                             "run": study.systems[i], "from_mean": ma[i], "to_mean": mb[i],
+                             "delta": d[i], "pct": float(_pct(ma[i], d[i])), "p": p[i],
+                             "tied_docs": int(study.tied[i])})
+    return pd.DataFrame(rows)
+
+
+def _ranks(x: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
+    return rankdata(-x, method="min").astype(int)
+
+
+def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PAIRS):
+    """Per metric and regime pair (A, B). DataFrame: metric, A, B, systems, sig_B>A, sig_A>B
+    (systems with one-tailed paired t p < alpha), pearson_r, kendall_tau, tau_ap (reference A),
+    sig_flips_pct (system pairs whose two-sided paired t significance differs between A and B,
+    percent of all pairs), rank_changes_pct (percent of systems whose rank by mean changes)."""
+    import pandas as pd
+    from scipy.stats import pearsonr
+
+    from ..stats import all_pairs, kendall_tau, tau_ap
+
+    n = len(study.systems)
+    iu = np.triu_indices(n, 1)
+    rows = []
+    for m in metrics or study.metrics:
+        for a, b in pairs:
+            sa, sb = study.get(m, a), study.get(m, b)
+            ma, mb = sa.mean(axis=1), sb.mean(axis=1)
+            row = {"metric": m, "A": a, "B": b, "systems": n,
+                   "sig_B>A": int(np.sum(_t_greater(sb, sa) < alpha)),
+                   "sig_A>B": int(np.sum(_t_greater(sa, sb) < alpha))}
+            const = np.ptp(ma) == 0 or np.ptp(mb) == 0
+            row["pearson_r"] = np.nan if const else float(pearsonr(ma, mb)[0])
+            row["kendall_tau"] = kendall_tau(ma, mb)
+            row["tau_ap"] = np.nan if const else tau_ap(ma, mb)
+            if study.scores.shape[-1] >= 2:
+                pa = all_pairs(sa)[0][iu] < alpha
+                pb = all_pairs(sb)[0][iu] < alpha
+                row["sig_flips_pct"] = 100.0 * float(np.mean(pa != pb))
+            else:
+                row["sig_flips_pct"] = np.nan
+            row["rank_changes_pct"] = 100.0 * float(np.mean(_ranks(ma) != _ranks(mb)))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def overlaps(study: TieStudy, top: int = 10):
+    """The ``top`` systems by trec_eval MAP with their MAP intervals [lower, upper] and the other
+    top systems whose intervals overlap. DataFrame: rank, run, map_trec_eval, map_lower,
+    map_upper, map_expected, tied_docs, n_overlaps, overlaps_with."""
+    import pandas as pd
+
+    conv = study.means("AP", "trec_eval")
+    lo, hi = study.means("AP", "lower"), study.means("AP", "upper")
+    ex = study.means("AP", "expected")
+    best = np.argsort(-conv, kind="stable")[:top]
+    rows = []
+    for k, i in enumerate(best, 1):
+        other = [j for j in best if j != i and lo[i] <= hi[j] and lo[j] <= hi[i]]
+        rows.append({"rank": k, "run": study.systems[i], "map_trec_eval": conv[i],
+                     "map_lower": lo[i], "map_upper": hi[i], "map_expected": ex[i],
+                     "tied_docs": int(study.tied[i]), "n_overlaps": len(other),
+                     "overlaps_with": ",".join(study.systems[j] for j in other)})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- figure
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def fig2(study: TieStudy, stem: str, top: int = 10) -> tuple[list[str], float | None]:
+    """YMT Fig. 2. Writes ``<stem>.png`` / ``.svg``; returns (paths, floor) where floor is the
+    y value zero ranges were drawn at (None when no range is zero)."""
+    from matplotlib.colors import Normalize
+
+    plt = _pyplot()
+    conv = study.means("AP", "trec_eval")
+    lo, hi = study.means("AP", "lower"), study.means("AP", "upper")
+    ex = study.means("AP", "expected")
+    rng = (study.get("AP", "upper") - study.get("AP", "lower")).mean(axis=1)
+    ov = overlaps(study, top)
+    flagged = set(ov.loc[ov["n_overlaps"] > 0, "run"])
+    pos = rng[rng > 0]
+    floor = None
+    if np.any(rng <= 0):
+        floor = float(10 ** np.floor(np.log10(pos.min()))) / 10 if pos.size else 1e-6
+    y = np.where(rng > 0, rng, floor if floor is not None else 1.0)
+    tied = study.tied.astype(float)
+    norm = Normalize(vmin=tied.min(), vmax=max(tied.max(), tied.min() + 1))
+    cmap = plt.get_cmap("viridis")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    order = np.argsort(-conv, kind="stable")
+    xs = np.arange(1, len(order) + 1)
+    for x, i in zip(xs, order):
+        c = cmap(norm(tied[i]))
+        ax1.vlines(x, lo[i], hi[i], color=c, lw=1.5)
+        if study.systems[i] in flagged:
+            ax1.plot(x, hi[i], marker="v", color="red", ms=4, ls="none")
+    ax1.scatter(xs, conv[order], s=10, c="black", label="trec_eval", zorder=3)
+    ax1.scatter(xs, ex[order], s=18, marker="x", c="tab:orange", label="expected", zorder=3)
+    ax1.set_xlabel("system (by trec_eval MAP)")
+    ax1.set_ylabel("MAP [lower, upper]")
+    ax1.legend(fontsize=7, loc="upper right",
+               title=f"red v: overlaps in top {top}" if flagged else None, title_fontsize=7)
+    sc = ax2.scatter(conv, y, c=tied, cmap=cmap, norm=norm, s=16, label="trec_eval MAP")
+    ax2.scatter(ex, y, s=22, facecolors="none", edgecolors="tab:orange", lw=0.8,
+                label="expected MAP")
+    for i, n in enumerate(study.systems):
+        if n in flagged:
+            ax2.annotate(n, (conv[i], y[i]), fontsize=5, color="red")
+    ax2.set_yscale("log")
+    if floor is not None:
+        ax2.axhline(floor, color="grey", lw=0.6, ls=":")
+        ax2.plot([], [], color="grey", ls=":", label=f"zero range drawn at {floor:.0e}")
+    ax2.set_xlabel("MAP (trec_eval)")
+    ax2.set_ylabel("mean AP range (upper - lower)")
+    ax2.legend(fontsize=7, loc="best")
+    fig.colorbar(sc, ax=ax2, label="documents in tied groups")
+    fig.suptitle(f"How much ties move AP ({len(study.systems)} systems x "
+                 f"{len(study.topics)} topics)")
+    fig.tight_layout()
+    paths = [f"{stem}.png", f"{stem}.svg"]
+    try:
+        for p in paths:
+            fig.savefig(p, dpi=150 if p.endswith(".png") else None, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return paths, floor
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _fmt(x):
+    return f"{x:.4f}" if isinstance(x, float) else str(x)
+
+
+@click.command("ties")
+@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Qrels file (plain or gzipped).")
+@click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
+              help="Extra metric besides AP and RR, repeatable / comma-separated.")
+@click.option("--top", type=int, default=10, show_default=True,
+              help="Rows per gain table and systems checked for overlapping MAP ranges.")
+@click.option("--show", type=int, default=5, show_default=True,
+              help="Rows per block printed of the result-list and system gain tables.")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--out", "out_dir", default="study_ties", show_default=True,
+              type=click.Path(file_okay=False), help="Directory for figures and tables.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Worker processes for the evaluation (0 = all cores).")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, runs):
+    """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
+
+    RUNS may be files or directories (every run file in them).
+    """
+    from ..io import read_qrels, run_paths
+
+    extra = [v.strip() for s in metrics for v in s.split(",") if v.strip()]
+    paths = run_paths(runs)
+    if len(paths) < 2:
+        raise click.ClickException("need at least 2 runs")
+    try:
+        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=True)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+
+    def save(df, name, fmt="%.6g"):
+        p = os.path.join(out_dir, name)
+        df.to_csv(p, sep="\t", index=False, float_format=fmt)
+        written.append(p)
+
+    rl = result_list_gains(study, top, study.metrics)
+    sg = system_gains(study, top, study.metrics)
+    sm = summary(study, alpha)
+    ov = overlaps(study, top)
+    save(rl, "result_lists.tsv")
+    save(sg, "system_gains.tsv")
+    save(sm, "summary.tsv")
+    save(ov, "overlaps.tsv")
+    paths_fig, floor = fig2(study, os.path.join(out_dir, "fig2_ranges"), top)
+    written += paths_fig
+
+    n_tied = int(np.sum(study.tied > 0))
+    click.echo(f"{len(study.systems)} systems, {len(study.topics)} topics; {n_tied} systems "
+               f"with tied documents (median {int(np.median(study.tied))} tied docs per run)")
+    click.echo(f"\nSummary (A vs B; sig = systems with one-tailed paired t p < {alpha}; "
+               "flips/rank changes in %)")
+    click.echo(sm.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    click.echo(f"\nTables 4-5: systems with the largest gain of the mean (first {show} of "
+               f"{top} per block)")
+    shown = sg[sg["rank"] <= show].drop(columns=["rank"])
+    click.echo(shown.to_string(index=False, formatters={c: _fmt for c in shown}))
+    click.echo(f"\nTables 2-3: result lists with the largest gain (first {show} of {top} per "
+               "block)")
+    shown = rl[rl["rank"] <= show].drop(columns=["rank"])
+    click.echo(shown.to_string(index=False, formatters={c: _fmt for c in shown}))
+    click.echo(f"\nTop {top} systems by trec_eval MAP: MAP intervals [lower, upper] and overlaps")
+    click.echo(ov.to_string(index=False, formatters={c: _fmt for c in ov}))
+    if floor is not None:
+        rng = (study.get("AP", "upper") - study.get("AP", "lower")).mean(axis=1)
+        click.echo(f"\nFig. 2: {int(np.sum(rng <= 0))} system(s) with zero AP range drawn at "
+                   f"{floor:.0e}")
+    click.echo("\nwrote " + " ".join(written))
