@@ -132,3 +132,19 @@ def test_exponent_scan(shared_data):
     assert row["exp_scores"] == 0
     assert np.isnan(run_stats(read_run(
         shared_data / "robust03_trectools/runs/input.humR03dc.gz"))[0]["exp_scores"])
+
+
+def test_single_table_tsv_is_plain(tmp_path):
+    import io as _io
+
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    p = tmp_path / "r.txt"
+    p.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 1.0 t\n")
+    r = CliRunner().invoke(main, ["ties", str(p), "--format", "tsv", "--table", "per_run"])
+    assert r.exit_code == 0, r.output
+    df = pd.read_csv(_io.StringIO(r.stdout), sep="\t")
+    assert len(df) == 1

@@ -338,7 +338,11 @@ def _table(df: pd.DataFrame, fh) -> None:
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
 @click.option("--per-run", is_flag=True, help="Also print one row per run.")
-def ties_cmd(runs, qrels, fmt, per_run):
+@click.option("--table", "only", type=click.Choice(["yang", "cabanac", "topk", "stuffing", "qrels",
+                                                     "per_run"]), default=None,
+              help="Print only this table (with --format tsv: one plain TSV that any reader "
+                   "parses; without it, tsv sections are separated by '# name' lines).")
+def ties_cmd(runs, qrels, fmt, per_run, only):
     """Tie prevalence and run hygiene of RUNS (Yang et al. / Cabanac et al. Table 1).
 
     A directory means every run file in it. Definitions: see ``tiebreak.experiments.ties``.
@@ -365,8 +369,13 @@ def ties_cmd(runs, qrels, fmt, per_run):
             "tie_groups": int(g),
             "with_judged_%": 100.0 * pr["tie_groups_judged"].sum() / g if g else np.nan,
             "with_relevant_%": 100.0 * pr["tie_groups_relevant"].sum() / g if g else np.nan}])
-    if per_run:
+    if per_run or only == "per_run":
         tables["per_run"] = pr.drop(columns=["source"])
+    if only is not None:
+        if only not in tables:
+            click.echo(f"tiebreak: error: table {only!r} needs --qrels", err=True)
+            sys.exit(2)
+        tables = {only: tables[only]}
     out = sys.stdout
     if fmt == "json":
         json.dump({k: json.loads(v.to_json(orient="records")) for k, v in tables.items()},
@@ -385,7 +394,8 @@ def ties_cmd(runs, qrels, fmt, per_run):
     }
     for i, (k, df) in enumerate(tables.items()):
         if fmt == "tsv":
-            out.write(f"# {k}\n")
+            if only is None:
+                out.write(f"# {k}\n")
             df.to_csv(out, sep="\t", index=False)
         else:
             if i:
