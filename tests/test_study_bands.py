@@ -160,3 +160,19 @@ def test_cli_bad_rho(data, tmp_path):
     res = CliRunner().invoke(main, ["study", "bands", "--qrels", qrels, "--rho", "0.5",
                                     "--out", str(tmp_path), *paths])
     assert res.exit_code != 0
+
+
+def test_drop_contradictions_drops_the_contradicting_run(data, tmp_path):
+    qrels, paths = data
+    # a copy of run0 whose rank column runs against its scores in every topic
+    lines = open(paths[0]).read().splitlines()
+    flipped = []
+    for ln in lines:
+        q, z, d, r, s, _ = ln.split()
+        flipped.append(f"{q} {z} {d} {N_DOCS + 1 - int(r)} {s} flipped")
+    p = tmp_path / "flipped.txt"
+    p.write_text("\n".join(flipped) + "\n")
+    st = run_study(tb.read_qrels(qrels), [*paths, str(p)], ["2.0"], ["RR"], jobs=1,
+                   drop_contradictions=True)
+    assert "flipped" not in st.systems and len(st.systems) == N_RUNS
+    assert "rank/score contradictions" in st.dropped["flipped"]

@@ -17,11 +17,16 @@ import numpy as np
 
 from .io import Qrels, Run, read_run
 from .measures import DEFAULT_MEASURES, Measure, QrelsStats, parse_measures
-from .ranking import DEFAULT_REGIMES, REGIMES, groups, judge, orderings, ranking
+from .ranking import DEFAULT_REGIMES, REGIMES, groups, judge, orderings, ranking, run_hygiene
 
 __all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes"]
 
 UNJUDGED_TOP_K = 10
+
+# warning labels that other modules read back (keep them in one place)
+WARN_CONTRADICTIONS = "rank/score contradictions"
+WARN_INCREASING = "scores increasing in file order (adjacent lines)"
+WARN_TIED = "documents in tied groups"
 
 
 def resolve_regimes(regimes) -> list[str]:
@@ -175,22 +180,13 @@ class Evaluator:
 
     def _warnings(self, run: Run, J, O, R) -> dict:
         w: dict[str, object] = dict(run.warnings)
-        # rank/score contradictions: within a topic, lines in rank-column order (file order for
-        # equal ranks, non-numeric ranks left out); count neighbours whose score goes up
-        # (the definition of ../shared/data/tie_stats_per_run.tsv and of `tiebreak ties`)
-        t, sc, rk = run.topic, run.score, run.rank
-        ok = ~np.isnan(rk)
-        o = np.lexsort((np.arange(len(rk)), rk, t))
-        o = o[ok[o]]
-        to, so = t[o], sc[o]
-        contra = int(np.sum((to[1:] == to[:-1]) & (so[1:] > so[:-1])))
+        hyg = run_hygiene(run)
+        contra = int(hyg["contradictions"].sum())
         if contra:
-            w["rank/score contradictions"] = contra
-        same = t[1:] == t[:-1]
-        dsc = np.diff(sc)
-        inc = int(np.sum(same & (dsc > 0)))
+            w[WARN_CONTRADICTIONS] = contra
+        inc = int(hyg["increasing"].sum())
         if inc:
-            w["scores increasing in file order (adjacent lines)"] = inc
+            w[WARN_INCREASING] = inc
         if J.run_topics_missing_in_qrels:
             w["run topics not in qrels (ignored)"] = list(J.run_topics_missing_in_qrels)
         missing = [q for q, n in zip(self.qrels.topics, O.n_ret) if n == 0]
@@ -204,7 +200,7 @@ class Evaluator:
             w[f"unjudged documents in the top {UNJUDGED_TOP_K}"] = unj
         n_tied = len(O.tied)
         if n_tied:
-            w["documents in tied groups"] = n_tied
+            w[WARN_TIED] = n_tied
         return w
 
     def _one(self, r, on_duplicate="error"):

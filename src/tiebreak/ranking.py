@@ -36,6 +36,29 @@ NOT_IN_QRELS = -1  # trec_eval RELVALUE_NONPOOL
 POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels)
 
 
+def run_hygiene(run: Run) -> dict[str, np.ndarray]:
+    """Per-topic counts (int64, shape (n_run_topics,)) of three file-hygiene problems.
+
+    * ``contradictions``: lines put in rank-column order within a topic (file order for equal
+      ranks, non-numeric ranks left out) where the score goes up from one line to the next
+      (the definition of ``../shared/data/tie_stats_per_run.tsv``);
+    * ``rank_ties``: in that order, lines whose rank equals the previous line's;
+    * ``increasing``: adjacent lines of a topic, in file order, whose score goes up.
+    """
+    nt = len(run.topics)
+    t, s, rk = run.topic, run.score, run.rank
+    ok = np.flatnonzero(~np.isnan(rk))
+    o = ok[np.lexsort((ok, rk[ok], t[ok]))]
+    tr, rr, sr = t[o], rk[o], s[o]
+    same = np.r_[False, tr[1:] == tr[:-1]]
+    file_same = np.r_[False, t[1:] == t[:-1]]
+    return {
+        "contradictions": np.bincount(tr[same & np.r_[False, sr[1:] > sr[:-1]]], minlength=nt),
+        "rank_ties": np.bincount(tr[same & np.r_[False, rr[1:] == rr[:-1]]], minlength=nt),
+        "increasing": np.bincount(t[file_same & np.r_[False, s[1:] > s[:-1]]], minlength=nt),
+    }
+
+
 @dataclass
 class Judged:
     """A run's lines for qrels topics, judged. All arrays have shape (n,) in file order.

@@ -180,6 +180,21 @@ def paired_t(a, b, alternative: str = "two-sided", ratio: float = 1.0) -> Paired
     return PairedTestResult(float(stat[0]), float(p[0]), float(d.mean()), int(d.size - 1))
 
 
+def paired_t_rows(a, b, alternative: str = "greater", ratio: float = 1.0) -> np.ndarray:
+    """p-values of :func:`paired_t` for each row pair: ``a`` and ``b`` have shape
+    (n_systems, n_topics) (``b`` may be a single row, broadcast); returns float64 (n_systems,).
+
+    Raises
+    ------
+    ValueError
+        As :func:`paired_t`, for any row.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.broadcast_to(np.asarray(b, dtype=np.float64), a.shape)
+    return np.array([paired_t(x, y, alternative=alternative, ratio=ratio).pvalue
+                     for x, y in zip(a, b)])
+
+
 def wilcoxon(a, b, alternative: str = "two-sided", ratio: float = 1.0) -> PairedTestResult:
     """Wilcoxon signed-rank test of ``a`` against ``ratio * b`` over topics (scipy ``wilcoxon``).
 

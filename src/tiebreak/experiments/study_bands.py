@@ -38,6 +38,10 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
+from ..evaluate import WARN_CONTRADICTIONS, WARN_INCREASING
+from ..stats import paired_t_rows
+from . import pyplot
+
 __all__ = ["BandStudy", "fig3", "fig4", "fig4_quadrants", "run_study", "study_group", "table3"]
 
 DEFAULT_STUDY_RHOS = ("1.0", "1.1", "1.2", "1.4", "1.7", "2.0")
@@ -131,10 +135,7 @@ def _pool_map(func, items, jobs, label, progress):
                     bar.update(1)
 
 
-CONTRADICTION_WARNINGS = (
-    "rank/score contradictions (adjacent lines)",
-    "scores increasing in file order (adjacent lines)",
-)
+CONTRADICTION_WARNINGS = (WARN_CONTRADICTIONS, WARN_INCREASING)
 
 
 def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRICS,
@@ -219,14 +220,6 @@ def _read_indexed(item):
 # ----------------------------------------------------------------------------- analyses
 
 
-def _t_greater(d: np.ndarray) -> np.ndarray:
-    """One-tailed paired t p-values of H1: mean(d) > 0, per row of d (n_sys, n_top)."""
-    from ..stats import paired_t
-
-    z = np.zeros(d.shape[1])
-    return np.array([paired_t(row, z, alternative="greater").pvalue for row in d])
-
-
 def table3(study: BandStudy, ratios=RATIOS, alpha: float = 0.05):
     """Table 3: per metric and rho, the number of systems with p <= alpha for H1: banded >
     ratio * original (one-tailed paired t over topics). Returns a pandas DataFrame with columns
@@ -239,7 +232,7 @@ def table3(study: BandStudy, ratios=RATIOS, alpha: float = 0.05):
             row = {"metric": m, "rho": rho, "systems": len(study.systems)}
             for ratio in ratios:
                 d = study.banded[k, :, j, :] - ratio * study.original[:, j, :]
-                row[f">={ratio:.0%}"] = int(np.sum(_t_greater(d) <= alpha))
+                row[f">={ratio:.0%}"] = int(np.sum(paired_t_rows(d, np.zeros(d.shape[1])) <= alpha))
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -282,15 +275,6 @@ def fig4_quadrants(pvalues: dict, alpha: float = 0.05):
     return pd.DataFrame(rows)
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _save(fig, stem: str) -> list[str]:
     paths = [f"{stem}.png", f"{stem}.svg"]
     for p in paths:
@@ -301,7 +285,7 @@ def _save(fig, stem: str) -> list[str]:
 def fig3(study: BandStudy, stem: str) -> list[str]:
     """Fig. 3: box plots of banded - original per metric, one box per rho. Writes
     ``<stem>.png`` and ``<stem>.svg``; returns their paths."""
-    plt = _pyplot()
+    plt = pyplot()
     d = study.differences
     n = len(study.metrics)
     fig, axes = plt.subplots(1, n, figsize=(3.2 * n, 3.6), squeeze=False, sharey=False)
@@ -326,7 +310,7 @@ def fig3(study: BandStudy, stem: str) -> list[str]:
 def fig4(pvalues: dict, rho, stem: str, alpha: float = 0.05) -> list[str]:
     """Fig. 4: scatter of pairwise p-values, original (x) vs banded (y), log axes, lines at
     alpha, one panel per metric. Writes ``<stem>.png`` / ``.svg``; returns their paths."""
-    plt = _pyplot()
+    plt = pyplot()
     n = len(pvalues)
     fig, axes = plt.subplots(1, n, figsize=(3.4 * n, 3.6), squeeze=False)
     floor = 1e-16  # p = 0 (zero-variance differences) drawn at the floor

@@ -35,6 +35,10 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
+from ..evaluate import WARN_TIED
+from ..stats import paired_t_rows
+from . import pyplot
+
 __all__ = ["TieStudy", "fig2", "overlaps", "result_list_gains", "run_study", "summary",
            "system_gains", "ties_cmd"]
 
@@ -44,7 +48,7 @@ GAIN_PAIRS = (("realistic", "trec_eval"), ("realistic", "optimistic"),
               ("trec_eval", "optimistic"))
 SUMMARY_PAIRS = (("realistic", "trec_eval"), ("trec_eval", "optimistic"), ("lower", "upper"),
                  ("trec_eval", "expected"))
-TIED_KEY = "documents in tied groups"
+TIED_KEY = WARN_TIED
 
 
 @dataclass
@@ -133,13 +137,6 @@ def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pair
     return pd.DataFrame(rows)
 
 
-def _t_greater(b: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """One-tailed paired t p-values of H1: mean(b) > mean(a), per system row."""
-    from ..stats import paired_t
-
-    return np.array([paired_t(x, y, alternative="greater").pvalue for x, y in zip(b, a)])
-
-
 def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
     """Cabanac Tables 4-5: per metric and regime pair (A, B), the ``top`` systems with the
     largest gain of the mean over topics. DataFrame: metric, from, to, rank, run, from_mean,
@@ -151,7 +148,7 @@ def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAI
         for a, b in pairs:
             ma, mb = study.means(m, a), study.means(m, b)
             d = mb - ma
-            p = _t_greater(study.get(m, b), study.get(m, a))
+            p = paired_t_rows(study.get(m, b), study.get(m, a))
             for k, i in enumerate(np.argsort(-d, kind="stable")[:top], 1):
                 rows.append({"metric": m, "from": a, "to": b, "rank": k,
                              "run": study.systems[i], "from_mean": ma[i], "to_mean": mb[i],
@@ -184,8 +181,8 @@ def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PA
             sa, sb = study.get(m, a), study.get(m, b)
             ma, mb = sa.mean(axis=1), sb.mean(axis=1)
             row = {"metric": m, "A": a, "B": b, "systems": n,
-                   "sig_B>A": int(np.sum(_t_greater(sb, sa) < alpha)),
-                   "sig_A>B": int(np.sum(_t_greater(sa, sb) < alpha))}
+                   "sig_B>A": int(np.sum(paired_t_rows(sb, sa) < alpha)),
+                   "sig_A>B": int(np.sum(paired_t_rows(sa, sb) < alpha))}
             const = np.ptp(ma) == 0 or np.ptp(mb) == 0
             row["pearson_r"] = np.nan if const else float(pearsonr(ma, mb)[0])
             row["kendall_tau"] = kendall_tau(ma, mb)
@@ -224,21 +221,12 @@ def overlaps(study: TieStudy, top: int = 10):
 # ----------------------------------------------------------------------------- figure
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def fig2(study: TieStudy, stem: str, top: int = 10) -> tuple[list[str], float | None]:
     """YMT Fig. 2. Writes ``<stem>.png`` / ``.svg``; returns (paths, floor) where floor is the
     y value zero ranges were drawn at (None when no range is zero)."""
     from matplotlib.colors import Normalize
 
-    plt = _pyplot()
+    plt = pyplot()
     conv = study.means("AP", "trec_eval")
     lo, hi = study.means("AP", "lower"), study.means("AP", "upper")
     ex = study.means("AP", "expected")

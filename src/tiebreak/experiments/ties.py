@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 
 from ..io import Qrels, Run, _read_bytes, read_qrels, read_run, run_paths
+from ..ranking import run_hygiene
 
 __all__ = [
     "KS",
@@ -106,7 +107,7 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     means unknown (reported as NaN).
     """
     nt = len(run.topics)
-    t, s, rk = run.topic, run.score, run.rank
+    t, s = run.topic, run.score
     n = len(s)
     docs = np.bincount(t, minlength=nt)
 
@@ -147,18 +148,9 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     stuffed = (tail >= 2) & ((tail >= STUFF_FRAC * docs) | (tail >= STUFF_MIN))
     zero_stuffed = stuffed & (tail_score == 0)
 
-    # file-order hygiene
-    ft = np.r_[False, t[1:] == t[:-1]]
-    inc = ft & np.r_[False, s[1:] > s[:-1]]
-    increasing = np.bincount(t[inc], minlength=nt)
-
-    # rank column: sorted by (topic, rank, file order), numeric ranks only
-    ok = np.flatnonzero(~np.isnan(rk))
-    orr = ok[np.lexsort((ok, rk[ok], t[ok]))]
-    tr, rr, sr = t[orr], rk[orr], s[orr]
-    same_tr = np.r_[False, tr[1:] == tr[:-1]]
-    rank_ties = np.bincount(tr[same_tr & np.r_[False, rr[1:] == rr[:-1]]], minlength=nt)
-    contradictions = np.bincount(tr[same_tr & np.r_[False, sr[1:] > sr[:-1]]], minlength=nt)
+    hyg = run_hygiene(run)
+    increasing, rank_ties, contradictions = (
+        hyg["increasing"], hyg["rank_ties"], hyg["contradictions"])
 
     if exp_lines is None:
         exp = np.full(nt, np.nan)
