@@ -27,6 +27,9 @@ def _fail(msg: str) -> None:
 LAZY_COMMANDS: dict[str, str] = {
     "ties": "tiebreak.experiments.ties:ties_cmd",
     "study": "tiebreak.experiments.study_bands:study_group",
+    "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
+    "index": "tiebreak.index.cli:index_cmd",
+    "search": "tiebreak.retrieval.cli:search_cmd",
 }
 
 
