@@ -1,0 +1,20 @@
+"""Positional inverted index stored as flat numpy arrays (see :mod:`tiebreak.index.store`).
+
+>>> from tiebreak.index import build_index, open_index
+>>> idx = build_index("cranfield", "cran.idx")     # or a TREC / SMART / JSONL file
+>>> idx = open_index("cran.idx")                    # mmap; IndexFormatError on any problem
+>>> docids, tfs = idx.postings(idx.term_id("flow"))
+"""
+
+from .analysis import Analyzer
+from .store import FORMAT_VERSION, Index, IndexFormatError, open_index
+
+
+def build_index(source, path, analyzer=None, fields=None, progress=None):
+    """See :func:`tiebreak.index.build.build_index` (imported lazily: it needs numba)."""
+    from .build import build_index as _build
+
+    return _build(source, path, analyzer=analyzer, fields=fields, progress=progress)
+
+
+__all__ = ["Analyzer", "Index", "IndexFormatError", "open_index", "build_index", "FORMAT_VERSION"]
