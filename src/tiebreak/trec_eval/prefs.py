@@ -30,6 +30,24 @@ failures.
 
 Docnos, topic ids and group names are compared by their bytes (C ``strcmp``); docnos are held as
 latin-1 text (one code point per byte) like :mod:`tiebreak.io`.
+
+trec_eval details reproduced here (checked against its expected outputs)
+------------------------------------------------------------------------
+* **Tie order.** The preference code sorts the run by score descending and breaks ties by docno
+  *ascending* (``form_prefs_counts.c``), the opposite of every other trec_eval measure; ``-M``
+  is applied after that sort. Pass ``scores`` to :func:`prefs_measures` (or use
+  :func:`prefs_order`); ``results.test`` topic 301 is off by one preference otherwise.
+* **Topics and ``all``.** Evaluated topics are those in both the run and the judgments (without
+  ``-c``, trec_eval 10.0 stops when a judged topic has no run lines). ``all`` is the sum over the
+  evaluated topics for the three counts (:data:`SUMMARY_IS_SUM`) and the mean for the rest
+  (:func:`prefs_summary`).
+* **prefs_avgjg_Rnonrel(_ret)** when a JG has more non-relevant docs than relevant ones: the
+  recount pairs *every* doc of the lowest level, those of the lowest level included, with the
+  first R docs of that level, so non-relevant-vs-non-relevant pairs (and a doc with itself) count
+  as preferences. Without this, ``qrels.test`` topic 301 would be 0.1230, not trec_eval's 0.1223.
+  A JG with no preference to count there gives 0/0 = NaN, which makes the topic's value 0.
+* **prefs_avgjg*** divide by the number of JGs, including JGs with nothing to count, and print 0
+  unless the sum is positive.
 """
 
 from __future__ import annotations
@@ -153,7 +171,8 @@ def read_prefs(source, fmt: str) -> dict[str, TopicPrefs]:
         ``qid iter docno rel``, read with JG = ``iter`` and one JSG per JG (trec_eval's constant
         ``"0"``). ``rel_level`` is a decimal number (``5.5`` is fine), as trec_eval's ``atof``.
         Lines whose first character is ``#`` are comments; blank lines are skipped (trec_eval
-        rejects them as malformed).
+        rejects them as malformed). A line repeated exactly is kept: in a JG with one JSG
+        trec_eval counts its preferences twice, and so does this module.
 
     Returns
     -------
@@ -347,7 +366,7 @@ def _ec_jg(rank: np.ndarray, level: np.ndarray, njr: int) -> _JG:
     else:
         # keep the first R docs of the lowest level; pairs between the other levels as usual;
         # then every entry (the lowest level's own included, as trec_eval does) against them
-        keep = last[:n_rel]
+        keep = last[:n_rel]  # (trec_eval reads past the level when it has < R docs; we clip)
         upper = ~lowest
         w1, l1 = _pairs_by_level(rank[upper], level[upper])
         ful = int(np.count_nonzero((w1 < l1) & (w1 < njr)))
@@ -374,8 +393,7 @@ def _ec_jg(rank: np.ndarray, level: np.ndarray, njr: int) -> _JG:
     return _JG(w, lo, ful_ret, ful_imp, poss_ret, poss_imp, notoccur, rn, rn_ret)
 
 
-def _pa_jg(rank: np.ndarray, level: np.ndarray, jsg: np.ndarray, lineno: np.ndarray,
-           njr: int, where: str) -> _JG:
+def _pa_jg(rank: np.ndarray, level: np.ndarray, jsg: np.ndarray, njr: int, where: str) -> _JG:
     """A JG with several JSGs: partial order, closed transitively; counted once per doc pair."""
     udoc, local = np.unique(rank, return_inverse=True)
     local = local.reshape(-1)
@@ -583,7 +601,7 @@ def prefs_measures(tp: TopicPrefs, ranked_docnos: list[str], *, scores=None,
         sel = tp.jg == g
         if len(np.unique(tp.jsg[sel])) > 1:
             where = f"{tp.source}:{int(tp.lineno[sel].min())}: topic {tp.qid} group {tp.jgs[g]}"
-            jgs.append(_pa_jg(rank[sel], tp.level[sel], tp.jsg[sel], tp.lineno[sel], njr, where))
+            jgs.append(_pa_jg(rank[sel], tp.level[sel], tp.jsg[sel], njr, where))
         else:
             jgs.append(_ec_jg(rank[sel], tp.level[sel], njr))
 
@@ -593,7 +611,15 @@ def prefs_measures(tp: TopicPrefs, ranked_docnos: list[str], *, scores=None,
     poss_imp = sum(j.poss_imp for j in jgs)
     notoccur = sum(j.notoccur for j in jgs)
     ful, poss = ful_ret + ful_imp, poss_ret + poss_imp + notoccur
-    pair, pair_ret, pair_imp = _pair_measures(jgs, njr)
+    partial_order = len(tp.jsgs) > 1  # (with one JG, several JSGs mean a preference array)
+    if len(jgs) == 1 and (partial_order or len(np.unique(tp.doc)) == len(tp.doc)):
+        # one JG, each doc pair preferred at most once: every pair scores 0 or 1, so the pair
+        # measures are the simple ratios (same sums, exact in floating point)
+        pair = ful / poss if poss else 0.0
+        pair_ret = ful_ret / poss_ret if poss_ret else 0.0
+        pair_imp = ful / (poss_ret + poss_imp) if poss_ret + poss_imp else 0.0
+    else:
+        pair, pair_ret, pair_imp = _pair_measures(jgs, njr)
 
     def ratio0(f: int, p: int) -> float:
         return f / p if p else 0.0
