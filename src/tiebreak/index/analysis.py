@@ -3,10 +3,11 @@
 The default analyser approximates Lucene's ``EnglishAnalyzer`` (what Anserini indexes with):
 
 1. **tokenize**: lowercase, then the regex :data:`TOKEN_RE`. A token is a run of word characters
-   (letters, digits, underscore); runs joined by a single ``.``, ``'`` or ``’`` stay one token
-   ("u.s.a", "don't", "3.14"), and digit runs joined by ``,`` or ``;`` stay one token ("1,000").
-   This is a simplification of Unicode word breaking (UAX #29), which Lucene's StandardTokenizer
-   implements; it differs on rare mixes such as "a.1".
+   (letters, digits, underscore). As in Unicode word breaking (UAX #29, which Lucene's
+   StandardTokenizer implements), a single ``.``, ``'``, ``’`` or ``:`` between two letters joins
+   ("u.s.a", "don't"), and a single ``.``, ``'``, ``’``, ``,`` or ``;`` between two digits joins
+   ("3.14", "1,000"); letter/digit mixes split there ("a.1" -> "a", "1"). This is a regex
+   approximation of UAX #29 (no special handling of scripts, emoji or Katakana).
 2. **possessives**: a trailing ``'s`` / ``’s`` is removed (Lucene's EnglishPossessiveFilter).
 3. **stopwords**: removed *before* stemming; removed tokens take no position, so positions count
    the kept tokens only.
@@ -27,7 +28,7 @@ from functools import lru_cache
 __all__ = ["Analyzer", "TOKEN_RE", "STOPWORDS_LUCENE", "STOPWORDS_SMART", "light_stem",
            "STEMMERS"]
 
-TOKEN_RE = re.compile(r"\w+(?:(?:[.'’]|(?<=\d)[,;](?=\d))\w+)*")
+TOKEN_RE = re.compile(r"\w+(?:(?:(?<=[^\W\d_])[.'’:](?=[^\W\d_])|(?<=\d)[.'’,;](?=\d))\w+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 #: Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), 33 words.

@@ -9,6 +9,8 @@ Documents (:func:`iter_documents`) yield ``(docno, text)``; topics (:func:`read_
   ADI). Documents index the fields in :data:`SMART_DOC_FIELDS` (title, authors, abstract,
   keywords) unless ``fields`` says otherwise (``"all"`` = every field, including ``.B`` dates,
   ``.N`` entry lines and ``.X`` citation triples). Queries use :data:`SMART_QUERY_FIELDS`.
+* **tar archive** (``.tar``, ``.tar.gz``, ``.tgz``) -- one document per file, docno = file name
+  without extension, markup tags dropped (Anserini's HTML CACM).
 * **JSONL** -- one object per line with ``docno`` (or ``doc_id``/``id``) and ``text`` (or
   ``contents``/``body``), plus ``title`` if present.
 * topics only: TREC topics (``<top><num>..<title>..``; ``field`` picks title/desc/narr), a TREC
@@ -127,7 +129,8 @@ def _smart_records(text: str) -> Iterator[tuple[str, dict[str, list[str]]]]:
 
 
 def _smart_text(fields: dict[str, list[str]], wanted) -> str:
-    keys = sorted(fields) if wanted == "all" else [f for f in wanted if f in fields]
+    # fields in file order (dicts keep insertion order)
+    keys = list(fields) if wanted == "all" else [f for f in fields if f in wanted]
     return "\n".join("\n".join(fields[k]) for k in keys)
 
 
@@ -147,6 +150,19 @@ def _jsonl_docs(text: str) -> Iterator[tuple[str, str]]:
         yield str(docno), (title + "\n" + body) if title else body
 
 
+def _tar_docs(path: str) -> Iterator[tuple[str, str]]:
+    """One document per regular file of a tar archive, in name order; docno = file name without
+    its extension; markup tags are dropped (an HTML collection such as Anserini's CACM)."""
+    import tarfile
+
+    with tarfile.open(path) as tf:
+        members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
+        for m in members:
+            raw = tf.extractfile(m).read().decode("utf-8", errors="replace")
+            docno = os.path.basename(m.name).split(".")[0]
+            yield docno, html.unescape(_TAG_RE.sub(" ", raw))
+
+
 def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
     """Yield ``(docno, text)`` from a file (TREC, SMART, JSONL; plain or gz) or ir_datasets id.
 
@@ -159,6 +175,9 @@ def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
             raise ValueError(f"ir_datasets {source!r} has no documents")
         for d in ds.docs_iter():
             yield d.doc_id, _irds_text(d)
+        return
+    if source.endswith((".tar", ".tar.gz", ".tgz")):
+        yield from _tar_docs(source)
         return
     text = _read_text(source)
     fmt = detect_format(text)

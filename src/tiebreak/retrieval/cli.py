@@ -1,0 +1,88 @@
+"""``tiebreak search INDEX_DIR --topics TOPICS --model bm25 > run.txt``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+MODEL_NAMES = ["bm25", "ql", "sdm", "fdm", "lkp", "lkpf", "l2p"]
+
+
+def _value(s: str):
+    for cast in (int, float):
+        try:
+            return cast(s)
+        except ValueError:
+            pass
+    return s
+
+
+@click.command("search")
+@click.argument("index_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--topics", required=True, metavar="TOPICS",
+              help="ir_datasets id, TREC topics (<top>), TREC <DOC> queries, SMART queries or "
+                   "TSV qid<TAB>text (plain or gz).")
+@click.option("--model", default="bm25", show_default=True, type=click.Choice(MODEL_NAMES))
+@click.option("-k", "k", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Documents per topic.")
+@click.option("--k1", type=float, help="BM25 k1 (default 0.9).")
+@click.option("--b", "b", type=float, help="BM25 b (default 0.4).")
+@click.option("--idf", type=click.Choice(["rsj", "rw", "lucene"]),
+              help="BM25 idf: rsj log((N-df+.5)/(df+.5)) (default), rw log(N/df), "
+                   "lucene log(1+(N-df+.5)/(df+.5)).")
+@click.option("--mu", type=float, help="Dirichlet mu for ql (default 2500).")
+@click.option("--lam", type=float, help="Mixing weight lambda of the proximity models.")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Any other model parameter, repeatable.")
+@click.option("--tag", default=None, help="Run tag (column 6); default: the model name.")
+@click.option("--topic-field", default="title", show_default=True,
+              help="TREC <top> topics: title, desc, narr or a comma list.")
+@click.option("--query-fields", default=None, metavar="LETTERS|all",
+              help="SMART queries: field letters (default TAW).")
+@click.option("--numbering", type=click.Choice(["id", "sequential"]), default="id",
+              show_default=True,
+              help="Topic ids as in the file, or 1, 2, ... in file order (Cranfield cran.qry).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
+               query_fields, numbering, quiet):
+    """Search INDEX_DIR for every topic and write a TREC run to standard output.
+
+    Scores are written in full precision, ties in trec_eval order (score descending, then docno
+    descending), so 'tiebreak search ... | tiebreak eval QRELS -' evaluates file order = trec_eval
+    order.
+    """
+    from ..index import IndexFormatError, open_index
+    from ..index.readers import read_topics
+    from .search import search, write_run
+
+    def fail(msg):
+        click.echo(f"tiebreak: error: {msg}", err=True)
+        sys.exit(2)
+
+    kw = {n: v for n, v in (("k1", k1), ("b", b), ("idf", idf), ("mu", mu), ("lam", lam))
+          if v is not None}
+    for p in params:
+        name, eq, val = p.partition("=")
+        if not eq or not name.strip():
+            fail(f"-p expects NAME=VALUE, got {p!r}")
+        kw[name.strip()] = _value(val.strip())
+    try:
+        idx = open_index(index_dir)
+    except IndexFormatError as e:
+        fail(str(e))
+    qf = None
+    if query_fields:
+        qf = "all" if query_fields == "all" else tuple(query_fields.replace(",", "").upper())
+    try:
+        tops = read_topics(topics, field=topic_field, fields=qf, numbering=numbering)
+    except (ValueError, OSError) as e:
+        fail(f"topics: {e}")
+    try:
+        res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(), **kw)
+    except NotImplementedError as e:
+        fail(str(e))
+    except (TypeError, ValueError) as e:
+        fail(f"model {model}: {e}")
+    write_run(sys.stdout, idx, res, tag or model)
+    sys.stdout.flush()

@@ -1,0 +1,324 @@
+"""Bag-of-words retrieval models and the model registry.
+
+Every model has the signature ``model(index, query_terms, k, **params) -> (docids, scores)``:
+``query_terms`` are analysed index terms (``index.analyzer.analyze(text)``), repeats count as query
+term frequency ``f_{q,Q}``, terms outside the vocabulary are dropped. The result is the top ``k``
+documents that contain at least one query term, as ``int32`` docids and ``float64`` scores sorted
+by score descending, then docno descending in byte order -- trec_eval's order, so a run written in
+this order is evaluated in file order.
+
+Scoring is term-at-a-time in numba: each query term's postings are added into a dense float64
+accumulator, the touched documents are remembered in a list, and a bounded min-heap of size ``k``
+selects the top documents from the touched ones only (no sort or argpartition over all N). The
+scratch arrays live on the index object, so an :class:`~tiebreak.index.Index` must not be searched
+from two threads at once.
+
+Models here: :func:`bm25`, :func:`ql`. ``sdm``, ``fdm``, ``lkp``, ``lkpf`` and ``l2p`` are
+registered lazily: calling them imports :mod:`tiebreak.retrieval.dependency` and calls its function
+of the same name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+__all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
+           "lucene_doclen"]
+
+IDF_VARIANTS = ("rsj", "rw", "lucene")
+
+
+# ---------------------------------------------------------------- numba kernels
+@njit(cache=True)
+def _bm25_accumulate(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen, touched):
+    n = 0
+    for qi in range(tids.size):
+        t = tids[qi]
+        w = weights[qi]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[j]
+            tf = np.float64(post_tf[j])
+            if not seen[d]:
+                seen[d] = True
+                touched[n] = d
+                n += 1
+            acc[d] += w * (tf * (k1 + 1.0)) / (tf + knorm[d])
+    return n
+
+
+@njit(cache=True)
+def _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc,
+                   seen, touched):
+    n = 0
+    for qi in range(tids.size):
+        t = tids[qi]
+        w = qtf[qi]
+        c = coll_len / (mu * np.float64(cf[t]))
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[j]
+            if not seen[d]:
+                seen[d] = True
+                touched[n] = d
+                n += 1
+            acc[d] += w * np.log(1.0 + np.float64(post_tf[j]) * c)
+    for i in range(n):
+        d = touched[i]
+        acc[d] += nq * np.log(mu / (np.float64(doclen[d]) + mu))
+    return n
+
+
+@njit(cache=True)
+def _worse(s1, r1, s2, r2):
+    # trec_eval order: higher score first, then higher docno (byte order) first
+    return s1 < s2 or (s1 == s2 and r1 < r2)
+
+
+@njit(cache=True)
+def _sift_down(hs, hr, hd, i, m):
+    while True:
+        l = 2 * i + 1
+        if l >= m:
+            return
+        c = l
+        r = l + 1
+        if r < m and _worse(hs[r], hr[r], hs[l], hr[l]):
+            c = r
+        if _worse(hs[c], hr[c], hs[i], hr[i]):
+            hs[i], hs[c] = hs[c], hs[i]
+            hr[i], hr[c] = hr[c], hr[i]
+            hd[i], hd[c] = hd[c], hd[i]
+            i = c
+        else:
+            return
+
+
+@njit(cache=True)
+def _topk_touched(acc, seen, touched, n, rank, k):
+    """Top k of the n touched documents (sorted best first); resets acc/seen for them."""
+    m = min(k, n)
+    hs = np.empty(m, np.float64)
+    hr = np.empty(m, np.int32)
+    hd = np.empty(m, np.int32)
+    size = 0
+    for i in range(n):
+        d = touched[i]
+        s = acc[d]
+        r = rank[d]
+        acc[d] = 0.0
+        seen[d] = False
+        if size < m:
+            # sift up
+            j = size
+            hs[j] = s
+            hr[j] = r
+            hd[j] = d
+            size += 1
+            while j > 0:
+                p = (j - 1) // 2
+                if _worse(hs[j], hr[j], hs[p], hr[p]):
+                    hs[j], hs[p] = hs[p], hs[j]
+                    hr[j], hr[p] = hr[p], hr[j]
+                    hd[j], hd[p] = hd[p], hd[j]
+                    j = p
+                else:
+                    break
+        elif m > 0 and _worse(hs[0], hr[0], s, r):
+            hs[0] = s
+            hr[0] = r
+            hd[0] = d
+            _sift_down(hs, hr, hd, 0, m)
+    out_d = np.empty(m, np.int32)
+    out_s = np.empty(m, np.float64)
+    for i in range(m - 1, -1, -1):
+        out_d[i] = hd[0]
+        out_s[i] = hs[0]
+        last = size - 1
+        hs[0] = hs[last]
+        hr[0] = hr[last]
+        hd[0] = hd[last]
+        size -= 1
+        _sift_down(hs, hr, hd, 0, size)
+    return out_d, out_s
+
+
+# ---------------------------------------------------------------- helpers
+def _scratch(index):
+    c = index._cache
+    if "acc" not in c:
+        N = index.num_docs
+        c["acc"] = np.zeros(N, np.float64)
+        c["seen"] = np.zeros(N, np.bool_)
+        c["touched"] = np.empty(N, np.int32)
+        c["rank"] = np.ascontiguousarray(index.docno_rank)
+    return c["acc"], c["seen"], c["touched"], c["rank"]
+
+
+def _flat(index):
+    c = index._cache
+    if "flat" not in c:
+        # np.asarray of a memmap is a plain ndarray view; numba accepts it without copying
+        c["flat"] = (np.asarray(index.post_ptr), np.asarray(index.post_docid),
+                     np.asarray(index.post_tf))
+    return c["flat"]
+
+
+def query_term_ids(index, query_terms) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct in-vocabulary term ids (first-occurrence order) and their query frequencies."""
+    cnt = Counter(query_terms)
+    tids, qtf = [], []
+    for t, f in cnt.items():
+        tid = index.term_id(t)
+        if tid >= 0:
+            tids.append(tid)
+            qtf.append(f)
+    return np.asarray(tids, np.int64), np.asarray(qtf, np.float64)
+
+
+def idf_weights(index, tids: np.ndarray, idf: str = "rsj") -> np.ndarray:
+    """BM25 term weights (natural log), spec ``proximity-retrieval.md`` Eq. 2.4.
+
+    * ``rsj``: Robertson--Spaerck Jones ``log((N - df + 0.5) / (df + 0.5))`` (negative when
+      df > N/2; BM25^(1) of the spec),
+    * ``rw``: Robertson--Walker ``log(N / df)`` (BM25^(2)),
+    * ``lucene``: ``log(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene/Anserini, bm25s' default).
+    """
+    N = float(index.num_docs)
+    df = np.asarray(index.df)[tids].astype(np.float64)
+    if idf == "rsj":
+        return np.log((N - df + 0.5) / (df + 0.5))
+    if idf == "rw":
+        return np.log(N / df)
+    if idf == "lucene":
+        return np.log(1.0 + (N - df + 0.5) / (df + 0.5))
+    raise ValueError(f"idf: expected one of {', '.join(IDF_VARIANTS)}, got {idf!r}")
+
+
+def _empty():
+    return np.zeros(0, np.int32), np.zeros(0, np.float64)
+
+
+def topk_from_scores(index, docids: np.ndarray, scores: np.ndarray, k: int):
+    """Top k of arbitrary (docid, score) pairs in trec_eval order -- for models written in numpy.
+    Sorts only the candidates given (use it on the touched documents, not all N)."""
+    docids = np.asarray(docids, np.int64)
+    scores = np.asarray(scores, np.float64)
+    rank = np.asarray(index.docno_rank)[docids]
+    order = np.lexsort((-rank, -scores))[:k]
+    return docids[order].astype(np.int32), scores[order]
+
+
+# ---------------------------------------------------------------- models
+def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
+    """Document lengths as Lucene's BM25 sees them: encoded into one byte (``SmallFloat``
+    ``intToByte4``: exact below 24, then 4 significant bits) and decoded again."""
+    dl = np.asarray(doclen, np.int64)
+    free = 24  # 255 - intToByte4's code of Integer.MAX_VALUE (231)
+    out = dl.copy()
+    big = dl >= free
+    x = dl[big] - free
+    nbits = np.zeros_like(x)
+    nz = x > 0
+    nbits[nz] = np.floor(np.log2(x[nz])).astype(np.int64) + 1
+    shift = np.maximum(nbits - 4, 0)
+    mant = np.where(nbits < 4, x, (x >> shift) & 7)
+    code = np.where(nbits < 4, x, mant | ((shift + 1) << 3))
+    # decode
+    s = (code >> 3) - 1
+    bits = code & 7
+    dec = np.where(s < 0, bits, (bits | 8) << np.maximum(s, 0))
+    out[big] = free + dec
+    return out
+
+
+def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
+         idf: str = "rsj", doclen: str = "exact") -> tuple[np.ndarray, np.ndarray]:
+    """Okapi BM25, spec ``proximity-retrieval.md`` §1.2, Eq. 2.3 with the IDF of Eq. 2.4.
+
+    ``score(Q, D) = sum_q f_{q,Q} w_q (k1 + 1) f_{q,D} / (K_D + f_{q,D})``,
+    ``K_D = k1 ((1 - b) + b |D| / avgdl)``
+
+    The k3 query factor is dropped as in the spec (it becomes ``f_{q,Q}``). Defaults k1 = 0.9,
+    b = 0.4 and ``idf="rsj"`` are the spec's BM25^(1) (Table 4.3); ``idf="rw"`` with b = 0.3 is
+    BM25^(2); ``idf="lucene"`` gives Lucene's weights (its scores lack the constant ``k1 + 1``
+    factor, which does not change the ranking).
+
+    ``doclen="lucene"`` replaces |D| by Lucene's lossy one-byte length (:func:`lucene_doclen`),
+    to reproduce Lucene/Anserini rankings; ``avgdl`` stays exact, as in Lucene.
+    """
+    k = int(k)
+    k1 = float(k1)
+    b = float(b)
+    tids, qtf = query_term_ids(index, query_terms)
+    if tids.size == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    w = idf_weights(index, tids, idf) * qtf
+    if doclen not in ("exact", "lucene"):
+        raise ValueError(f"doclen: expected exact or lucene, got {doclen!r}")
+    key = ("knorm", k1, b, doclen)
+    if key not in index._cache:
+        dl = np.asarray(index.doclen, np.float64)
+        if doclen == "lucene":
+            dl = lucene_doclen(index.doclen).astype(np.float64)
+        index._cache[key] = k1 * ((1.0 - b) + b * dl / index.avgdl) if index.avgdl > 0 else \
+            np.full(index.num_docs, k1 * (1.0 - b))
+    acc, seen, touched, rank = _scratch(index)
+    pp, pd, pt = _flat(index)
+    n = _bm25_accumulate(pp, pd, pt, tids, w, index._cache[key], k1, acc, seen, touched)
+    return _topk_touched(acc, seen, touched, n, rank, k)
+
+
+def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
+    """Query likelihood with Dirichlet smoothing, spec ``proximity-retrieval.md`` §1.3, Eq. 2.5
+    in its rank-equivalent form:
+
+    ``score(Q, D) = |Q| log(mu / (|D| + mu)) + sum_q f_{q,Q} log(1 + f_{q,D} |C| / (mu f_{q,C}))``
+
+    ``|Q|`` counts the in-vocabulary query tokens (with repeats); out-of-vocabulary terms are
+    dropped (their ``f_{q,C}`` is 0). Only documents containing a query term are ranked.
+    """
+    k = int(k)
+    mu = float(mu)
+    if mu <= 0:
+        raise ValueError("mu must be > 0")
+    tids, qtf = query_term_ids(index, query_terms)
+    if tids.size == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    acc, seen, touched, rank = _scratch(index)
+    pp, pd, pt = _flat(index)
+    cf = np.asarray(index.cf)
+    n = _ql_accumulate(pp, pd, pt, tids, qtf, cf, float(index.collection_length), mu,
+                       np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched)
+    return _topk_touched(acc, seen, touched, n, rank, k)
+
+
+def _lazy(name: str) -> Callable:
+    def model(index, query_terms, k: int = 1000, **params):
+        try:
+            mod = importlib.import_module("tiebreak.retrieval.dependency")
+        except ModuleNotFoundError as e:
+            if e.name not in ("tiebreak.retrieval.dependency",):
+                raise
+            raise NotImplementedError(
+                f"model {name!r} is not available yet: tiebreak.retrieval.dependency is "
+                "missing") from None
+        fn = getattr(mod, name, None)
+        if fn is None:
+            raise NotImplementedError(f"model {name!r} is not available yet: "
+                                      f"tiebreak.retrieval.dependency has no {name}()")
+        return fn(index, query_terms, k, **params)
+
+    model.__name__ = model.__qualname__ = name
+    model.__doc__ = f"{name.upper()}: lazily calls tiebreak.retrieval.dependency.{name}."
+    return model
+
+
+#: name -> model(index, query_terms, k, **params) -> (docids int32, scores float64)
+MODELS: dict[str, Callable] = {"bm25": bm25, "ql": ql}
+for _name in ("sdm", "fdm", "lkp", "lkpf", "l2p"):
+    MODELS[_name] = _lazy(_name)
+del _name
