@@ -17,11 +17,7 @@ from hypothesis import strategies as st
 from tiebreak.retrieval import intervals as iv
 
 SHARED_ORACLE = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "spec"
-    / "oracles"
-    / "planesweep_ref.py"
+    Path(__file__).resolve().parents[1].parent / "shared" / "spec" / "oracles" / "planesweep_ref.py"
 )
 
 
@@ -150,6 +146,23 @@ def test_pure_python_kernels_agree():
                 d = iv.direct_file_cdf(doc)
                 n1 = iv.lps_kernel.py_func(d.pos, d.term, m, o1[0], o1[1])
                 assert [tuple(x) for x in o1[:, :n1].T.tolist()] == brute(doc, sub)
+
+
+def test_lps_over_cdf_equals_lps_if_all():
+    rng = random.Random(9)
+    for _ in range(400):
+        k = rng.randint(2, 5)
+        doc = [rng.randint(-1, k - 1) for _ in range(rng.randint(0, 20))]
+        pos = iv.as_position_lists(positions(doc, k))
+        cdf = iv.build_cdf(pos)
+        for pairs in (False, True):
+            ref = iv.lps_if_all(pos, pairs_only=pairs)
+            cap = len(ref) + 1
+            b = [np.zeros(cap, np.int64)] + [np.zeros(cap, np.int32) for _ in range(4)]
+            n = iv.lps_cdf_all_kernel(cdf.pos, cdf.term, k, pairs, *b)
+            assert n == len(ref)
+            assert np.array_equal(b[0][:n], ref.mask)
+            assert np.array_equal(b[1][:n], ref.start) and np.array_equal(b[2][:n], ref.end)
 
 
 def test_pairs_only_is_the_two_term_part():

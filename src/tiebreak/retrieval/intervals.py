@@ -350,6 +350,43 @@ def lps_if_all_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out
 
 
 @jit
+def lps_cdf_all_kernel(cdf_pos, cdf_term, k, pairs_only, out_mask, out_l, out_r, out_ls, out_rs):
+    """Algorithm 3's emission rule driven by a prebuilt CDF instead of an on-the-fly merge:
+    same output, same order as :func:`lps_if_all_kernel` (used by the fused model kernels,
+    which build the CDF anyway for phrase matching). ``k``: number of local term ids."""
+    cap = len(out_mask)
+    latest = np.full(k, -1, np.int64)
+    n = 0
+    for e in range(len(cdf_pos)):
+        rs = cdf_term[e]
+        rpos = cdf_pos[e]
+        crs = latest[rs]
+        for ls in range(k):
+            lp = latest[ls]
+            if lp > crs:
+                base = (np.int64(1) << ls) | (np.int64(1) << rs)
+                S = np.int64(0)
+                if not pairs_only:
+                    for i in range(k):
+                        if latest[i] > lp:
+                            S |= np.int64(1) << i
+                sub = S
+                while True:
+                    if n < cap:
+                        out_mask[n] = base | sub
+                        out_l[n] = lp
+                        out_r[n] = rpos
+                        out_ls[n] = ls
+                        out_rs[n] = rs
+                    n += 1
+                    if sub == 0:
+                        break
+                    sub = (sub - 1) & S
+        latest[rs] = rpos
+    return n
+
+
+@jit
 def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, out_ls, out_rs):
     """Algorithm 4 (EPS-CDF-A) over a CDF of local term ids ``0..k-1``.
 

@@ -1,0 +1,626 @@
+"""Term-dependency retrieval models over a positional index: SDM, FDM (Metzler & Croft 2005)
+and Lkp, Lkpf, L2p (Lu 2018, ch. 4). Spec: ``proximity-retrieval.md`` §1.4, §5.
+
+Every model has the registry signature ``model(index, query_terms, k, **params) -> (docids,
+scores)``: ``query_terms`` are analysed index terms; the result is the top ``k`` documents among
+the candidates -- every document containing at least one query term -- as ``int32`` docids and
+``float64`` scores, sorted by score descending, then docno descending in byte order (trec_eval's
+order). An empty query, ``k <= 0`` or a query with no term in the vocabulary gives two empty
+arrays. Raises ValueError for a bad parameter, or for a query whose distinct in-vocabulary terms
+exceed :data:`~tiebreak.retrieval.intervals.MAX_ALL_TERMS` (20) in FDM/Lkp/Lkpf (their
+``2^k - k - 1`` subqueries are enumerated; SDM and L2p have no limit beyond 62 terms).
+
+Query handling (the spec treats Q as a set, §0): terms outside the vocabulary are dropped; the
+proximity features are built over the *distinct* remaining terms in first-occurrence order
+(adjacency, contiguity and query order refer to that sequence), while the unigram part keeps
+the query frequency ``f_{q,Q}`` exactly as :mod:`tiebreak.retrieval.models` does, so that SDM
+with weights ``(1, 0, 0)`` ranks as ``ql`` and Lkp with ``lam=0`` scores as BM25^(2).
+
+Evaluation is document-at-a-time in one numba kernel per query: a k-way merge of the query
+terms' postings; for each candidate document the query-term positions are merged into a
+condensed direct file (CDF), the optimal intervals of every subquery the model uses are
+enumerated in one pass (LPS-IF-A or EPS-CDF-A, chosen per query by
+:func:`tiebreak.retrieval.intervals.choose_method`, or forced with ``method=``), selected
+(length filter, then greedy non-overlap per subquery) and scored on the fly, and the document
+enters a bounded heap of the best ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from .intervals import (
+    MAX_ALL_TERMS,
+    MAX_TERMS,
+    choose_method,
+    eps_cdf_all_kernel,
+    jit,
+    lps_cdf_all_kernel,
+    merge_cdf_kernel,
+)
+
+__all__ = ["sdm", "fdm", "lkp", "lkpf", "l2p", "query_plan", "SDM_WEIGHTS", "FDM_WEIGHTS"]
+
+#: (lambda_t, lambda_o, lambda_u): Table 4.3 / the spec's recommendation (§1.4)
+SDM_WEIGHTS = (0.8, 0.15, 0.05)
+FDM_WEIGHTS = (0.8, 0.1, 0.1)
+MU = 2500.0
+#: SDM's unordered window (#uw8); FDM uses 4 |Q'|
+SDM_WINDOW = 8
+WINDOW_PER_TERM = 4
+#: BM25^(2) (spec §1.2, Table 4.3) and the Lkp mixing weight (§5.5)
+K1 = 0.9
+B = 0.3
+LAMBDA = 0.4
+
+_NOLIMIT = np.int32(2**31 - 1)
+
+# ---------------------------------------------------------------------------------------------
+# query plan
+# ---------------------------------------------------------------------------------------------
+
+
+def query_plan(index, query_terms) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct in-vocabulary term ids in first-occurrence order (int64 (k,)) and their query
+    frequencies f_{q,Q} (float64 (k,))."""
+    cnt = Counter(query_terms)
+    tids, qtf = [], []
+    for t, f in cnt.items():  # Counter keeps first-occurrence order
+        tid = index.term_id(t)
+        if tid >= 0:
+            tids.append(tid)
+            qtf.append(f)
+    return np.asarray(tids, np.int64), np.asarray(qtf, np.float64)
+
+
+def _arrays(index):
+    cache = getattr(index, "_cache", None)
+    if cache is not None and "dep_arrays" in cache:
+        return cache["dep_arrays"]
+    rank = getattr(index, "docno_rank", None)
+    if rank is None:
+        docnos = np.asarray(index.docnos)
+        rank = np.empty(len(docnos), np.int64)
+        rank[np.argsort(docnos, kind="stable")] = np.arange(len(docnos))
+    arrs = (
+        np.asarray(index.post_ptr, np.int64),
+        np.asarray(index.post_docid, np.int32),
+        np.asarray(index.post_tf, np.int32),
+        np.asarray(index.pos_ptr, np.int64),
+        np.asarray(index.pos, np.int32),
+        np.asarray(index.doclen, np.int32),
+        np.asarray(rank, np.int64),
+    )
+    if cache is not None:
+        cache["dep_arrays"] = arrs
+    return arrs
+
+
+def _method(index, tids, method: str, all_subqueries: bool) -> bool:
+    """True for EPS-CDF-A, False for LPS-IF-A (Algorithm 3 over the CDF)."""
+    if method == "auto":
+        df = np.asarray(index.df)[tids].astype(np.float64)
+        cf = np.asarray(index.cf)[tids].astype(np.float64)
+        # mean term density of the candidates, estimated from term statistics
+        denom = max(index.avgdl * min(float(index.num_docs), df.sum()), 1.0)
+        method = choose_method(len(tids), cf.sum() / denom, all_subqueries)
+    if method in ("eps", "eps_cdf_all"):
+        return True
+    if method in ("lps", "lps_if_all"):
+        return False
+    raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
+
+
+def _popcount(m: int) -> int:
+    return bin(m).count("1")
+
+
+def _contiguous(k: int, max_len: int):
+    """(start term, length) of the contiguous sub-sequences of length 2..max_len."""
+    return [(i, L) for L in range(2, max_len + 1) for i in range(k - L + 1)]
+
+
+def _empty():
+    return np.zeros(0, np.int32), np.zeros(0, np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel
+# ---------------------------------------------------------------------------------------------
+
+
+@jit
+def _heap_worse(s1, r1, s2, r2):
+    # order of the result: higher score first, then higher docno rank first
+    return s1 < s2 or (s1 == s2 and r1 < r2)
+
+
+@jit
+def _heap_offer(hs, hr, hd, size, s, r, d):
+    """Bounded min-heap of the best len(hs) (score, rank, docid); returns the new size."""
+    cap = len(hs)
+    if cap == 0:
+        return 0
+    if size < cap:
+        j = size
+        size += 1
+    elif _heap_worse(hs[0], hr[0], s, r):
+        j = 0
+        # sift the new item down from the root
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and _heap_worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
+                c += 1
+            if _heap_worse(hs[c], hr[c], s, r):
+                hs[j] = hs[c]
+                hr[j] = hr[c]
+                hd[j] = hd[c]
+                j = c
+            else:
+                break
+        hs[j] = s
+        hr[j] = r
+        hd[j] = d
+        return size
+    else:
+        return size
+    # sift up
+    while j > 0:
+        p = (j - 1) // 2
+        if _heap_worse(s, r, hs[p], hr[p]):
+            hs[j] = hs[p]
+            hr[j] = hr[p]
+            hd[j] = hd[p]
+            j = p
+        else:
+            break
+    hs[j] = s
+    hr[j] = r
+    hd[j] = d
+    return size
+
+
+@jit
+def _heap_sorted(hs, hr, hd, size):
+    """Empty the heap into (docids, scores), best first (repeatedly pop the worst to the end)."""
+    out_d = np.empty(size, np.int32)
+    out_s = np.empty(size, np.float64)
+    for i in range(size - 1, -1, -1):
+        out_d[i] = hd[0]
+        out_s[i] = hs[0]
+        # move the last item to the root and sift it down over the first i items
+        s, r, d = hs[i], hr[i], hd[i]
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= i:
+                break
+            if c + 1 < i and _heap_worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
+                c += 1
+            if _heap_worse(hs[c], hr[c], s, r):
+                hs[j] = hs[c]
+                hr[j] = hr[c]
+                hd[j] = hd[c]
+                j = c
+            else:
+                break
+        if i > 0:
+            hs[j] = s
+            hr[j] = r
+            hd[j] = d
+    return out_d, out_s
+
+
+@jit
+def _grow(a, need):
+    b = np.empty(max(2 * len(a), need), a.dtype)
+    b[: len(a)] = a
+    return b
+
+
+@jit
+def _score_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank,
+    tids, topk, mode, use_eps, pairs_only,
+    slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
+    w, qw, k1, b, avgdl, lam,
+    slot_gw, uni_cf, coll_len, mu,
+):  # fmt: skip
+    """Score every candidate document of one query; return the top ``topk`` (docids, scores).
+
+    mode 0 (Lkp family): slots hold per-subquery sums of Eq. 4.1 scores (unordered slots,
+    ``slot_of_mask``) or of exact-phrase occurrences (phrase slots, ``ph_slot``); the document
+    score is Eq. 4.3. mode 1 (SDM/FDM): slots 0..k-1 are the unigrams, the others window counts;
+    pass 1 stores each candidate's non-zero counts and sums the collection counts, pass 2 scores
+    the Dirichlet potentials and fills the heap.
+    """
+    k = len(tids)
+    nslots = len(slot_maxlen)
+    starts = np.empty(k, np.int64)
+    ends = np.empty(k, np.int64)
+    cur = np.empty(k, np.int64)
+    stop = np.empty(k, np.int64)
+    for j in range(k):
+        cur[j] = post_ptr[tids[j]]
+        stop[j] = post_ptr[tids[j] + 1]
+    maxdl = 1
+    for d in range(len(doclen)):
+        if doclen[d] > maxdl:
+            maxdl = doclen[d]
+    cdf_pos = np.empty(maxdl, np.int32)
+    cdf_term = np.empty(maxdl, np.int32)
+    cap = 1024
+    em_mask = np.empty(cap, np.int64)
+    em_l = np.empty(cap, np.int32)
+    em_r = np.empty(cap, np.int32)
+    em_ls = np.empty(cap, np.int32)
+    em_rs = np.empty(cap, np.int32)
+    stamp = np.full(nslots, -1, np.int64)
+    last = np.empty(nslots, np.int64)
+    acc = np.zeros(nslots, np.float64)
+    touched = np.empty(nslots, np.int64)
+    kk = max(topk, 0)
+    hs = np.empty(kk, np.float64)
+    hr = np.empty(kk, np.int64)
+    hd = np.empty(kk, np.int32)
+    hsize = 0
+    # pass-1 store (mode 1)
+    c_doc = np.empty(1024, np.int32)
+    c_ptr = np.zeros(1025, np.int64)
+    c_slot = np.empty(4096, np.int32)
+    c_cnt = np.empty(4096, np.float64)
+    ncand = 0
+    nstore = 0
+    tot = np.zeros(nslots, np.float64)
+    dno = 0
+    while True:
+        d = -1
+        for j in range(k):
+            if cur[j] < stop[j]:
+                x = post_docid[cur[j]]
+                if d < 0 or x < d:
+                    d = x
+        if d < 0:
+            break
+        dl = float(doclen[d])
+        Kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+        bm25 = 0.0
+        nt = 0
+        for j in range(k):
+            if cur[j] < stop[j] and post_docid[cur[j]] == d:
+                p = cur[j]
+                starts[j] = pos_ptr[p]
+                ends[j] = pos_ptr[p + 1]
+                tf = float(post_tf[p])
+                if mode == 0:
+                    bm25 += qw[j] * w[j] * (k1 + 1.0) * tf / (tf + Kd)
+                else:
+                    stamp[j] = dno
+                    acc[j] = tf
+                    touched[nt] = j
+                    nt += 1
+                cur[j] += 1
+            else:
+                starts[j] = 0
+                ends[j] = 0
+        T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term)
+        cp = cdf_pos[:T]
+        ct = cdf_term[:T]
+        # exact phrases (contiguous subqueries in query order, adjacent positions)
+        if max_phrase >= 2:
+            for e in range(T):
+                i = ct[e]
+                m = 1
+                while (m < max_phrase and e + m < T and ct[e + m] == i + m
+                       and cp[e + m] == cp[e] + m):  # fmt: skip
+                    m += 1
+                for L in range(2, m + 1):
+                    s = ph_slot[i, L]
+                    if s < 0:
+                        continue
+                    if stamp[s] != dno:
+                        stamp[s] = dno
+                        acc[s] = 0.0
+                        touched[nt] = s
+                        nt += 1
+                    acc[s] += slot_inc[s]
+        # unordered subqueries: optimal intervals, length filter, greedy non-overlap
+        present = 0
+        for j in range(k):
+            if ends[j] > starts[j]:
+                present += 1
+        if present >= 2:
+            while True:
+                if use_eps:
+                    n = eps_cdf_all_kernel(cp, ct, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
+                else:
+                    n = lps_cdf_all_kernel(cp, ct, k, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
+                if n <= len(em_mask):
+                    break
+                em_mask = np.empty(2 * n, np.int64)
+                em_l = np.empty(2 * n, np.int32)
+                em_r = np.empty(2 * n, np.int32)
+                em_ls = np.empty(2 * n, np.int32)
+                em_rs = np.empty(2 * n, np.int32)
+            for e in range(n):
+                if pairs_only:
+                    s = pair_slot[em_ls[e], em_rs[e]]
+                else:
+                    s = slot_of_mask[em_mask[e]]
+                if s < 0:
+                    continue
+                L = em_r[e] - em_l[e] + 1
+                if L > slot_maxlen[s]:
+                    continue
+                if stamp[s] != dno:
+                    stamp[s] = dno
+                    acc[s] = 0.0
+                    last[s] = -1
+                    touched[nt] = s
+                    nt += 1
+                if em_l[e] <= last[s]:
+                    continue
+                last[s] = em_r[e]
+                if mode == 0:
+                    q = slot_sumw[s] / L
+                    acc[s] += w[em_ls[e]] * w[em_rs[e]] * q * q
+                else:
+                    acc[s] += 1.0
+        if mode == 0:
+            prox = 0.0
+            for t in range(nt):
+                S = acc[touched[t]]
+                if S > 0.0:
+                    prox += S * (1.0 + k1) / (S + Kd)
+            score = (1.0 - lam) * bm25 + lam * prox
+            hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+        else:
+            if ncand + 1 >= len(c_doc):
+                c_doc = _grow(c_doc, ncand + 2)
+                c_ptr = _grow(c_ptr, ncand + 3)
+            if nstore + nt > len(c_slot):
+                c_slot = _grow(c_slot, nstore + nt)
+                c_cnt = _grow(c_cnt, nstore + nt)
+            c_doc[ncand] = d
+            for t in range(nt):
+                s = touched[t]
+                c_slot[nstore] = s
+                c_cnt[nstore] = acc[s]
+                nstore += 1
+                if s >= k:
+                    tot[s] += acc[s]
+            ncand += 1
+            c_ptr[ncand] = nstore
+        dno += 1
+    if mode == 1:
+        # pass 2: Dirichlet potentials with the collection counts of pass 1
+        bg = np.zeros(nslots, np.float64)
+        lbg = np.zeros(nslots, np.float64)
+        c0 = 0.0
+        gsum = 0.0
+        for s in range(nslots):
+            ts = uni_cf[s] if s < k else tot[s]
+            if ts > 0:
+                bg[s] = mu * ts / coll_len
+                lbg[s] = math.log(bg[s])
+                c0 += slot_gw[s] * lbg[s]
+                gsum += slot_gw[s]
+        for c in range(ncand):
+            d = c_doc[c]
+            score = c0 - gsum * math.log(float(doclen[d]) + mu)
+            for t in range(c_ptr[c], c_ptr[c + 1]):
+                s = c_slot[t]
+                if bg[s] > 0:
+                    score += slot_gw[s] * (math.log(c_cnt[t] + bg[s]) - lbg[s])
+            hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+    return _heap_sorted(hs, hr, hd, hsize)
+
+
+# ---------------------------------------------------------------------------------------------
+# model set-up
+# ---------------------------------------------------------------------------------------------
+
+
+def _run(index, tids, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
+         ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
+    pp, pd, pt, qp, pos, dl, rank = _arrays(index)
+    return _score_query(
+        pp, pd, pt, qp, pos, dl, rank,
+        tids, int(k), int(mode), bool(use_eps), bool(pairs_only),
+        tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
+        w, qw, float(k1), float(b), float(index.avgdl), float(lam),
+        slot_gw, uni_cf, float(max(index.collection_length, 1)), float(mu),
+    )  # fmt: skip
+
+
+def _check_k(k) -> int:
+    k = int(k)
+    return k
+
+
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError("lam must be in [0, 1]")
+    if k1 < 0 or not 0.0 <= b <= 1.0:
+        raise ValueError("k1 must be >= 0 and b in [0, 1]")
+    k = _check_k(k)
+    tids, qtf = query_plan(index, query_terms)
+    nq = len(tids)
+    if nq == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    limit = MAX_TERMS if variant == "l2p" else MAX_ALL_TERMS
+    if nq > limit:
+        raise ValueError(f"{variant}: at most {limit} distinct query terms, got {nq}")
+    N = float(index.num_docs)
+    w = np.log(N / np.asarray(index.df)[tids].astype(np.float64))
+    mw = np.minimum(w, 1.0)
+    pairs_only = variant == "l2p"
+    # unordered subqueries -> slots
+    if pairs_only:
+        masks = [(1 << i) | (1 << (i + 1)) for i in range(nq - 1)]
+    else:
+        masks = [m for m in range(1 << nq) if _popcount(m) >= 2]
+    phrases = _contiguous(nq, 2 if pairs_only else nq)
+    nslot = len(masks) + len(phrases)
+    tables = _slot_tables(nq, masks, pairs_only, 0)
+    slot_maxlen = np.full(nslot, _NOLIMIT, np.int32)
+    slot_sumw = np.zeros(nslot, np.float64)
+    slot_inc = np.zeros(nslot, np.float64)
+    for s, m in enumerate(masks):
+        terms = [i for i in range(nq) if (m >> i) & 1]
+        slot_sumw[s] = mw[terms].sum()
+        if variant == "lkpf":
+            slot_maxlen[s] = WINDOW_PER_TERM * len(terms)
+    ph_slot = np.full((nq, nq + 1), -1, np.int32)
+    for j, (i, L) in enumerate(phrases):
+        s = len(masks) + j
+        ph_slot[i, L] = s
+        sw = mw[i : i + L].sum()
+        # Eq. 4.1 with |I| = |Q'|: the same score for every occurrence
+        slot_inc[s] = w[i] * w[i + L - 1] * (sw / L) ** 2 if sw > 0 else 0.0
+    use_eps = _method(index, tids, method, not pairs_only)
+    return _run(index, tids, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
+                ph_slot, 2 if pairs_only else nq, slot_inc, w, qtf, k1, b, lam,
+                np.zeros(nslot), np.zeros(1), MU)  # fmt: skip
+
+
+def _slot_tables(nq: int, masks, pairs_only: bool, first: int):
+    """(slot_of_mask, pair_slot): slot ``first + j`` for ``masks[j]``. Pair models look slots up
+    by the (left, right) end terms of an interval, others by the subquery bitmask (2^nq table)."""
+    if pairs_only:
+        pair = np.full((nq, nq), -1, np.int32)
+        for j, m in enumerate(masks):
+            a, c = (i for i in range(nq) if (m >> i) & 1)
+            pair[a, c] = pair[c, a] = first + j
+        return np.full(1, -1, np.int32), pair
+    by_mask = np.full(1 << nq, -1, np.int32)
+    for j, m in enumerate(masks):
+        by_mask[m] = first + j
+    return by_mask, np.full((1, 1), -1, np.int32)
+
+
+def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
+        method: str = "auto"):  # fmt: skip
+    """Lkp, Lu (2018) Eq. 4.3 with Eq. 4.1 / 4.2 (spec §5):
+
+    ``score = (1 - lam) * sum_q f_{q,Q} BM25(q, D) + lam * (sum_{Q' in Q_0} phrase(Q', D)
+    + sum_{Q' in Q} Score(Q', D))``
+
+    * BM25 part: BM25^(2), ``w_q = ln(N / f_t)`` (Robertson-Walker, never negative),
+      ``k1 = 0.9``, ``b = 0.3`` (Table 4.3), query-frequency factor ``f_{q,Q}`` (k3 dropped).
+    * ``Score(Q', D)`` (Eq. 4.2) ``= S (1 + k1) / (S + K)``, ``K = k1 (1 - b + b |D|/avg|D|)``,
+      ``S`` = sum of Eq. 4.1 ``w_l w_r / dbar^2``, ``dbar = |I| / sum_{q in Q'} min(w_q, 1)``,
+      over the non-overlapping optimal intervals of ``Q'`` (greedy by start, §2.4), for every
+      subquery ``Q'`` of >= 2 distinct query terms.
+    * phrase part: for each contiguous sub-sequence (>= 2 terms) of the distinct query terms,
+      Eq. 4.2 over its exact-phrase occurrences (adjacent, in query order), each scored with
+      Eq. 4.1 with ``|I| = |Q'|`` (spec §5.5 ambiguity 1, recommended reading).
+    * ``lam = 0.4``. Single-term queries get ``(1 - lam) BM25``.
+
+    ``method``: ``"auto"`` (per query, :func:`~tiebreak.retrieval.intervals.choose_method`),
+    ``"lps_if_all"`` or ``"eps_cdf_all"``; the scores do not depend on it.
+    Returns ``(docids int32 (k',), scores float64 (k',))``, k' = min(k, #candidates).
+    """
+    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method)
+
+
+def lkpf(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
+         method: str = "auto"):  # fmt: skip
+    """Lkpf (spec §5.6): :func:`lkp` with the optimal intervals of each subquery ``Q'`` limited
+    to ``p_r - p_l + 1 <= 4 |Q'|`` (Indri's length convention) *before* the non-overlap
+    selection (equivalent to Indri's ``#uwN`` counting). Phrases always fit. Same parameters,
+    return value and errors as :func:`lkp`."""
+    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method)
+
+
+def l2p(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
+        method: str = "auto"):  # fmt: skip
+    """L2p (spec §5.6): :func:`lkp` restricted to the order-preserving bigram subqueries, read as
+    the adjacent query pairs ``(q_i, q_{i+1})`` (as in SDM) for both the unordered part (no
+    distance limit) and the phrase part. Same parameters, return value as :func:`lkp`; at most
+    24 distinct query terms."""
+    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method)
+
+
+def _mrf(index, query_terms, k, full, weights, mu, window, method):
+    lt, lo, lu = (float(x) for x in weights)
+    if mu <= 0:
+        raise ValueError("mu must be > 0")
+    if min(lt, lo, lu) < 0:
+        raise ValueError("weights must be >= 0")
+    k = _check_k(k)
+    tids, qtf = query_plan(index, query_terms)
+    nq = len(tids)
+    if nq == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    limit = MAX_ALL_TERMS if full else MAX_TERMS
+    if nq > limit:
+        raise ValueError(
+            f"{'fdm' if full else 'sdm'}: at most {limit} distinct query terms, got {nq}"
+        )
+    if full:
+        masks = [m for m in range(1 << nq) if _popcount(m) >= 2]
+        phrases = _contiguous(nq, nq)
+    else:
+        masks = [(1 << i) | (1 << (i + 1)) for i in range(nq - 1)]
+        phrases = _contiguous(nq, 2)
+    n_o, n_u = len(phrases), len(masks)
+    tables = _slot_tables(nq, masks, not full, nq + n_o)
+    nslot = nq + n_o + n_u
+    slot_maxlen = np.full(nslot, _NOLIMIT, np.int32)
+    slot_gw = np.zeros(nslot, np.float64)
+    slot_inc = np.ones(nslot, np.float64)
+    # Indri #combine semantics: each group's weight is shared by its children
+    slot_gw[:nq] = lt * qtf / qtf.sum()
+    ph_slot = np.full((nq, nq + 1), -1, np.int32)
+    for j, (i, L) in enumerate(phrases):
+        ph_slot[i, L] = nq + j
+        slot_gw[nq + j] = lo / n_o
+    for j, m in enumerate(masks):
+        s = nq + n_o + j
+        slot_gw[s] = lu / n_u
+        slot_maxlen[s] = (WINDOW_PER_TERM * _popcount(m)) if full else int(window)
+    uni_cf = np.zeros(nslot, np.float64)
+    uni_cf[:nq] = np.asarray(index.cf)[tids]
+    use_eps = _method(index, tids, method, full)
+    return _run(index, tids, k, 1, use_eps, not full, tables, slot_maxlen,
+                np.zeros(nslot), ph_slot, nq if full else 2, slot_inc, np.zeros(nq), qtf,
+                K1, B, 0.0, slot_gw, uni_cf, mu)  # fmt: skip
+
+
+def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
+        window: int = SDM_WINDOW, method: str = "auto"):  # fmt: skip
+    """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
+
+    ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
+    + lo/(k-1) sum_i phi(#1(q_i q_{i+1}))  + lu/(k-1) sum_i phi(#uw8(q_i q_{i+1}))``
+
+    with ``phi(f_D, f_C) = ln((f_D + mu f_C/|C|) / (|D| + mu))`` (Dirichlet, §1.4), ``|Q|`` the
+    number of in-vocabulary query tokens and k the number of distinct ones. **Each sum is divided
+    by its number of children** (Indri ``#combine``, as the thesis's SDM runs were produced by
+    Indri with ``dm.pl``); the thesis's Eq. 2.6 writes plain sums. Defaults: weights
+    ``(0.8, 0.15, 0.05)`` (Table 4.3, the spec's recommendation), ``mu = 2500``, ``#uw8``.
+
+    Two passes (the model needs the collection window counts ``f_{I,C}``): pass 1 walks the
+    positional postings of every candidate, counting ``#1`` (exact phrase) and ``#uw8``
+    (non-overlapping optimal intervals of length <= 8) per document and in total; pass 2 scores.
+    A window feature whose collection count is 0 has ``phi = ln 0`` in every document; it is
+    left out of the sums (a constant over documents, so the ranking is Indri's).
+    Returns ``(docids int32, scores float64)`` of the top k.
+    """
+    return _mrf(index, query_terms, k, False, weights, mu, window, method)
+
+
+def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
+        method: str = "auto"):  # fmt: skip
+    """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
+    :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
+    ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
+    (``k(k-1)/2`` ordered, ``2^k - k - 1`` unordered). Defaults: weights ``(0.8, 0.1, 0.1)``
+    (Table 4.3), ``mu = 2500``. At most 20 distinct query terms."""
+    return _mrf(index, query_terms, k, True, weights, mu, None, method)
