@@ -256,19 +256,21 @@ def render(reqs: list[Requested], tv: TopicValues, opts: Options, runid: str,
                 vals[name] = np.array([_zscore(zs, q, name, float(x)) for q, x in zip(qids, v)])
     pz = "Z" if zflag else ""
     if opts.query:
+        cols = []  # (name column, formatted values per topic)
+        for r in reqs:
+            if r.m.summary in ("only", "gmonly"):
+                continue
+            for name in r.names:
+                v = vals[name]
+                if r.m.fmt == "str":
+                    cols.append((f"{name:<22}", [f"'{x}'" for x in v]))
+                elif r.m.fmt == "long" and not zflag:
+                    cols.append((f"{name:<22}", [str(int(x)) for x in np.asarray(v).tolist()]))
+                else:
+                    cols.append((f"{pz}{name:<22}",
+                                 [f"{x:6.4f}" for x in np.asarray(v, np.float64).tolist()]))
         for k, q in enumerate(qids):
-            for r in reqs:
-                s = r.m.summary
-                if s in ("only", "gmonly"):
-                    continue
-                for name in r.names:
-                    v = vals[name][k]
-                    if r.m.fmt == "str":
-                        lines.append(f"{name:<22}\t{q}\t'{v}'")
-                    elif r.m.fmt == "long" and not zflag:
-                        lines.append(f"{name:<22}\t{q}\t{int(v)}")
-                    else:
-                        lines.append(f"{pz}{name:<22}\t{q}\t{v:6.4f}")
+            lines.extend(f"{nm}\t{q}\t{fv[k]}" for nm, fv in cols)
     if opts.summary:
         for r in reqs:
             s = r.m.summary

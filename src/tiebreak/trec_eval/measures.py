@@ -140,8 +140,7 @@ def _div(a, b):
 
 def _hits(R: Ranked, k) -> np.ndarray:
     """Relevant documents in the top k (k scalar or per-topic array)."""
-    kk = k if np.isscalar(k) else np.asarray(k)[R.t]
-    return R.tsum(R.rel, R.i < kk)
+    return R.at(R.cum_rel, k)
 
 
 def k_num_ret(R, p, ctx):
@@ -162,19 +161,22 @@ def k_num_nonrel_judged_ret(R, p, ctx):
 
 def _prec_at_rel(R: Ranked):
     """Precision at each position, and the cumulative count of relevant documents."""
-    c = R.cumsum(R.rel)
-    return c / (R.i + 1.0), c
+    c = R.cum_rel
+    return R.cached("prec", lambda: c / (R.i + 1.0)), c
+
+
+def _cum_ap(R: Ranked):
+    """Inclusive per-topic cumulative sum of rel_i * precision_i (the AP numerator)."""
+    return R.cached("cum_ap", lambda: R.cumsum(R.rel * _prec_at_rel(R)[0]))
 
 
 def k_map(R, p, ctx):
-    prec, _ = _prec_at_rel(R)
-    return _div(R.tsum(R.rel * prec, R.rel > 0), R.num_rel)
+    return _div(R.at(_cum_ap(R), R.num_ret), R.num_rel)
 
 
 def k_map_cut(R, cuts, ctx):
-    prec, _ = _prec_at_rel(R)
-    w = R.rel * prec
-    return [_div(R.tsum(w, (R.rel > 0) & (R.i < k)), R.num_rel) for k in cuts]
+    c = _cum_ap(R)
+    return [_div(R.at(c, k), R.num_rel) for k in cuts]
 
 
 def k_Rprec(R, p, ctx):
@@ -232,7 +234,7 @@ def _iprec(R: Ranked, pts) -> list[np.ndarray]:
     first[has] = ip[base[has]]
     out = []
     for pt in pts:
-        cut = np.array([_lround(pt * r) for r in nrel], np.int64)
+        cut = _lround_arr(pt * nrel.astype(np.float64))
         v = np.zeros(R.n_topics)
         ok = (cut >= 1) & (cut <= nrr)
         v[ok] = ip[base[ok] + cut[ok] - 1]
@@ -240,6 +242,12 @@ def _iprec(R: Ranked, pts) -> list[np.ndarray]:
         v[zero] = first[zero]
         out.append(v)
     return out
+
+
+def _lround_arr(x: np.ndarray) -> np.ndarray:
+    """C lround for x >= 0 (half away from zero), exact: floor plus (fraction >= 1/2)."""
+    r = np.floor(x)
+    return (r + (x - r >= 0.5)).astype(np.int64)
 
 
 def _lround(x: float) -> int:
@@ -360,90 +368,82 @@ def _gain_table(R: Ranked, pairs):
 
 def gains_of(R: Ranked, pairs):
     """(per-position gains, sorted gain table, counts) under the gain parameters ``pairs``."""
-    table, gsorted, csorted = _gain_table(R, pairs)
-    return R.gain(("gain", tuple(pairs)), table), gsorted, csorted
+    def make():
+        table, gsorted, csorted = _gain_table(R, pairs)
+        return R.gain(("gain", tuple(pairs)), table), gsorted, csorted
+    return R.cached(("gains_of", tuple(pairs)), make)
 
 
 def _ideal(gsorted: np.ndarray, csorted: np.ndarray, T: int, length: int):
-    """Ideal gain at positions 0..length-1 of every topic, (T, length), 0 past the end."""
+    """Ideal gain at positions 0..length-1 of every topic, (T, length), 0 past the end: the
+    topic's gain table expanded by its qrels counts, in decreasing gain order."""
     out = np.zeros((T, length))
-    cum = np.cumsum(csorted, axis=1)
-    pos = np.arange(length)
-    for t in range(T):
-        idx = np.searchsorted(cum[t], pos, side="right")
-        ok = idx < len(gsorted)
-        out[t, ok] = gsorted[idx[ok]]
+    tot = csorted.sum(axis=1)
+    flat = np.repeat(np.tile(gsorted, T), csorted.ravel())
+    rows = np.repeat(np.arange(T), tot)
+    off = np.r_[0, np.cumsum(tot)[:-1]]
+    cols = np.arange(len(flat)) - np.repeat(off, tot)
+    keep = cols < length
+    out[rows[keep], cols[keep]] = flat[keep]
     return out
 
 
-def _ideal_flat(R: Ranked, gsorted, csorted, extra: int = 0):
-    """Ideal gains aligned with R's positions (n,), plus the full ideal lists (T, Lmax+extra)."""
-    tot = csorted.sum(axis=1)
-    Lmax = int(max(tot.max(initial=0), R.num_ret.max(initial=0))) + 1 + extra
-    I = _ideal(gsorted, csorted, R.n_topics, Lmax)
-    return I[R.t, R.i], I
+def _ideal_flat(R: Ranked, pairs, extra: int = 0):
+    """Ideal gains aligned with R's positions (n,), the ideal lists (T, Lx) and the ideal DCG
+    through each position (T, Lx), positive gains only (trec_eval stops at gain <= 0)."""
+    def make():
+        _, gs, cs = gains_of(R, pairs)
+        tot = cs.sum(axis=1)
+        Lx = int(max(tot.max(initial=0), R.num_ret.max(initial=0))) + 1 + extra
+        I = _ideal(gs, cs, R.n_topics, Lx)
+        Ic = np.cumsum(np.where(I > 0, I, 0) * (1.0 / np.log2(np.arange(Lx) + 2.0)), axis=1)
+        return I[R.t, R.i], I, Ic
+    return R.cached(("ideal", tuple(pairs), extra), make)
 
 
-def _disc(i):
-    return 1.0 / np.log2(i + 2.0)
+def _cum_dcg(R: Ranked, pairs):
+    g = gains_of(R, pairs)[0]
+    return R.cached(("cum_dcg", tuple(pairs)),
+                    lambda: R.cumsum(np.where(g != 0, g * R.disc, 0.0)))
 
 
 def k_ndcg(R, pairs, ctx):
-    g, gs, cs = gains_of(R, pairs)
-    _, I = _ideal_flat(R, gs, cs)
-    ideal = (np.where(I > 0, I, 0) * _disc(np.arange(I.shape[1]))).sum(axis=1)
-    dcg = R.tsum(g * _disc(R.i), g != 0)
-    return _div(dcg, ideal)
+    _, _, Ic = _ideal_flat(R, pairs)
+    return _div(R.at(_cum_dcg(R, pairs), R.num_ret), Ic[:, -1])
 
 
 def k_dcg(R, pairs, ctx):
-    g, _, _ = gains_of(R, pairs)
-    return R.tsum(g * _disc(R.i), g != 0)
+    return R.at(_cum_dcg(R, pairs), R.num_ret)
 
 
 def k_ideal_dcg(R, pairs, ctx):
-    g, gs, cs = gains_of(R, pairs)
-    _, I = _ideal_flat(R, gs, cs)
-    return (np.where(I > 0, I, 0) * _disc(np.arange(I.shape[1]))).sum(axis=1)
+    return _ideal_flat(R, pairs)[2][:, -1]
 
 
 def k_ndcg_cut(R, cuts, ctx):
-    g, gs, cs = gains_of(R, ())
-    _, I = _ideal_flat(R, gs, cs, extra=max(cuts, default=0))
-    Ip = np.where(I > 0, I, 0) * _disc(np.arange(I.shape[1]))
-    Ic = np.cumsum(Ip, axis=1)
-    w = g * _disc(R.i)
-    out = []
-    for k in cuts:
-        kk = min(k, I.shape[1])
-        out.append(_div(R.tsum(w, (g != 0) & (R.i < k)), Ic[:, kk - 1]))
-    return out
+    _, I, Ic = _ideal_flat(R, (), extra=max(cuts, default=0))
+    c = _cum_dcg(R, ())
+    return [_div(R.at(c, k), Ic[:, min(k, I.shape[1]) - 1]) for k in cuts]
 
 
 def k_ndcg_rel(R, pairs, ctx):
-    g, gs, cs = gains_of(R, pairs)
-    Ipos, I = _ideal_flat(R, gs, cs)
-    Ip = np.where(I > 0, I, 0) * _disc(np.arange(I.shape[1]))
-    Ic = np.cumsum(Ip, axis=1)
-    rc = R.cumsum(np.where(g != 0, g * _disc(R.i), 0.0))
+    g = gains_of(R, pairs)[0]
+    _, I, Ic = _ideal_flat(R, pairs)
+    rc = _cum_dcg(R, pairs)
     icum = Ic[R.t, R.i]
     pos = g > 0
     s = R.tsum(_div(rc, icum), pos)
     num_rel = (I > 0).sum(axis=1)
     num_rel_ret = np.bincount(R.t[pos], minlength=R.n_topics)
-    rtot = R.tsum(np.where(g != 0, g * _disc(R.i), 0.0))
+    rtot = R.at(rc, R.num_ret)
     s = s + (num_rel - num_rel_ret) * _div(rtot, Ic[:, -1])
     return np.where(s > 0, _div(s, num_rel), 0.0)
 
 
 def k_Rndcg(R, pairs, ctx):
-    g, gs, cs = gains_of(R, pairs)
-    _, I = _ideal_flat(R, gs, cs)
+    _, I, Ic = _ideal_flat(R, pairs)                 # Ic: ideal dcg through position j
     T, Lx = I.shape
-    Ip = np.where(I > 0, I, 0) * _disc(np.arange(Lx))
-    Ic = np.cumsum(Ip, axis=1)                      # ideal dcg through position j
-    w = np.where(g != 0, g * _disc(R.i), 0.0)
-    rc = R.cumsum(w)
+    rc = _cum_dcg(R, pairs)
     # results dcg through position j (j < num_ret), as a (T, Lx) table
     Rc = np.zeros((T, Lx))
     Rc[R.t, R.i] = rc
@@ -470,8 +470,8 @@ def k_Rndcg(R, pairs, ctx):
 
 
 def k_G(R, pairs, ctx):
-    g, gs, cs = gains_of(R, pairs)
-    Ipos, I = _ideal_flat(R, gs, cs)
+    g = gains_of(R, pairs)[0]
+    Ipos, I, _ = _ideal_flat(R, pairs)
     cost = np.maximum(Ipos, 1.0)
     sc = R.cumsum(cost)
     sr = R.cumsum(g)
@@ -537,7 +537,8 @@ def k_rbp_resid(R, p, ctx):
 
 
 def k_unj(R, cuts, ctx):
-    return [R.tsum(R.unj, R.i < k) / k for k in cuts]
+    c = R.cumsum(R.unj)
+    return [R.at(c, k) / k for k in cuts]
 
 
 def k_set_P(R, p, ctx):

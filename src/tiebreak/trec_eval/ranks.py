@@ -101,11 +101,43 @@ class Ranked:
             self._starts = s
         return s
 
+    def at(self, cum: np.ndarray, k) -> np.ndarray:
+        """Per-topic value of an inclusive per-topic cumulative sum ``cum`` (n,) after the
+        first ``k`` ranks (k scalar or (T,)); 0 for topics with no position inside."""
+        m = np.minimum(k, self.num_ret)
+        idx = self.starts[:-1] + m - 1
+        ok = m > 0
+        out = np.zeros(self.n_topics)
+        out[ok] = cum[idx[ok]]
+        return out
+
+    def cached(self, key, fn):
+        """Memoise a derived per-ranking array (cumulative sums, gains, ideal lists)."""
+        v = self._gain_cache.get(key)
+        if v is None:
+            v = self._gain_cache[key] = fn()
+        return v
+
+    @property
+    def cum_rel(self) -> np.ndarray:
+        return self.cached("cum_rel", lambda: self.cumsum(self.rel))
+
+    @property
+    def disc(self) -> np.ndarray:
+        """1 / log2(rank + 1) per position (Jarvelin & Kekalainen's discount)."""
+        return self.cached("disc", lambda: 1.0 / np.log2(self.i + 2.0))
+
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Per-topic sum of a per-position array, float64 (T,)."""
-        if where is None:
-            return np.bincount(self.t, weights=x, minlength=self.n_topics)
-        return np.bincount(self.t[where], weights=x[where], minlength=self.n_topics)
+        if where is not None:
+            x = np.where(where, x, 0.0)
+        out = np.zeros(self.n_topics)
+        if not len(x):
+            return out
+        st = self.starts[:-1]
+        ok = self.num_ret > 0
+        out[ok] = np.add.reduceat(np.asarray(x, np.float64), st[ok])
+        return out
 
     def gain(self, key, table) -> np.ndarray:
         """Per-position gain under a gain table.
