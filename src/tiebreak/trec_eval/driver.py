@@ -239,6 +239,12 @@ def _zscore(z: dict, qid: str, name: str, v: float) -> float:
     return 0.0 if v == mean else MISSING_ZSCORE
 
 
+def _long(x: float) -> str:
+    """A count as trec_eval prints it; an expected count that is not whole keeps 4 decimals."""
+    r = round(x)
+    return str(int(r)) if abs(x - r) < 1e-9 else f"{x:6.4f}"
+
+
 def render(reqs: list[Requested], tv: TopicValues, opts: Options, runid: str,
            zs: dict | None) -> str:
     """trec_eval's text for one run."""
@@ -265,7 +271,7 @@ def render(reqs: list[Requested], tv: TopicValues, opts: Options, runid: str,
                 if r.m.fmt == "str":
                     cols.append((f"{name:<22}", [f"'{x}'" for x in v]))
                 elif r.m.fmt == "long" and not zflag:
-                    cols.append((f"{name:<22}", [str(int(x)) for x in np.asarray(v).tolist()]))
+                    cols.append((f"{name:<22}", [_long(x) for x in np.asarray(v).tolist()]))
                 else:
                     cols.append((f"{pz}{name:<22}",
                                  [f"{x:6.4f}" for x in np.asarray(v, np.float64).tolist()]))
@@ -290,7 +296,7 @@ def render(reqs: list[Requested], tv: TopicValues, opts: Options, runid: str,
                 else:
                     v = float(np.sum(vals[name])) / T if T else 0.0
                 if r.m.fmt == "long" and not zflag:
-                    lines.append(f"{name:<22}\tall\t{int(v)}")
+                    lines.append(f"{name:<22}\tall\t{_long(v)}")
                 else:
                     lines.append(f"{pz}{name:<22}\tall\t{v:6.4f}")
     return "".join(x + "\n" for x in lines)
