@@ -314,12 +314,31 @@ def _qrels_topics_sorted(topics) -> list[str]:
 def evaluate_file(rel_path, run_path, opts: Options, reqs, qrels=None, zs=None,
                   err=sys.stderr) -> str:
     """Evaluate one results file; returns trec_eval's output text."""
-    ctx = Context(num_docs_in_coll=opts.num_docs_in_coll)
     run = read_run(run_path)
     runid = run.tags[0] if getattr(run, "tags", None) else run.name
-    fmt = opts.rel_format
-    if fmt in ("prefs", "qrels_prefs"):
+    if opts.rel_format in ("prefs", "qrels_prefs"):
         return _evaluate_prefs(rel_path, run, opts, reqs, runid, zs, err)
+    tv = topic_values(rel_path, run, opts, reqs, qrels, err)
+    return render(reqs, tv, opts, runid, zs)
+
+
+def values(argv: list[str], run=None, qrels=None, err=sys.stderr) -> TopicValues:
+    """Full-precision per-topic values for trec_eval arguments ``argv`` (qrels-format
+    measures only; the run may be given as a parsed :class:`~tiebreak.io.Run`)."""
+    opts = parse_args([str(a) for a in argv])
+    reqs = mark(opts.measures)
+    _check_formats(opts, reqs)
+    rel = opts.files[0]
+    if qrels is None and opts.rel_format == "qrels":
+        qrels = read_qrels(rel)
+    return topic_values(rel, run if run is not None else read_run(opts.files[1]), opts, reqs,
+                        qrels, err)
+
+
+def topic_values(rel_path, run, opts: Options, reqs, qrels=None, err=sys.stderr):
+    """Per-topic values of one run for qrels / qrels_jg measures (a :class:`TopicValues`)."""
+    ctx = Context(num_docs_in_coll=opts.num_docs_in_coll)
+    fmt = opts.rel_format
     if fmt == "qrels_jg":
         groups = read_qrels_jg(rel_path)
         all_q = sorted({q for _g, qr in groups for q in qr.topics})
@@ -342,7 +361,7 @@ def evaluate_file(rel_path, run_path, opts: Options, reqs, qrels=None, zs=None,
                         values[name] = ["" if b else s for s, b in zip(values[name], P.bogus)]
     for n in notes:
         print(f"tiebreak trec_eval: {n}", file=err)
-    return render(reqs, TopicValues(wanted, values, notes), opts, runid, zs)
+    return TopicValues(wanted, values, notes)
 
 
 def _wanted(all_q: list[str], run_q: set, opts: Options, err) -> list[str]:
