@@ -84,10 +84,10 @@ class Index:
     # -- vocabulary
     def term_id(self, term: str) -> int:
         """Id of an (already analysed) term, -1 if it is not in the vocabulary."""
-        if self.vocab_size == 0:
-            return -1
-        i = int(np.searchsorted(self.terms, term))
-        return i if i < self.vocab_size and self.terms[i] == term else -1
+        v = self._cache.get("vocab")
+        if v is None:   # built on first use (loading stays instant)
+            v = self._cache["vocab"] = dict(zip(self.terms.tolist(), range(self.vocab_size)))
+        return v.get(term, -1)
 
     def term(self, tid: int) -> str:
         return str(self.terms[tid])

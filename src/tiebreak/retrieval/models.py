@@ -8,8 +8,8 @@ by score descending, then docno descending in byte order -- trec_eval's order, s
 this order is evaluated in file order.
 
 Scoring is term-at-a-time in numba: each query term's postings are added into a dense float64
-accumulator, the touched documents are remembered in a list, and a bounded min-heap of size ``k``
-selects the top documents from the touched ones only (no sort or argpartition over all N). The
+accumulator, the touched documents are remembered in a list, and the top ``k`` are selected from
+the touched ones only (a partition plus a sort of the candidates; nothing is done over all N). The
 scratch arrays live on the index object, so an :class:`~tiebreak.index.Index` must not be searched
 from two threads at once.
 
@@ -73,77 +73,65 @@ def _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, d
 
 
 @njit(cache=True)
-def _worse(s1, r1, s2, r2):
-    # trec_eval order: higher score first, then higher docno (byte order) first
-    return s1 < s2 or (s1 == s2 and r1 < r2)
-
-
-@njit(cache=True)
-def _sift_down(hs, hr, hd, i, m):
-    while True:
-        l = 2 * i + 1
-        if l >= m:
-            return
-        c = l
-        r = l + 1
-        if r < m and _worse(hs[r], hr[r], hs[l], hr[l]):
-            c = r
-        if _worse(hs[c], hr[c], hs[i], hr[i]):
-            hs[i], hs[c] = hs[c], hs[i]
-            hr[i], hr[c] = hr[c], hr[i]
-            hd[i], hd[c] = hd[c], hd[i]
-            i = c
-        else:
-            return
-
-
-@njit(cache=True)
 def _topk_touched(acc, seen, touched, n, rank, k):
-    """Top k of the n touched documents (sorted best first); resets acc/seen for them."""
-    m = min(k, n)
-    hs = np.empty(m, np.float64)
-    hr = np.empty(m, np.int32)
-    hd = np.empty(m, np.int32)
-    size = 0
+    """Top k of the n touched documents, best first in trec_eval order (score descending, then
+    docno rank descending); resets acc/seen for them. Selection: a partition finds the k-th
+    largest score, every document scoring at least that is a candidate (so ties at the cut are
+    all kept), and only the candidates are sorted."""
+    s = np.empty(n, np.float64)
     for i in range(n):
         d = touched[i]
-        s = acc[d]
-        r = rank[d]
+        s[i] = acc[d]
         acc[d] = 0.0
         seen[d] = False
-        if size < m:
-            # sift up
-            j = size
-            hs[j] = s
-            hr[j] = r
-            hd[j] = d
-            size += 1
-            while j > 0:
-                p = (j - 1) // 2
-                if _worse(hs[j], hr[j], hs[p], hr[p]):
-                    hs[j], hs[p] = hs[p], hs[j]
-                    hr[j], hr[p] = hr[p], hr[j]
-                    hd[j], hd[p] = hd[p], hd[j]
-                    j = p
-                else:
-                    break
-        elif m > 0 and _worse(hs[0], hr[0], s, r):
-            hs[0] = s
-            hr[0] = r
-            hd[0] = d
-            _sift_down(hs, hr, hd, 0, m)
-    out_d = np.empty(m, np.int32)
-    out_s = np.empty(m, np.float64)
-    for i in range(m - 1, -1, -1):
-        out_d[i] = hd[0]
-        out_s[i] = hs[0]
-        last = size - 1
-        hs[0] = hs[last]
-        hr[0] = hr[last]
-        hd[0] = hd[last]
-        size -= 1
-        _sift_down(hs, hr, hd, 0, size)
+    if n > k:
+        thr = np.partition(s, n - k)[n - k]
+        m = 0
+        for i in range(n):
+            if s[i] >= thr:
+                m += 1
+        cand = np.empty(m, np.int64)
+        j = 0
+        for i in range(n):
+            if s[i] >= thr:
+                cand[j] = i
+                j += 1
+    else:
+        cand = np.arange(n)
+    m = cand.size
+    # order by docno rank descending, then a stable sort by score descending
+    r = np.empty(m, np.int64)
+    for i in range(m):
+        r[i] = -np.int64(rank[touched[cand[i]]])
+    o1 = np.argsort(r)
+    neg = np.empty(m, np.float64)
+    for i in range(m):
+        neg[i] = -s[cand[o1[i]]]
+    o2 = np.argsort(neg, kind="mergesort")
+    kk = min(k, m)
+    out_d = np.empty(kk, np.int32)
+    out_s = np.empty(kk, np.float64)
+    for i in range(kk):
+        c = cand[o1[o2[i]]]
+        out_d[i] = touched[c]
+        out_s[i] = s[c]
     return out_d, out_s
+
+
+@njit(cache=True)
+def _bm25_topk(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen, touched, rank,
+               k):
+    n = _bm25_accumulate(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen,
+                         touched)
+    return _topk_touched(acc, seen, touched, n, rank, k)
+
+
+@njit(cache=True)
+def _ql_topk(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc, seen,
+             touched, rank, k):
+    n = _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq,
+                       acc, seen, touched)
+    return _topk_touched(acc, seen, touched, n, rank, k)
 
 
 # ---------------------------------------------------------------- helpers
@@ -268,8 +256,7 @@ def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
             np.full(index.num_docs, k1 * (1.0 - b))
     acc, seen, touched, rank = _scratch(index)
     pp, pd, pt = _flat(index)
-    n = _bm25_accumulate(pp, pd, pt, tids, w, index._cache[key], k1, acc, seen, touched)
-    return _topk_touched(acc, seen, touched, n, rank, k)
+    return _bm25_topk(pp, pd, pt, tids, w, index._cache[key], k1, acc, seen, touched, rank, k)
 
 
 def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
@@ -291,9 +278,8 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarra
     acc, seen, touched, rank = _scratch(index)
     pp, pd, pt = _flat(index)
     cf = np.asarray(index.cf)
-    n = _ql_accumulate(pp, pd, pt, tids, qtf, cf, float(index.collection_length), mu,
-                       np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched)
-    return _topk_touched(acc, seen, touched, n, rank, k)
+    return _ql_topk(pp, pd, pt, tids, qtf, cf, float(index.collection_length), mu,
+                    np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched, rank, k)
 
 
 def _lazy(name: str) -> Callable:
