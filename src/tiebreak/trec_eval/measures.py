@@ -672,7 +672,7 @@ MEASURES += [
       RPREC_MULTS, jg=True, linear=False),
     M("rbp", "rank-biased precision, p=0.9 (gains rescaled to [0,1])", k_rbp, "pairs", ()),
     M("rbp_resid", "RBP residual, trec_eval 10 definition (0 when nothing is unjudged)",
-      k_rbp_resid),
+      k_rbp_resid, linear=False),
     M("unj", "fraction of unjudged documents in the top k", k_unj, "long_cuts", (5, 10, 20)),
 ]
 del M
