@@ -5,9 +5,9 @@ numbers, in one process:
 
 * pytrec-eval-terrier: ``parse_qrel`` / ``parse_run`` on the text, one ``RelevanceEvaluator``
   over ``pytrec_eval.supported_measures`` built once, ``evaluate(run)`` per run;
-* tiebreak: ``tiebreak.trec_eval.main(["-q", "-m", "all_trec", qrels, run1, ..., run143])``
-  (trec_eval's exact per-topic text for every run, written to a buffer), single process, and
-  the same split over two worker processes (``--jobs 2``, tiebreak's default on this machine).
+* tiebreak: ``tiebreak.trec_eval.main(["-q", "-m", "all_trec", "--jobs", J, qrels, run1, ...,
+  run143])`` (trec_eval's exact per-topic text for every run, written to a buffer), with one
+  process and with two (``--jobs 2``, the default on this 2-core machine).
 
 The ratio tiebreak / pytrec_eval is printed; the target is <= 0.5.
 
@@ -24,7 +24,6 @@ import io
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,23 +52,16 @@ def pytrec(qrels_path: Path, runs: list[Path]) -> int:
     return n
 
 
-def tiebreak_chunk(args) -> int:
+def tiebreak(qrels_path: Path, runs: list[Path], jobs: int) -> int:
+    """One ``tiebreak trec_eval`` invocation over every run (``--jobs``: worker processes)."""
     from tiebreak.trec_eval import main
 
-    qrels_path, runs = args
     out, err = io.StringIO(), io.StringIO()
-    rc = main(["-q", "-m", "all_trec", str(qrels_path), *map(str, runs)], out, err)
+    rc = main(["-q", "-m", "all_trec", "--jobs", str(jobs), str(qrels_path),
+               *map(str, runs)], out, err)
     if rc:
         raise SystemExit(err.getvalue())
     return out.getvalue().count("\n")
-
-
-def tiebreak(qrels_path: Path, runs: list[Path], jobs: int) -> int:
-    if jobs == 1:
-        return tiebreak_chunk((qrels_path, runs))
-    chunks = [runs[i::jobs] for i in range(jobs)]
-    with ProcessPoolExecutor(jobs) as ex:
-        return sum(ex.map(tiebreak_chunk, [(qrels_path, c) for c in chunks]))
 
 
 def best(fn, repeat: int):

@@ -466,6 +466,7 @@ tiebreak additions:
  --score-precision P  float64 (trec_eval 10) or float32 (trec_eval <= 9.0.8, pytrec_eval)
  --strict             a qrels topic without results is an error (default: skipped, warned)
  --samples N, --seed S  sampling for --regime expected (default 1000, 0)
+ --jobs N             worker processes when several results files are given (default: CPUs)
 
 Measures (trec_eval 10.0 order):
 """
@@ -475,6 +476,56 @@ def _help_text() -> str:
     from .measures import MEASURES
 
     return HELP + "".join(f"  {m.name:<24}{m.doc}\n" for m in MEASURES)
+
+
+def _cpus() -> int:
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1
+
+
+_SHARED: tuple | None = None
+
+
+def _work(path):
+    import io
+
+    rel, opts, reqs, qrels, zs = _SHARED
+    e = io.StringIO()
+    try:
+        return evaluate_file(rel, path, opts, reqs, qrels, zs, e), e.getvalue()
+    except (TrecEvalError, InputError) as ex:
+        return ex, e.getvalue()
+
+
+def _parallel(rel, runs, opts, reqs, qrels, zs, jobs):
+    """Evaluate results files in forked worker processes; yields (text, stderr) in order."""
+    import multiprocessing as mp
+
+    global _SHARED
+    if "fork" not in mp.get_all_start_methods():  # pragma: no cover
+        for p in runs:
+            yield _work_inline(rel, p, opts, reqs, qrels, zs)
+        return
+    _SHARED = (rel, opts, reqs, qrels, zs)
+    try:
+        with mp.get_context("fork").Pool(min(jobs, len(runs))) as pool:
+            for text, msgs in pool.imap(_work, runs):
+                if isinstance(text, Exception):
+                    raise text
+                yield text, msgs
+    finally:
+        _SHARED = None
+
+
+def _work_inline(rel, path, opts, reqs, qrels, zs):  # pragma: no cover
+    import io
+
+    e = io.StringIO()
+    return evaluate_file(rel, path, opts, reqs, qrels, zs, e), e.getvalue()
 
 
 def main(argv: list[str], out=None, err=None) -> int:
@@ -497,8 +548,15 @@ def main(argv: list[str], out=None, err=None) -> int:
         zs = read_zscores(opts.zscore_file) if opts.zscore_file else None
         rel = opts.files[0]
         qrels = read_qrels(rel) if opts.rel_format == "qrels" else None
-        for path in opts.files[1:]:
-            out.write(evaluate_file(rel, path, opts, reqs, qrels, zs, err))
+        runs = opts.files[1:]
+        jobs = opts.jobs if opts.jobs is not None else min(len(runs), _cpus())
+        if jobs > 1 and len(runs) > 1 and "-" not in runs:
+            for text, msgs in _parallel(rel, runs, opts, reqs, qrels, zs, jobs):
+                err.write(msgs)
+                out.write(text)
+        else:
+            for path in runs:
+                out.write(evaluate_file(rel, path, opts, reqs, qrels, zs, err))
         return 0
     except TrecEvalError as e:
         err.write(str(e).rstrip("\n") + "\n")

@@ -3,7 +3,7 @@
 Short options ``hvqm:cl:nD:JN:M:R:T:oZ:`` (clustered or separate, arguments attached or next),
 the matching long options (unique prefixes accepted), GNU argument permutation, ``--`` to end
 the options and ``-`` as a file name (standard input). tiebreak adds long options of its own:
-``--regime``, ``--score-precision``, ``--strict``, ``--samples``, ``--seed``.
+``--regime``, ``--score-precision``, ``--strict``, ``--samples``, ``--seed``, ``--jobs``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ LONG = {
     # tiebreak extensions
     "regime": ("regime", True), "score-precision": ("score-precision", True),
     "strict": ("strict", False), "samples": ("samples", True), "seed": ("seed", True),
+    "jobs": ("jobs", True),
 }
 
 
@@ -59,6 +60,7 @@ class Options:
     strict: bool = False
     samples: int = 1000
     seed: int = 0
+    jobs: int | None = None
     files: list[str] = field(default_factory=list)
 
 
@@ -168,3 +170,5 @@ def _apply(o: Options, key: str, val: str | None) -> None:
         o.samples = max(_atol(val), 1)
     elif key == "seed":
         o.seed = _atol(val)
+    elif key == "jobs":
+        o.jobs = max(_atol(val), 1)
