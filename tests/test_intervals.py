@@ -159,7 +159,7 @@ def test_lps_over_cdf_equals_lps_if_all():
             ref = iv.lps_if_all(pos, pairs_only=pairs)
             cap = len(ref) + 1
             b = [np.zeros(cap, np.int64)] + [np.zeros(cap, np.int32) for _ in range(4)]
-            n = iv.lps_cdf_all_kernel(cdf.pos, cdf.term, k, pairs, *b)
+            n = iv.lps_cdf_all_kernel(cdf.pos, cdf.term, np.empty(k, np.int64), pairs, *b)
             assert n == len(ref)
             assert np.array_equal(b[0][:n], ref.mask)
             assert np.array_equal(b[1][:n], ref.start) and np.array_equal(b[2][:n], ref.end)

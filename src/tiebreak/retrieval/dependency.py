@@ -94,19 +94,19 @@ def _arrays(index):
         np.asarray(index.doclen, np.int32),
         np.asarray(rank, np.int64),
     )
+    arrs = arrs + (int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1)),)
     if cache is not None:
         cache["dep_arrays"] = arrs
     return arrs
 
 
-def _method(index, tids, method: str, all_subqueries: bool) -> bool:
-    """True for EPS-CDF-A, False for LPS-IF-A (Algorithm 3 over the CDF)."""
+def _method(index, df, cf, method: str, all_subqueries: bool) -> bool:
+    """True for EPS-CDF-A, False for LPS-IF-A (Algorithm 3 over the CDF). ``df``/``cf``: lists
+    of the query terms' statistics."""
     if method == "auto":
-        df = np.asarray(index.df)[tids].astype(np.float64)
-        cf = np.asarray(index.cf)[tids].astype(np.float64)
         # mean term density of the candidates, estimated from term statistics
-        denom = max(index.avgdl * min(float(index.num_docs), df.sum()), 1.0)
-        method = choose_method(len(tids), cf.sum() / denom, all_subqueries)
+        denom = max(index.avgdl * min(float(index.num_docs), float(sum(df))), 1.0)
+        method = choose_method(len(df), sum(cf) / denom, all_subqueries)
     if method in ("eps", "eps_cdf_all"):
         return True
     if method in ("lps", "lps_if_all"):
@@ -225,7 +225,7 @@ def _grow(a, need):
 
 @jit
 def _score_query(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank,
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
     tids, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
@@ -248,10 +248,8 @@ def _score_query(
     for j in range(k):
         cur[j] = post_ptr[tids[j]]
         stop[j] = post_ptr[tids[j] + 1]
-    maxdl = 1
-    for d in range(len(doclen)):
-        if doclen[d] > maxdl:
-            maxdl = doclen[d]
+    mcur = np.empty(k, np.int64)
+    latest = np.empty(k, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
     cap = 1024
@@ -291,8 +289,10 @@ def _score_query(
         Kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
         bm25 = 0.0
         nt = 0
+        present = 0
         for j in range(k):
             if cur[j] < stop[j] and post_docid[cur[j]] == d:
+                present += 1
                 p = cur[j]
                 starts[j] = pos_ptr[p]
                 ends[j] = pos_ptr[p + 1]
@@ -308,38 +308,37 @@ def _score_query(
             else:
                 starts[j] = 0
                 ends[j] = 0
-        T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term)
-        cp = cdf_pos[:T]
-        ct = cdf_term[:T]
-        # exact phrases (contiguous subqueries in query order, adjacent positions)
-        if max_phrase >= 2:
-            for e in range(T):
-                i = ct[e]
-                m = 1
-                while (m < max_phrase and e + m < T and ct[e + m] == i + m
-                       and cp[e + m] == cp[e] + m):  # fmt: skip
-                    m += 1
-                for L in range(2, m + 1):
-                    s = ph_slot[i, L]
-                    if s < 0:
-                        continue
-                    if stamp[s] != dno:
-                        stamp[s] = dno
-                        acc[s] = 0.0
-                        touched[nt] = s
-                        nt += 1
-                    acc[s] += slot_inc[s]
-        # unordered subqueries: optimal intervals, length filter, greedy non-overlap
-        present = 0
-        for j in range(k):
-            if ends[j] > starts[j]:
-                present += 1
+        # a document with fewer than two query terms has no phrase and no interval
         if present >= 2:
+            T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term, mcur)
+            cp = cdf_pos[:T]
+            ct = cdf_term[:T]
+            # exact phrases (contiguous subqueries in query order, adjacent positions)
+            if max_phrase >= 2:
+                for e in range(T):
+                    i = ct[e]
+                    m = 1
+                    while (m < max_phrase and e + m < T and ct[e + m] == i + m
+                           and cp[e + m] == cp[e] + m):  # fmt: skip
+                        m += 1
+                    for L in range(2, m + 1):
+                        s = ph_slot[i, L]
+                        if s < 0:
+                            continue
+                        if stamp[s] != dno:
+                            stamp[s] = dno
+                            acc[s] = 0.0
+                            touched[nt] = s
+                            nt += 1
+                        acc[s] += slot_inc[s]
+            # unordered subqueries: optimal intervals, length filter, greedy non-overlap
             while True:
                 if use_eps:
                     n = eps_cdf_all_kernel(cp, ct, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
                 else:
-                    n = lps_cdf_all_kernel(cp, ct, k, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
+                    n = lps_cdf_all_kernel(
+                        cp, ct, latest, pairs_only, em_mask, em_l, em_r, em_ls, em_rs
+                    )
                 if n <= len(em_mask):
                     break
                 em_mask = np.empty(2 * n, np.int64)
@@ -378,7 +377,8 @@ def _score_query(
                 if S > 0.0:
                     prox += S * (1.0 + k1) / (S + Kd)
             score = (1.0 - lam) * bm25 + lam * prox
-            hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+            if hsize < kk or _heap_worse(hs[0], hr[0], score, rank[d]):
+                hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
         else:
             if ncand + 1 >= len(c_doc):
                 c_doc = _grow(c_doc, ncand + 2)
@@ -417,7 +417,8 @@ def _score_query(
                 s = c_slot[t]
                 if bg[s] > 0:
                     score += slot_gw[s] * (math.log(c_cnt[t] + bg[s]) - lbg[s])
-            hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+            if hsize < kk or _heap_worse(hs[0], hr[0], score, rank[d]):
+                hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
     return _heap_sorted(hs, hr, hd, hsize)
 
 
@@ -428,9 +429,9 @@ def _score_query(
 
 def _run(index, tids, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
          ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
-    pp, pd, pt, qp, pos, dl, rank = _arrays(index)
+    pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)
     return _score_query(
-        pp, pd, pt, qp, pos, dl, rank,
+        pp, pd, pt, qp, pos, dl, rank, maxdl,
         tids, int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(index.avgdl), float(lam),
@@ -438,9 +439,40 @@ def _run(index, tids, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_su
     )  # fmt: skip
 
 
+def _subset_sums(values) -> np.ndarray:
+    """(2^k,) float64: sum of ``values[i]`` over the bits i of each mask (popcount for ones)."""
+    out = np.zeros(1 << len(values))
+    for i, v in enumerate(values):
+        out[1 << i : 2 << i] = out[: 1 << i] + v
+    return out
+
+
+def _slot_tables(nq: int, pairs_only: bool, first: int):
+    """(slot_of_mask, pair_slot). Pair models (adjacent pairs only) look a slot up by the
+    (left, right) end terms of an interval: pair ``(i, i+1)`` -> slot ``first + i``. The others
+    use the bitmask itself: subquery ``m`` -> slot ``first + m`` (popcount >= 2, else -1)."""
+    if pairs_only:
+        pair = np.full((nq, nq), -1, np.int32)
+        for i in range(nq - 1):
+            pair[i, i + 1] = pair[i + 1, i] = first + i
+        return np.full(1, -1, np.int32), pair
+    pop = _subset_sums([1.0] * nq)
+    by_mask = np.where(pop >= 2, first + np.arange(1 << nq), -1).astype(np.int32)
+    return by_mask, np.full((1, 1), -1, np.int32)
+
+
+def _phrase_table(nq: int, max_len: int, first: int):
+    """ph_slot (nq, nq+1) int32: contiguous sub-sequence (start i, length L) -> slot, numbered
+    from ``first`` in the order of :func:`_contiguous`; returns (table, list of (i, L))."""
+    phrases = _contiguous(nq, max_len)
+    table = np.full((nq, nq + 1), -1, np.int32)
+    for j, (i, L) in enumerate(phrases):
+        table[i, L] = first + j
+    return table, phrases
+
+
 def _check_k(k) -> int:
-    k = int(k)
-    return k
+    return int(k)
 
 
 def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
@@ -448,60 +480,51 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
         raise ValueError("lam must be in [0, 1]")
     if k1 < 0 or not 0.0 <= b <= 1.0:
         raise ValueError("k1 must be >= 0 and b in [0, 1]")
+    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
+        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
     k = _check_k(k)
     tids, qtf = query_plan(index, query_terms)
     nq = len(tids)
     if nq == 0 or k <= 0 or index.num_docs == 0:
         return _empty()
-    limit = MAX_TERMS if variant == "l2p" else MAX_ALL_TERMS
+    pairs_only = variant == "l2p"
+    limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
     if nq > limit:
         raise ValueError(f"{variant}: at most {limit} distinct query terms, got {nq}")
     N = float(index.num_docs)
-    w = np.log(N / np.asarray(index.df)[tids].astype(np.float64))
-    mw = np.minimum(w, 1.0)
-    pairs_only = variant == "l2p"
-    # unordered subqueries -> slots
+    df = index.df[tids].tolist()
+    wl = [math.log(N / f) for f in df]
+    mw = [min(x, 1.0) for x in wl]
+    w = np.array(wl)
+    # unordered slots
     if pairs_only:
-        masks = [(1 << i) | (1 << (i + 1)) for i in range(nq - 1)]
+        n_u = max(nq - 1, 0)
+        u_sumw = np.array([mw[i] + mw[i + 1] for i in range(n_u)])
+        u_maxlen = np.full(n_u, _NOLIMIT, np.int32)
     else:
-        masks = [m for m in range(1 << nq) if _popcount(m) >= 2]
-    phrases = _contiguous(nq, 2 if pairs_only else nq)
-    nslot = len(masks) + len(phrases)
-    tables = _slot_tables(nq, masks, pairs_only, 0)
-    slot_maxlen = np.full(nslot, _NOLIMIT, np.int32)
-    slot_sumw = np.zeros(nslot, np.float64)
-    slot_inc = np.zeros(nslot, np.float64)
-    for s, m in enumerate(masks):
-        terms = [i for i in range(nq) if (m >> i) & 1]
-        slot_sumw[s] = mw[terms].sum()
+        n_u = 1 << nq
+        u_sumw = _subset_sums(mw)
+        u_maxlen = np.full(n_u, _NOLIMIT, np.int32)
         if variant == "lkpf":
-            slot_maxlen[s] = WINDOW_PER_TERM * len(terms)
-    ph_slot = np.full((nq, nq + 1), -1, np.int32)
-    for j, (i, L) in enumerate(phrases):
-        s = len(masks) + j
-        ph_slot[i, L] = s
-        sw = mw[i : i + L].sum()
-        # Eq. 4.1 with |I| = |Q'|: the same score for every occurrence
-        slot_inc[s] = w[i] * w[i + L - 1] * (sw / L) ** 2 if sw > 0 else 0.0
-    use_eps = _method(index, tids, method, not pairs_only)
+            u_maxlen = (WINDOW_PER_TERM * _subset_sums([1.0] * nq)).astype(np.int32)
+    tables = _slot_tables(nq, pairs_only, 0)
+    ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, n_u)
+    # phrase slots: Eq. 4.1 with |I| = |Q'|, the same score for every occurrence
+    p_inc = []
+    for i, L in phrases:
+        sw = sum(mw[i : i + L])
+        p_inc.append(wl[i] * wl[i + L - 1] * (sw / L) ** 2 if sw > 0 else 0.0)
+    n_p = len(phrases)
+    slot_maxlen = np.concatenate([u_maxlen, np.full(n_p, _NOLIMIT, np.int32)])
+    slot_sumw = np.concatenate([u_sumw, np.zeros(n_p)])
+    slot_inc = np.concatenate([np.zeros(n_u), np.array(p_inc, np.float64)])
+    use_eps = _method(index, df, index.cf[tids].tolist(), method, not pairs_only)
     return _run(index, tids, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
                 ph_slot, 2 if pairs_only else nq, slot_inc, w, qtf, k1, b, lam,
-                np.zeros(nslot), np.zeros(1), MU)  # fmt: skip
+                _ZERO1, _ZERO1, MU)  # fmt: skip
 
 
-def _slot_tables(nq: int, masks, pairs_only: bool, first: int):
-    """(slot_of_mask, pair_slot): slot ``first + j`` for ``masks[j]``. Pair models look slots up
-    by the (left, right) end terms of an interval, others by the subquery bitmask (2^nq table)."""
-    if pairs_only:
-        pair = np.full((nq, nq), -1, np.int32)
-        for j, m in enumerate(masks):
-            a, c = (i for i in range(nq) if (m >> i) & 1)
-            pair[a, c] = pair[c, a] = first + j
-        return np.full(1, -1, np.int32), pair
-    by_mask = np.full(1 << nq, -1, np.int32)
-    for j, m in enumerate(masks):
-        by_mask[m] = first + j
-    return by_mask, np.full((1, 1), -1, np.int32)
+_ZERO1 = np.zeros(1)
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
@@ -553,6 +576,8 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
         raise ValueError("mu must be > 0")
     if min(lt, lo, lu) < 0:
         raise ValueError("weights must be >= 0")
+    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
+        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
     k = _check_k(k)
     tids, qtf = query_plan(index, query_terms)
     nq = len(tids)
@@ -560,36 +585,32 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
         return _empty()
     limit = MAX_ALL_TERMS if full else MAX_TERMS
     if nq > limit:
-        raise ValueError(
-            f"{'fdm' if full else 'sdm'}: at most {limit} distinct query terms, got {nq}"
-        )
+        raise ValueError(f"{'fdm' if full else 'sdm'}: at most {limit} distinct query terms, "
+                         f"got {nq}")  # fmt: skip
+    # slots: [0, nq) unigrams, then ordered (#1) features, then unordered (#uwN) features
+    ph_slot, phrases = _phrase_table(nq, nq if full else 2, nq)
+    n_o = len(phrases)
+    first_u = nq + n_o
+    tables = _slot_tables(nq, not full, first_u)
     if full:
-        masks = [m for m in range(1 << nq) if _popcount(m) >= 2]
-        phrases = _contiguous(nq, nq)
+        pop = _subset_sums([1.0] * nq)
+        n_u_slots = 1 << nq  # slot first_u + m for mask m (popcount < 2 unused)
+        n_u = (1 << nq) - nq - 1
+        u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
+        u_gw = np.where(pop >= 2, lu / max(n_u, 1), 0.0)
     else:
-        masks = [(1 << i) | (1 << (i + 1)) for i in range(nq - 1)]
-        phrases = _contiguous(nq, 2)
-    n_o, n_u = len(phrases), len(masks)
-    tables = _slot_tables(nq, masks, not full, nq + n_o)
-    nslot = nq + n_o + n_u
-    slot_maxlen = np.full(nslot, _NOLIMIT, np.int32)
-    slot_gw = np.zeros(nslot, np.float64)
-    slot_inc = np.ones(nslot, np.float64)
+        n_u = n_u_slots = max(nq - 1, 0)
+        u_maxlen = np.full(n_u, int(window), np.int32)
+        u_gw = np.full(n_u, lu / max(n_u, 1))
     # Indri #combine semantics: each group's weight is shared by its children
-    slot_gw[:nq] = lt * qtf / qtf.sum()
-    ph_slot = np.full((nq, nq + 1), -1, np.int32)
-    for j, (i, L) in enumerate(phrases):
-        ph_slot[i, L] = nq + j
-        slot_gw[nq + j] = lo / n_o
-    for j, m in enumerate(masks):
-        s = nq + n_o + j
-        slot_gw[s] = lu / n_u
-        slot_maxlen[s] = (WINDOW_PER_TERM * _popcount(m)) if full else int(window)
-    uni_cf = np.zeros(nslot, np.float64)
-    uni_cf[:nq] = np.asarray(index.cf)[tids]
-    use_eps = _method(index, tids, method, full)
+    slot_gw = np.concatenate([lt * qtf / qtf.sum(), np.full(n_o, lo / max(n_o, 1)), u_gw])
+    slot_maxlen = np.concatenate([np.full(nq + n_o, _NOLIMIT, np.int32), u_maxlen])
+    nslot = nq + n_o + n_u_slots
+    uni_cf = np.zeros(nslot)
+    uni_cf[:nq] = index.cf[tids]
+    use_eps = _method(index, index.df[tids].tolist(), uni_cf[:nq].tolist(), method, full)
     return _run(index, tids, k, 1, use_eps, not full, tables, slot_maxlen,
-                np.zeros(nslot), ph_slot, nq if full else 2, slot_inc, np.zeros(nq), qtf,
+                np.zeros(nslot), ph_slot, nq if full else 2, np.ones(nslot), np.zeros(nq), qtf,
                 K1, B, 0.0, slot_gw, uni_cf, mu)  # fmt: skip
 
 

@@ -170,12 +170,13 @@ def _flatten(pos_lists):
 
 
 @jit
-def merge_cdf_kernel(pos, starts, ends, out_pos, out_term):
+def merge_cdf_kernel(pos, starts, ends, out_pos, out_term, cur):
     """k-way merge of ``pos[starts[j]:ends[j]]`` (j = local term) into a CDF. Linear argmin over
     the k cursors (cheaper than a heap for the short queries of interest): O(T k).
-    Returns T, the number of occurrences written to ``out_pos`` / ``out_term``."""
+    ``cur`` (k,) int64 is scratch space. Returns T, the number of occurrences written to
+    ``out_pos`` / ``out_term``."""
     k = len(starts)
-    cur = starts.copy()
+    cur[:] = starts
     n = 0
     while True:
         best = -1
@@ -350,12 +351,16 @@ def lps_if_all_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out
 
 
 @jit
-def lps_cdf_all_kernel(cdf_pos, cdf_term, k, pairs_only, out_mask, out_l, out_r, out_ls, out_rs):
+def lps_cdf_all_kernel(
+    cdf_pos, cdf_term, latest, pairs_only, out_mask, out_l, out_r, out_ls, out_rs
+):
     """Algorithm 3's emission rule driven by a prebuilt CDF instead of an on-the-fly merge:
     same output, same order as :func:`lps_if_all_kernel` (used by the fused model kernels,
-    which build the CDF anyway for phrase matching). ``k``: number of local term ids."""
+    which build the CDF anyway for phrase matching). ``latest`` (k,) int64 is scratch space,
+    k = number of local term ids."""
     cap = len(out_mask)
-    latest = np.full(k, -1, np.int64)
+    k = len(latest)
+    latest[:] = -1
     n = 0
     for e in range(len(cdf_pos)):
         rs = cdf_term[e]
@@ -446,7 +451,7 @@ def build_cdf(pos_lists) -> CDF:
     flat, starts, ends = _flatten(pl)
     out_pos = np.empty(len(flat), np.int32)
     out_term = np.empty(len(flat), np.int32)
-    n = merge_cdf_kernel(flat, starts, ends, out_pos, out_term)
+    n = merge_cdf_kernel(flat, starts, ends, out_pos, out_term, np.empty(len(pl), np.int64))
     return CDF(out_pos[:n], out_term[:n])
 
 

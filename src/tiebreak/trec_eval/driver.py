@@ -59,9 +59,9 @@ def _prepare(run, qrels, opts: Options, qids_wanted: list[str]) -> Prepared:
     J = judge(run, qrels, opts.score_precision)
     O = orderings(J)
     tindex = qrels.topic_index
-    run_topics = set(np.unique(J.qtopic).tolist())
+    has = np.bincount(J.qtopic, minlength=J.n_topics) > 0
     ids = np.array([tindex[q] for q in qids_wanted], np.int64)
-    bogus = np.array([i not in run_topics for i in ids], bool)
+    bogus = ~has[ids] if len(ids) else np.zeros(0, bool)
     return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), opts.level, opts.max_docs,
                     opts.judged_only)
 
@@ -315,6 +315,7 @@ def evaluate_file(rel_path, run_path, opts: Options, reqs, qrels=None, zs=None,
                   err=sys.stderr) -> str:
     """Evaluate one results file; returns trec_eval's output text."""
     run = read_run(run_path)
+    _warn(run, err)
     runid = run.tags[0] if getattr(run, "tags", None) else run.name
     if opts.rel_format in ("prefs", "qrels_prefs"):
         return _evaluate_prefs(rel_path, run, opts, reqs, runid, zs, err)
@@ -478,6 +479,13 @@ def _help_text() -> str:
     return HELP + "".join(f"  {m.name:<24}{m.doc}\n" for m in MEASURES)
 
 
+def _warn(obj, err) -> None:
+    """Input warnings of a qrels or run (counted by the readers) on stderr, never stdout."""
+    src = getattr(obj, "source", None) or getattr(obj, "name", "")
+    for what, n in (getattr(obj, "warnings", None) or {}).items():
+        print(f"tiebreak trec_eval: warning: {src}: {what}: {n}", file=err)
+
+
 def _cpus() -> int:
     import os
 
@@ -548,6 +556,8 @@ def main(argv: list[str], out=None, err=None) -> int:
         zs = read_zscores(opts.zscore_file) if opts.zscore_file else None
         rel = opts.files[0]
         qrels = read_qrels(rel) if opts.rel_format == "qrels" else None
+        if qrels is not None:
+            _warn(qrels, err)
         runs = opts.files[1:]
         jobs = opts.jobs if opts.jobs is not None else min(len(runs), _cpus())
         if jobs > 1 and len(runs) > 1 and "-" not in runs:
