@@ -85,8 +85,12 @@ def compute(P: Prepared, reqs: list[Requested], opts: Options, ctx: Context):
     if regime != "expected":
         order = {"lower": "realistic", "upper": "optimistic"}.get(regime, regime)
         R = deterministic_ranked(P, order)
+        memo: dict = {}  # gm_map / gm_bpref share map / bpref's kernel
         for r in std:
-            _assign(out, r, r.m.compute(R, r.values, ctx))
+            key = (r.m.compute, r.values)
+            if key not in memo:
+                memo[key] = r.m.compute(R, r.values, ctx)
+            _assign(out, r, memo[key])
         return out, notes
     Rf, _ = expected_ranked(P)
     cut = opts.max_docs
