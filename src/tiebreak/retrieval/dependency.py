@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
@@ -94,9 +95,23 @@ def _arrays(index):
         np.asarray(index.doclen, np.int32),
         np.asarray(rank, np.int64),
     )
-    arrs = arrs + (int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1)),)
+    maxdl = int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1))
+    arrs = arrs + (maxdl, np.asarray(index.df), np.asarray(index.cf))
     if cache is not None:
         cache["dep_arrays"] = arrs
+    return arrs
+
+
+def _scratch(index):
+    """(N,) scratch arrays of the kernel, kept on the index (like the bag-of-words models do,
+    an index must therefore not be searched from two threads at once)."""
+    cache = getattr(index, "_cache", None)
+    if cache is not None and "dep_scratch" in cache:
+        return cache["dep_scratch"]
+    N = int(index.num_docs)
+    arrs = (np.zeros(N), np.zeros(N, np.int32), np.full(N, -1, np.int32), np.empty(N, np.int32))
+    if cache is not None:
+        cache["dep_scratch"] = arrs
     return arrs
 
 
@@ -132,13 +147,13 @@ def _empty():
 # ---------------------------------------------------------------------------------------------
 
 
-@jit
+@jit(inline=True)
 def _heap_worse(s1, r1, s2, r2):
     # order of the result: higher score first, then higher docno rank first
     return s1 < s2 or (s1 == s2 and r1 < r2)
 
 
-@jit
+@jit(inline=True)
 def _heap_offer(hs, hr, hd, size, s, r, d):
     """Bounded min-heap of the best len(hs) (score, rank, docid); returns the new size."""
     cap = len(hs)
@@ -223,9 +238,84 @@ def _grow(a, need):
     return b
 
 
+@jit(inline=True)
+def _proximity(
+    pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
+    slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
+    stamp, last, acc, touched, dno, em,
+):  # fmt: skip
+    """Proximity features of one document with >= 2 query terms (positions
+    ``pos[starts[j]:ends[j]]``): merge into a CDF, count exact phrases, enumerate the optimal
+    intervals of every subquery (LPS-IF-A or EPS-CDF-A), filter by length, select greedily
+    without overlap per subquery and accumulate per slot (mode 0: Eq. 4.1 scores; mode 1:
+    counts). Returns the number of touched slots (listed in ``touched``) and the emission
+    buffers (grown when needed)."""
+    em_mask, em_l, em_r, em_ls, em_rs = em
+    nt = 0
+    T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term, mcur)
+    cp = cdf_pos[:T]
+    ct = cdf_term[:T]
+    # exact phrases (contiguous subqueries in query order, adjacent positions)
+    if max_phrase >= 2:
+        for e in range(T):
+            i = ct[e]
+            m = 1
+            while m < max_phrase and e + m < T and ct[e + m] == i + m and cp[e + m] == cp[e] + m:
+                m += 1
+            for L in range(2, m + 1):
+                s = ph_slot[i, L]
+                if s < 0:
+                    continue
+                if stamp[s] != dno:
+                    stamp[s] = dno
+                    acc[s] = 0.0
+                    touched[nt] = s
+                    nt += 1
+                acc[s] += slot_inc[s]
+    # unordered subqueries: optimal intervals, length filter, greedy non-overlap
+    while True:
+        if use_eps:
+            n = eps_cdf_all_kernel(cp, ct, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
+        else:
+            n = lps_cdf_all_kernel(cp, ct, latest, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
+        if n <= len(em_mask):
+            break
+        em_mask = np.empty(2 * n, np.int64)
+        em_l = np.empty(2 * n, np.int32)
+        em_r = np.empty(2 * n, np.int32)
+        em_ls = np.empty(2 * n, np.int32)
+        em_rs = np.empty(2 * n, np.int32)
+    for e in range(n):
+        if pairs_only:
+            s = pair_slot[em_ls[e], em_rs[e]]
+        else:
+            s = slot_of_mask[em_mask[e]]
+        if s < 0:
+            continue
+        L = em_r[e] - em_l[e] + 1
+        if L > slot_maxlen[s]:
+            continue
+        if stamp[s] != dno:
+            stamp[s] = dno
+            acc[s] = 0.0
+            last[s] = -1
+            touched[nt] = s
+            nt += 1
+        if em_l[e] <= last[s]:
+            continue
+        last[s] = em_r[e]
+        if mode == 0:
+            q = slot_sumw[s] / L
+            acc[s] += w[em_ls[e]] * w[em_rs[e]] * q * q
+        else:
+            acc[s] += 1.0
+    return nt, (em_mask, em_l, em_r, em_ls, em_rs)
+
+
 @jit
 def _score_query(
     post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched,
     tids, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
@@ -233,31 +323,68 @@ def _score_query(
 ):  # fmt: skip
     """Score every candidate document of one query; return the top ``topk`` (docids, scores).
 
-    mode 0 (Lkp family): slots hold per-subquery sums of Eq. 4.1 scores (unordered slots,
-    ``slot_of_mask``) or of exact-phrase occurrences (phrase slots, ``ph_slot``); the document
-    score is Eq. 4.3. mode 1 (SDM/FDM): slots 0..k-1 are the unigrams, the others window counts;
-    pass 1 stores each candidate's non-zero counts and sums the collection counts, pass 2 scores
-    the Dirichlet potentials and fills the heap.
+    Term-at-a-time over the postings: the unigram part (mode 0: BM25^(2); mode 1: the
+    document-dependent part of the Dirichlet unigram potentials) is added into the dense
+    accumulator ``d_acc``, ``d_cnt`` counts the query terms of each document and a per-document
+    linked list (``d_head``) remembers its postings. Then every touched document with >= 2
+    query terms gets its proximity features (:func:`_proximity`). mode 0 (Lkp family) scores
+    Eq. 4.3 at once; mode 1 (SDM/FDM) first sums the window counts over the collection (pass 1)
+    and then scores the potentials (pass 2). ``d_*`` are (N,) scratch arrays, zero / -1 on entry
+    and left so on exit.
     """
     k = len(tids)
     nslots = len(slot_maxlen)
-    starts = np.empty(k, np.int64)
-    ends = np.empty(k, np.int64)
-    cur = np.empty(k, np.int64)
-    stop = np.empty(k, np.int64)
+    total = 0
     for j in range(k):
-        cur[j] = post_ptr[tids[j]]
-        stop[j] = post_ptr[tids[j] + 1]
+        total += post_ptr[tids[j] + 1] - post_ptr[tids[j]]
+    l_term = np.empty(total, np.int32)
+    l_post = np.empty(total, np.int64)
+    l_next = np.empty(total, np.int32)
+    # unigram constants (mode 1)
+    bg = np.zeros(nslots, np.float64)
+    lbg = np.zeros(nslots, np.float64)
+    for s in range(k):
+        if mode == 1 and uni_cf[s] > 0:
+            bg[s] = mu * uni_cf[s] / coll_len
+            lbg[s] = math.log(bg[s])
+    # term-at-a-time pass
+    nd = 0
+    e = 0
+    for j in range(k):
+        t = tids[j]
+        cw = qw[j] * w[j] * (k1 + 1.0)
+        for p in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[p]
+            if d_cnt[d] == 0:
+                d_touched[nd] = d
+                nd += 1
+            d_cnt[d] += 1
+            l_term[e] = j
+            l_post[e] = p
+            l_next[e] = d_head[d]
+            d_head[d] = e
+            e += 1
+            tf = float(post_tf[p])
+            if mode == 0:
+                Kd = k1 * (1.0 - b + b * doclen[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+                d_acc[d] += cw * tf / (tf + Kd)
+            elif bg[j] > 0:
+                d_acc[d] += slot_gw[j] * (math.log(tf + bg[j]) - lbg[j])
+    # proximity pass over the documents with >= 2 query terms
+    starts = np.zeros(k, np.int64)
+    ends = np.zeros(k, np.int64)
     mcur = np.empty(k, np.int64)
     latest = np.empty(k, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
     cap = 1024
-    em_mask = np.empty(cap, np.int64)
-    em_l = np.empty(cap, np.int32)
-    em_r = np.empty(cap, np.int32)
-    em_ls = np.empty(cap, np.int32)
-    em_rs = np.empty(cap, np.int32)
+    em = (
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+        np.empty(cap, np.int32),
+    )
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
     acc = np.zeros(nslots, np.float64)
@@ -267,142 +394,64 @@ def _score_query(
     hr = np.empty(kk, np.int64)
     hd = np.empty(kk, np.int32)
     hsize = 0
-    # pass-1 store (mode 1)
-    c_doc = np.empty(1024, np.int32)
-    c_ptr = np.zeros(1025, np.int64)
-    c_slot = np.empty(4096, np.int32)
-    c_cnt = np.empty(4096, np.float64)
-    ncand = 0
+    # the documents with >= 2 query terms, in a compact list (keeps the emission buffers out
+    # of the loop over all touched documents, where carrying them costs more than the work)
+    multi = np.empty(nd, np.int32)
+    nm = 0
+    for i in range(nd):
+        d = d_touched[i]
+        d_head[d] = d_head[d] if d_cnt[d] >= 2 else -1
+        if d_cnt[d] >= 2:
+            multi[nm] = d
+            nm += 1
+    # mode 1 store of window counts: per multi-term document, its touched slots and counts
+    c_ptr = np.zeros(nm + 1, np.int64)
+    c_slot = np.empty(1024, np.int32)
+    c_cnt = np.empty(1024, np.float64)
     nstore = 0
     tot = np.zeros(nslots, np.float64)
-    dno = 0
-    while True:
-        d = -1
+    for i in range(nm):
+        d = multi[i]
+        x = d_head[d]
+        while x >= 0:
+            j = l_term[x]
+            starts[j] = pos_ptr[l_post[x]]
+            ends[j] = pos_ptr[l_post[x] + 1]
+            x = l_next[x]
+        d_head[d] = -1
+        nt, em = _proximity(
+            pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps,
+            pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
+            max_phrase, slot_inc, w, stamp, last, acc, touched, i, em,
+        )  # fmt: skip
         for j in range(k):
-            if cur[j] < stop[j]:
-                x = post_docid[cur[j]]
-                if d < 0 or x < d:
-                    d = x
-        if d < 0:
-            break
-        dl = float(doclen[d])
-        Kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-        bm25 = 0.0
-        nt = 0
-        present = 0
-        for j in range(k):
-            if cur[j] < stop[j] and post_docid[cur[j]] == d:
-                present += 1
-                p = cur[j]
-                starts[j] = pos_ptr[p]
-                ends[j] = pos_ptr[p + 1]
-                tf = float(post_tf[p])
-                if mode == 0:
-                    bm25 += qw[j] * w[j] * (k1 + 1.0) * tf / (tf + Kd)
-                else:
-                    stamp[j] = dno
-                    acc[j] = tf
-                    touched[nt] = j
-                    nt += 1
-                cur[j] += 1
-            else:
-                starts[j] = 0
-                ends[j] = 0
-        # a document with fewer than two query terms has no phrase and no interval
-        if present >= 2:
-            T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term, mcur)
-            cp = cdf_pos[:T]
-            ct = cdf_term[:T]
-            # exact phrases (contiguous subqueries in query order, adjacent positions)
-            if max_phrase >= 2:
-                for e in range(T):
-                    i = ct[e]
-                    m = 1
-                    while (m < max_phrase and e + m < T and ct[e + m] == i + m
-                           and cp[e + m] == cp[e] + m):  # fmt: skip
-                        m += 1
-                    for L in range(2, m + 1):
-                        s = ph_slot[i, L]
-                        if s < 0:
-                            continue
-                        if stamp[s] != dno:
-                            stamp[s] = dno
-                            acc[s] = 0.0
-                            touched[nt] = s
-                            nt += 1
-                        acc[s] += slot_inc[s]
-            # unordered subqueries: optimal intervals, length filter, greedy non-overlap
-            while True:
-                if use_eps:
-                    n = eps_cdf_all_kernel(cp, ct, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
-                else:
-                    n = lps_cdf_all_kernel(
-                        cp, ct, latest, pairs_only, em_mask, em_l, em_r, em_ls, em_rs
-                    )
-                if n <= len(em_mask):
-                    break
-                em_mask = np.empty(2 * n, np.int64)
-                em_l = np.empty(2 * n, np.int32)
-                em_r = np.empty(2 * n, np.int32)
-                em_ls = np.empty(2 * n, np.int32)
-                em_rs = np.empty(2 * n, np.int32)
-            for e in range(n):
-                if pairs_only:
-                    s = pair_slot[em_ls[e], em_rs[e]]
-                else:
-                    s = slot_of_mask[em_mask[e]]
-                if s < 0:
-                    continue
-                L = em_r[e] - em_l[e] + 1
-                if L > slot_maxlen[s]:
-                    continue
-                if stamp[s] != dno:
-                    stamp[s] = dno
-                    acc[s] = 0.0
-                    last[s] = -1
-                    touched[nt] = s
-                    nt += 1
-                if em_l[e] <= last[s]:
-                    continue
-                last[s] = em_r[e]
-                if mode == 0:
-                    q = slot_sumw[s] / L
-                    acc[s] += w[em_ls[e]] * w[em_rs[e]] * q * q
-                else:
-                    acc[s] += 1.0
+            starts[j] = 0
+            ends[j] = 0
         if mode == 0:
+            Kd = k1 * (1.0 - b + b * doclen[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
             prox = 0.0
             for t in range(nt):
                 S = acc[touched[t]]
                 if S > 0.0:
                     prox += S * (1.0 + k1) / (S + Kd)
-            score = (1.0 - lam) * bm25 + lam * prox
-            if hsize < kk or _heap_worse(hs[0], hr[0], score, rank[d]):
-                hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+            # final Eq. 4.3 score; d_cnt = -1 marks it final
+            d_acc[d] = (1.0 - lam) * d_acc[d] + lam * prox
+            d_cnt[d] = -1
         else:
-            if ncand + 1 >= len(c_doc):
-                c_doc = _grow(c_doc, ncand + 2)
-                c_ptr = _grow(c_ptr, ncand + 3)
             if nstore + nt > len(c_slot):
                 c_slot = _grow(c_slot, nstore + nt)
                 c_cnt = _grow(c_cnt, nstore + nt)
-            c_doc[ncand] = d
             for t in range(nt):
                 s = touched[t]
                 c_slot[nstore] = s
                 c_cnt[nstore] = acc[s]
                 nstore += 1
-                if s >= k:
-                    tot[s] += acc[s]
-            ncand += 1
-            c_ptr[ncand] = nstore
-        dno += 1
+                tot[s] += acc[s]
+            c_ptr[i + 1] = nstore
+    c0 = 0.0
+    gsum = 0.0
     if mode == 1:
-        # pass 2: Dirichlet potentials with the collection counts of pass 1
-        bg = np.zeros(nslots, np.float64)
-        lbg = np.zeros(nslots, np.float64)
-        c0 = 0.0
-        gsum = 0.0
+        # pass 2: Dirichlet potentials with the collection window counts of pass 1
         for s in range(nslots):
             ts = uni_cf[s] if s < k else tot[s]
             if ts > 0:
@@ -410,15 +459,23 @@ def _score_query(
                 lbg[s] = math.log(bg[s])
                 c0 += slot_gw[s] * lbg[s]
                 gsum += slot_gw[s]
-        for c in range(ncand):
-            d = c_doc[c]
-            score = c0 - gsum * math.log(float(doclen[d]) + mu)
-            for t in range(c_ptr[c], c_ptr[c + 1]):
+        for i in range(nm):
+            d = multi[i]
+            for t in range(c_ptr[i], c_ptr[i + 1]):
                 s = c_slot[t]
                 if bg[s] > 0:
-                    score += slot_gw[s] * (math.log(c_cnt[t] + bg[s]) - lbg[s])
-            if hsize < kk or _heap_worse(hs[0], hr[0], score, rank[d]):
-                hsize = _heap_offer(hs, hr, hd, hsize, score, rank[d], d)
+                    d_acc[d] += slot_gw[s] * (math.log(c_cnt[t] + bg[s]) - lbg[s])
+    for i in range(nd):
+        d = d_touched[i]
+        if mode == 0:
+            score = d_acc[d] if d_cnt[d] < 0 else (1.0 - lam) * d_acc[d]
+        else:
+            score = c0 - gsum * math.log(float(doclen[d]) + mu) + d_acc[d]
+        d_acc[d] = 0.0
+        d_cnt[d] = 0
+        r = rank[d]
+        if hsize < kk or _heap_worse(hs[0], hr[0], score, r):
+            hsize = _heap_offer(hs, hr, hd, hsize, score, r, d)
     return _heap_sorted(hs, hr, hd, hsize)
 
 
@@ -429,9 +486,9 @@ def _score_query(
 
 def _run(index, tids, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
          ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
-    pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)
+    pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)[:8]
     return _score_query(
-        pp, pd, pt, qp, pos, dl, rank, maxdl,
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         tids, int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(index.avgdl), float(lam),
@@ -471,6 +528,24 @@ def _phrase_table(nq: int, max_len: int, first: int):
     return table, phrases
 
 
+@lru_cache(maxsize=256)
+def _structure(nq: int, kind: str):
+    """Query-structure tables that depend only on the number of distinct terms and the model:
+    (slot tables, phrase table, phrases, popcounts or None). Cached; treated as read-only."""
+    pairs_only = kind in ("l2p", "sdm")
+    if kind in ("lkp", "lkpf", "l2p"):
+        n_u = max(nq - 1, 0) if pairs_only else 1 << nq
+        tables = _slot_tables(nq, pairs_only, 0)
+        ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, n_u)
+    else:
+        ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, nq)
+        tables = _slot_tables(nq, pairs_only, nq + len(phrases))
+    pop = None if pairs_only else _subset_sums([1.0] * nq)
+    for a in (*tables, ph_slot) + (() if pop is None else (pop,)):
+        a.flags.writeable = False
+    return tables, ph_slot, phrases, pop
+
+
 def _check_k(k) -> int:
     return int(k)
 
@@ -492,7 +567,7 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
     if nq > limit:
         raise ValueError(f"{variant}: at most {limit} distinct query terms, got {nq}")
     N = float(index.num_docs)
-    df = index.df[tids].tolist()
+    df = _arrays(index)[8][tids].tolist()
     wl = [math.log(N / f) for f in df]
     mw = [min(x, 1.0) for x in wl]
     w = np.array(wl)
@@ -505,10 +580,9 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
         n_u = 1 << nq
         u_sumw = _subset_sums(mw)
         u_maxlen = np.full(n_u, _NOLIMIT, np.int32)
-        if variant == "lkpf":
-            u_maxlen = (WINDOW_PER_TERM * _subset_sums([1.0] * nq)).astype(np.int32)
-    tables = _slot_tables(nq, pairs_only, 0)
-    ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, n_u)
+    tables, ph_slot, phrases, pop = _structure(nq, variant)
+    if variant == "lkpf":
+        u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
     # phrase slots: Eq. 4.1 with |I| = |Q'|, the same score for every occurrence
     p_inc = []
     for i, L in phrases:
@@ -518,7 +592,7 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
     slot_maxlen = np.concatenate([u_maxlen, np.full(n_p, _NOLIMIT, np.int32)])
     slot_sumw = np.concatenate([u_sumw, np.zeros(n_p)])
     slot_inc = np.concatenate([np.zeros(n_u), np.array(p_inc, np.float64)])
-    use_eps = _method(index, df, index.cf[tids].tolist(), method, not pairs_only)
+    use_eps = _method(index, df, _arrays(index)[9][tids].tolist(), method, not pairs_only)
     return _run(index, tids, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
                 ph_slot, 2 if pairs_only else nq, slot_inc, w, qtf, k1, b, lam,
                 _ZERO1, _ZERO1, MU)  # fmt: skip
@@ -588,12 +662,9 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
         raise ValueError(f"{'fdm' if full else 'sdm'}: at most {limit} distinct query terms, "
                          f"got {nq}")  # fmt: skip
     # slots: [0, nq) unigrams, then ordered (#1) features, then unordered (#uwN) features
-    ph_slot, phrases = _phrase_table(nq, nq if full else 2, nq)
+    tables, ph_slot, phrases, pop = _structure(nq, "fdm" if full else "sdm")
     n_o = len(phrases)
-    first_u = nq + n_o
-    tables = _slot_tables(nq, not full, first_u)
     if full:
-        pop = _subset_sums([1.0] * nq)
         n_u_slots = 1 << nq  # slot first_u + m for mask m (popcount < 2 unused)
         n_u = (1 << nq) - nq - 1
         u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
@@ -607,8 +678,8 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
     slot_maxlen = np.concatenate([np.full(nq + n_o, _NOLIMIT, np.int32), u_maxlen])
     nslot = nq + n_o + n_u_slots
     uni_cf = np.zeros(nslot)
-    uni_cf[:nq] = index.cf[tids]
-    use_eps = _method(index, index.df[tids].tolist(), uni_cf[:nq].tolist(), method, full)
+    uni_cf[:nq] = _arrays(index)[9][tids]
+    use_eps = _method(index, _arrays(index)[8][tids].tolist(), uni_cf[:nq].tolist(), method, full)
     return _run(index, tids, k, 1, use_eps, not full, tables, slot_maxlen,
                 np.zeros(nslot), ph_slot, nq if full else 2, np.ones(nslot), np.zeros(nq), qtf,
                 K1, B, 0.0, slot_gw, uni_cf, mu)  # fmt: skip

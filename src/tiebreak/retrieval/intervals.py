@@ -64,10 +64,15 @@ MAX_TERMS = 62
 ALPHA_DENSE = 0.15
 
 
-def jit(fn):
-    """``numba.njit(cache=True, nogil=True)`` when numba is available, else ``fn`` unchanged."""
+def jit(fn=None, *, inline: bool = False):
+    """``numba.njit(cache=True, nogil=True)`` when numba is available, else ``fn`` unchanged.
+    ``inline=True`` asks numba to inline the function into its callers (``inline='always'``:
+    small helpers called per document, where a call costs more than the work)."""
+    if fn is None:
+        return lambda f: jit(f, inline=inline)
     if HAVE_NUMBA:
-        return _numba_njit(cache=True, nogil=True)(fn)
+        opts = {"inline": "always"} if inline else {}
+        return _numba_njit(cache=True, nogil=True, **opts)(fn)
     return fn
 
 
@@ -169,7 +174,7 @@ def _flatten(pos_lists):
 # ---------------------------------------------------------------------------------------------
 
 
-@jit
+@jit(inline=True)
 def merge_cdf_kernel(pos, starts, ends, out_pos, out_term, cur):
     """k-way merge of ``pos[starts[j]:ends[j]]`` (j = local term) into a CDF. Linear argmin over
     the k cursors (cheaper than a heap for the short queries of interest): O(T k).
@@ -350,7 +355,7 @@ def lps_if_all_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out
     return n
 
 
-@jit
+@jit(inline=True)
 def lps_cdf_all_kernel(
     cdf_pos, cdf_term, latest, pairs_only, out_mask, out_l, out_r, out_ls, out_rs
 ):
@@ -391,7 +396,7 @@ def lps_cdf_all_kernel(
     return n
 
 
-@jit
+@jit(inline=True)
 def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, out_ls, out_rs):
     """Algorithm 4 (EPS-CDF-A) over a CDF of local term ids ``0..k-1``.
 

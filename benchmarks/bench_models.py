@@ -1,0 +1,183 @@
+"""Benchmark: cost per document scored (µs/doc) of the retrieval models, after Lu (2018) Table 4.8.
+
+Method (Table 4.8's): for each query, time the whole model call (top 1,000), divide by the
+number of documents scored = the union of the query terms' postings lists (exhaustive OR);
+report the median, mean and maximum over queries. Models: BM25 (``MODELS['bm25']`` with the
+BM25^(2) settings idf=rw, k1=0.9, b=0.3, when tiebreak.retrieval.models is present), Lkp, L2p,
+SDM, FDM. Each model is called once on every query before timing (JIT warm-up); each query is
+then timed ``--repeat`` times and the best is kept.
+
+Query sets (on Vaswani by default; ``--collection cranfield`` also works):
+
+* ``short``: title-like queries -- topic i's first 2 + (i mod 4) distinct analysed terms
+  (lengths 2-5, like the thesis's title queries);
+* ``long``: the full topics with 6..``--long-max`` distinct terms, for FDM and Lkp (cost grows
+  with 2^k), reported per query length.
+
+Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
+its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
+with an empty cache directory (full compile).
+
+Usage::
+
+    python benchmarks/bench_models.py [--collection vaswani] [--repeat 3] [--long-max 10]
+
+The ir_datasets files are read from a temporary copy of ../shared/data/ir_datasets_home.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared" / "data"
+THESIS = {  # Table 4.8, TB04-06 medians (µs/doc)
+    "bm25": 0.44,
+    "l2p": 0.47,
+    "lkp": 0.80,
+    "sdm": 2.37,
+    "fdm": 3.76,
+}
+
+
+def setup(collection: str, workdir: Path):
+    home = workdir / "irds"
+    shutil.copytree(SHARED / "ir_datasets_home", home)
+    os.environ["IR_DATASETS_HOME"] = str(home)
+    from tiebreak.index import build_index
+    from tiebreak.index.readers import read_topics
+
+    t = time.perf_counter()
+    idx = build_index(collection, workdir / "idx", progress=False)
+    print(f"{idx}  (built in {time.perf_counter() - t:.1f} s)")
+    topics = read_topics(collection)
+    return idx, topics
+
+
+def distinct(terms):
+    return list(dict.fromkeys(terms))
+
+
+def n_scored(idx, q) -> int:
+    tids = [idx.term_id(t) for t in q]
+    tids = [t for t in tids if t >= 0]
+    if not tids:
+        return 0
+    return len(np.unique(np.concatenate([idx.postings(t)[0] for t in tids])))
+
+
+def time_model(fn, idx, queries, repeat: int):
+    """µs per scored document for every query (best of ``repeat``)."""
+    for q in queries:
+        fn(idx, q, 1000)  # warm-up (JIT, caches)
+    out = []
+    for q in queries:
+        n = n_scored(idx, q)
+        best = float("inf")
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn(idx, q, 1000)
+            best = min(best, time.perf_counter() - t)
+        out.append(best * 1e6 / max(n, 1))
+    return np.array(out)
+
+
+def cold_start(index_path: Path, query: list[str]) -> tuple[float, float, float]:
+    """(import s, first call s, warm call s) in a fresh interpreter."""
+    code = (
+        "import time, sys\n"
+        "t0 = time.perf_counter()\n"
+        "from tiebreak.retrieval import dependency as dep\n"
+        "from tiebreak.index import open_index\n"
+        "t1 = time.perf_counter()\n"
+        f"idx = open_index({str(index_path)!r})\n"
+        f"q = {query!r}\n"
+        "t2 = time.perf_counter(); dep.lkp(idx, q, 1000); t3 = time.perf_counter()\n"
+        "dep.lkp(idx, q, 1000); t4 = time.perf_counter()\n"
+        "print(t1 - t0, t3 - t2, t4 - t3)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=os.environ.copy())  # fmt: skip
+    return tuple(float(x) for x in out.stdout.split())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--collection", default="vaswani")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--long-max", type=int, default=10)
+    args = ap.parse_args(argv)
+
+    from tiebreak.retrieval import dependency as dep
+
+    try:
+        from tiebreak.retrieval.models import MODELS
+
+        bm25 = MODELS["bm25"]
+
+        def bm25_2(idx, q, k):
+            return bm25(idx, q, k, idf="rw", k1=0.9, b=0.3)
+    except (ImportError, KeyError):
+        bm25_2 = None
+
+    with tempfile.TemporaryDirectory() as tmp:
+        idx, topics = setup(args.collection, Path(tmp))
+        an = idx.analyzer.analyze
+        full = [distinct([t for t in an(text) if idx.term_id(t) >= 0]) for _, text in topics]
+        short = [q[: 2 + i % 4] for i, q in enumerate(full) if len(q) >= 2]
+        long_ = [q for q in full if 6 <= len(q) <= args.long_max]
+        lens = np.array([len(q) for q in short])
+        scored = np.array([n_scored(idx, q) for q in short])
+        print(f"\nshort queries: {len(short)}, {lens.mean():.2f} terms on average, "
+              f"{scored.mean():.0f} documents scored per query on average")  # fmt: skip
+
+        models = {"bm25": bm25_2, "l2p": dep.l2p, "lkp": dep.lkp, "sdm": dep.sdm, "fdm": dep.fdm}
+        res = {}
+        for name, fn in models.items():
+            if fn is not None:
+                res[name] = time_model(fn, idx, short, args.repeat)
+        base = np.median(res["bm25"]) if "bm25" in res else None
+        print("\nµs per document scored, short queries (thesis: Table 4.8, TB04-06 median)")
+        print(f"{'model':6} {'median':>8} {'mean':>8} {'max':>8} {'x BM25':>8} "
+              f"{'thesis':>8} {'thesis x':>9}")  # fmt: skip
+        for name, v in res.items():
+            ratio = np.median(v) / base if base else float("nan")
+            th = THESIS.get(name)
+            print(f"{name:6} {np.median(v):8.3f} {v.mean():8.3f} {v.max():8.3f} {ratio:8.2f} "
+                  f"{th:8.2f} {th / THESIS['bm25']:9.2f}")  # fmt: skip
+
+        print(f"\nlong queries (6..{args.long_max} distinct terms): µs/doc median by length")
+        by_len = {}
+        for q in long_:
+            by_len.setdefault(len(q), []).append(q)
+        print(f"{'terms':>5} {'n':>4} " + " ".join(f"{m:>9}" for m in ("bm25", "lkp", "fdm")))
+        for L in sorted(by_len):
+            qs = by_len[L]
+            row = []
+            for fn in (bm25_2, dep.lkp, dep.fdm):
+                row.append(np.median(time_model(fn, idx, qs, 1)) if fn else float("nan"))
+            print(f"{L:5d} {len(qs):4d} " + " ".join(f"{x:9.3f}" for x in row))
+
+        q0 = short[0]
+        imp, first, warm = cold_start(idx.path, q0)
+        print(f"\nnumba start-up (fresh interpreter, cache warm): import {imp * 1e3:.0f} ms, "
+              f"first lkp call {first * 1e3:.1f} ms, warm call {warm * 1e3:.2f} ms")  # fmt: skip
+        cache = Path(tmp) / "numba_cache"
+        os.environ["NUMBA_CACHE_DIR"] = str(cache)
+        imp, first, warm = cold_start(idx.path, q0)
+        print(f"numba start-up (empty cache: full compile): import {imp * 1e3:.0f} ms, "
+              f"first lkp call {first * 1e3:.0f} ms, warm call {warm * 1e3:.2f} ms")  # fmt: skip
+        del os.environ["NUMBA_CACHE_DIR"]
+
+
+if __name__ == "__main__":
+    main()
