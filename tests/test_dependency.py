@@ -283,3 +283,85 @@ def test_pure_python_kernel_agrees(two_docs):
         dep._score_query = orig
     for (a, b), (c, e) in zip(fast, slow):
         assert a.tolist() == c.tolist() and b == pytest.approx(e, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# long queries: proximity over the max_prox_terms highest-IDF terms (deliberate deviation)
+# ---------------------------------------------------------------------------------------------
+
+
+def long_index(tmp_path, nwords=36, ndocs=80, seed=5):
+    rng = random.Random(seed)
+    vocab = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(nwords)]
+    lines = []
+    for i in range(ndocs):
+        # skewed term choice, so that the document frequencies differ
+        text = " ".join(vocab[min(int(rng.expovariate(0.08)), nwords - 1)] for _ in range(30))
+        lines.append(json.dumps({"docno": f"d{i:03d}", "text": text}))
+    src = tmp_path / "long.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    return build_index(str(src), str(tmp_path / "longidx"), progress=False), vocab
+
+
+def test_proximity_terms_choice():
+    assert dep.proximity_terms([5, 1, 3], 12).tolist() == [0, 1, 2]
+    # the two smallest df (ties to the earlier term), in query order, then the rest
+    assert dep.proximity_terms([5, 1, 3, 1, 2], 2).tolist() == [1, 3, 0, 2, 4]
+    assert dep.proximity_terms([4, 2, 2, 9], 3).tolist() == [0, 1, 2, 3]
+
+
+def test_long_queries_every_model(tmp_path):
+    idx, vocab = long_index(tmp_path)
+    rng = random.Random(7)
+    words = [w for w in vocab if idx.term_id(w) >= 0]
+    q = rng.sample(words, 30)
+    q = q + q[:3]  # repeated terms keep their query frequency
+    tids, qtf = dep.query_plan(idx, q)
+    assert len(tids) == 30
+    N = idx.num_docs
+    for name in ("sdm", "fdm", "lkp", "lkpf", "l2p"):
+        d, s = getattr(dep, name)(idx, q, N)
+        assert len(d) > 0 and np.all(np.isfinite(s)), name
+        keys = [(-x, [-ord(c) for c in idx.docno(y)]) for y, x in zip(d, s)]
+        assert keys == sorted(keys)
+    # Lkp family: (1 - lam) BM25 over all terms + lam * proximity over the chosen terms
+    order = dep.proximity_terms(np.asarray(idx.df)[tids], dep.MAX_PROX_TERMS)
+    terms = [idx.term(int(t)) for t in tids[order]]
+    rep = {t: f for t, f in zip(terms, qtf[order])}
+    qp = [t for t in terms[: dep.MAX_PROX_TERMS] for _ in range(int(rep[t]))]
+    qr = [t for t in terms[dep.MAX_PROX_TERMS :] for _ in range(int(rep[t]))]
+    for name in ("lkp", "lkpf"):
+        got = dict(zip(*[a.tolist() for a in getattr(dep, name)(idx, q, N)]))
+        part = dict(zip(*[a.tolist() for a in getattr(dep, name)(idx, qp, N)]))
+        rest = dict(zip(*[a.tolist() for a in dep.lkp(idx, qr, N, lam=0.0)]))
+        assert set(got) == set(part) | set(rest)
+        for doc, v in got.items():
+            want = part.get(doc, 0.0) + 0.6 * rest.get(doc, 0.0)
+            assert v == pytest.approx(want, rel=1e-9, abs=1e-12), (name, doc)
+    # SDM / L2p keep every term up to 62
+    for name in ("sdm", "l2p"):
+        a = getattr(dep, name)(idx, q, N)
+        b = getattr(dep, name)(idx, q, N, max_prox_terms=62)
+        assert a[0].tolist() == b[0].tolist() and np.array_equal(a[1], b[1])
+    for name, bad in (("fdm", 21), ("lkp", 1), ("sdm", 63), ("l2p", 0)):
+        with pytest.raises(ValueError):
+            getattr(dep, name)(idx, q, 10, max_prox_terms=bad)
+
+
+def test_short_queries_unchanged_by_cap(tmp_path):
+    idx, vocab = long_index(tmp_path)
+    q = [w for w in vocab if idx.term_id(w) >= 0][:12]
+    N = idx.num_docs
+    for name, full in (("sdm", 62), ("fdm", 20), ("lkp", 20), ("lkpf", 20), ("l2p", 62)):
+        for method in ("lps_if_all", "eps_cdf_all"):
+            a = getattr(dep, name)(idx, q, N, method=method)
+            b = getattr(dep, name)(idx, q, N, method=method, max_prox_terms=full)
+            assert a[0].tolist() == b[0].tolist() and np.array_equal(a[1], b[1]), name
+    # and with <= 12 terms the models still equal the per-document reference
+    q5 = q[:5]
+    for name, ref in (("lkp", reference_lkp(idx, q5, "lkp")),
+                      ("fdm", reference_mrf(idx, q5, True, dep.FDM_WEIGHTS))):  # fmt: skip
+        got = dict(zip(*[a.tolist() for a in getattr(dep, name)(idx, q5, N)]))
+        assert set(got) == set(ref)
+        for doc in ref:
+            assert got[doc] == pytest.approx(ref[doc], rel=1e-9, abs=1e-12)

@@ -6,12 +6,22 @@ scores)``: ``query_terms`` are analysed index terms; the result is the top ``k``
 the candidates -- every document containing at least one query term -- as ``int32`` docids and
 ``float64`` scores, sorted by score descending, then docno descending in byte order (trec_eval's
 order). An empty query, ``k <= 0`` or a query with no term in the vocabulary gives two empty
-arrays. Raises ValueError for a bad parameter, or for a query whose distinct in-vocabulary terms
-exceed :data:`~tiebreak.retrieval.intervals.MAX_ALL_TERMS` (20) in FDM/Lkp/Lkpf (their
-``2^k - k - 1`` subqueries are enumerated; SDM and L2p have no limit beyond 62 terms).
+arrays. Raises ValueError for a bad parameter.
+
+Long queries (**a deliberate deviation** from the papers, which score every subquery): FDM, Lkp
+and Lkpf enumerate all ``2^k - k - 1`` subsets of the k distinct query terms, which is
+infeasible beyond about 20 terms (Cranfield, CACM, CISI and MEDLINE have topics with 30-100).
+Every model therefore takes ``max_prox_terms``: the unigram / BM25 part is computed over *all*
+query terms, the proximity features (phrases, windows, subqueries) over at most
+``max_prox_terms`` distinct terms -- the highest-IDF ones (smallest ``df``, ties to the earlier
+term), kept in query order (:func:`proximity_terms`). Defaults: 12 for FDM/Lkp/Lkpf (at most
+:data:`~tiebreak.retrieval.intervals.MAX_ALL_TERMS` = 20 allowed); all terms up to
+:data:`~tiebreak.retrieval.intervals.MAX_TERMS` = 62 for SDM/L2p (``None``; at most 62
+allowed). Queries with at most that many distinct terms are scored exactly as before.
 
 Query handling (the spec treats Q as a set, §0): terms outside the vocabulary are dropped; the
-proximity features are built over the *distinct* remaining terms in first-occurrence order
+proximity features are built over the *distinct* remaining (proximity) terms in
+first-occurrence order
 (adjacency, contiguity and query order refer to that sequence), while the unigram part keeps
 the query frequency ``f_{q,Q}`` exactly as :mod:`tiebreak.retrieval.models` does, so that SDM
 with weights ``(1, 0, 0)`` ranks as ``ql`` and Lkp with ``lam=0`` scores as BM25^(2).
@@ -43,7 +53,18 @@ from .intervals import (
     merge_cdf_kernel,
 )
 
-__all__ = ["sdm", "fdm", "lkp", "lkpf", "l2p", "query_plan", "SDM_WEIGHTS", "FDM_WEIGHTS"]
+__all__ = [
+    "sdm",
+    "fdm",
+    "lkp",
+    "lkpf",
+    "l2p",
+    "query_plan",
+    "proximity_terms",
+    "SDM_WEIGHTS",
+    "FDM_WEIGHTS",
+    "MAX_PROX_TERMS",
+]
 
 #: (lambda_t, lambda_o, lambda_u): Table 4.3 / the spec's recommendation (§1.4)
 SDM_WEIGHTS = (0.8, 0.15, 0.05)
@@ -58,6 +79,10 @@ B = 0.3
 LAMBDA = 0.4
 
 _NOLIMIT = np.int32(2**31 - 1)
+#: d_cnt increment of a proximity term in the kernel (the low 16 bits count the other terms)
+_PROX_UNIT = 65536
+#: default number of proximity terms of the models that enumerate all subsets
+MAX_PROX_TERMS = 12
 
 # ---------------------------------------------------------------------------------------------
 # query plan
@@ -75,6 +100,33 @@ def query_plan(index, query_terms) -> tuple[np.ndarray, np.ndarray]:
             tids.append(tid)
             qtf.append(f)
     return np.asarray(tids, np.int64), np.asarray(qtf, np.float64)
+
+
+def proximity_terms(df, max_prox_terms: int) -> np.ndarray:
+    """Order of the query terms for the kernel: the (at most ``max_prox_terms``) terms with the
+    highest IDF -- the smallest ``df``, ties to the earlier term -- in query order, then the
+    others in query order. ``df``: document frequencies of the distinct query terms in query
+    order. Returns an int64 permutation; its first ``min(len(df), max_prox_terms)`` entries are
+    the proximity terms."""
+    n = len(df)
+    if n <= max_prox_terms:
+        return np.arange(n, dtype=np.int64)
+    keep = np.sort(np.argsort(np.asarray(df), kind="stable")[:max_prox_terms])
+    rest = np.setdiff1d(np.arange(n), keep)
+    return np.concatenate([keep, rest]).astype(np.int64)
+
+
+def _prox_plan(index, query_terms, max_prox_terms, limit: int, name: str):
+    """(tids, qtf, P): the query plan reordered by :func:`proximity_terms` so that the first P
+    terms are the proximity terms."""
+    if max_prox_terms is None:
+        max_prox_terms = limit
+    mpt = int(max_prox_terms)
+    if not 2 <= mpt <= limit:
+        raise ValueError(f"{name}: max_prox_terms must be in [2, {limit}], got {max_prox_terms!r}")
+    tids, qtf = query_plan(index, query_terms)
+    order = proximity_terms(_arrays(index)[8][tids], mpt)
+    return tids[order], qtf[order], min(len(tids), mpt)
 
 
 def _arrays(index):
@@ -316,7 +368,7 @@ def _proximity(
 def _score_query(
     post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
     d_acc, d_cnt, d_head, d_touched,
-    tids, topk, mode, use_eps, pairs_only,
+    tids, nprox, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
     slot_gw, uni_cf, coll_len, mu,
@@ -330,9 +382,11 @@ def _score_query(
     query terms gets its proximity features (:func:`_proximity`). mode 0 (Lkp family) scores
     Eq. 4.3 at once; mode 1 (SDM/FDM) first sums the window counts over the collection (pass 1)
     and then scores the potentials (pass 2). ``d_*`` are (N,) scratch arrays, zero / -1 on entry
-    and left so on exit.
+    and left so on exit. Only the first ``nprox`` terms of ``tids`` take part in the proximity
+    features (their CDF term ids are 0..nprox-1); all of them in the unigram part.
     """
     k = len(tids)
+    P = nprox
     nslots = len(slot_maxlen)
     total = 0
     for j in range(k):
@@ -358,7 +412,8 @@ def _score_query(
             if d_cnt[d] == 0:
                 d_touched[nd] = d
                 nd += 1
-            d_cnt[d] += 1
+            # low 16 bits: other terms; high bits: proximity terms
+            d_cnt[d] += _PROX_UNIT if j < P else 1
             l_term[e] = j
             l_post[e] = p
             l_next[e] = d_head[d]
@@ -371,10 +426,10 @@ def _score_query(
             elif bg[j] > 0:
                 d_acc[d] += slot_gw[j] * (math.log(tf + bg[j]) - lbg[j])
     # proximity pass over the documents with >= 2 query terms
-    starts = np.zeros(k, np.int64)
-    ends = np.zeros(k, np.int64)
-    mcur = np.empty(k, np.int64)
-    latest = np.empty(k, np.int64)
+    starts = np.zeros(P, np.int64)
+    ends = np.zeros(P, np.int64)
+    mcur = np.empty(P, np.int64)
+    latest = np.empty(P, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
     cap = 1024
@@ -394,14 +449,14 @@ def _score_query(
     hr = np.empty(kk, np.int64)
     hd = np.empty(kk, np.int32)
     hsize = 0
-    # the documents with >= 2 query terms, in a compact list (keeps the emission buffers out
+    # the documents with >= 2 proximity terms, in a compact list (keeps the emission buffers out
     # of the loop over all touched documents, where carrying them costs more than the work)
     multi = np.empty(nd, np.int32)
     nm = 0
     for i in range(nd):
         d = d_touched[i]
-        d_head[d] = d_head[d] if d_cnt[d] >= 2 else -1
-        if d_cnt[d] >= 2:
+        d_head[d] = d_head[d] if d_cnt[d] >= 2 * _PROX_UNIT else -1
+        if d_cnt[d] >= 2 * _PROX_UNIT:
             multi[nm] = d
             nm += 1
     # mode 1 store of window counts: per multi-term document, its touched slots and counts
@@ -415,16 +470,17 @@ def _score_query(
         x = d_head[d]
         while x >= 0:
             j = l_term[x]
-            starts[j] = pos_ptr[l_post[x]]
-            ends[j] = pos_ptr[l_post[x] + 1]
+            if j < P:
+                starts[j] = pos_ptr[l_post[x]]
+                ends[j] = pos_ptr[l_post[x] + 1]
             x = l_next[x]
         d_head[d] = -1
         nt, em = _proximity(
-            pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps,
+            pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, mode, use_eps,
             pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
             max_phrase, slot_inc, w, stamp, last, acc, touched, i, em,
         )  # fmt: skip
-        for j in range(k):
+        for j in range(P):
             starts[j] = 0
             ends[j] = 0
         if mode == 0:
@@ -484,12 +540,12 @@ def _score_query(
 # ---------------------------------------------------------------------------------------------
 
 
-def _run(index, tids, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
+def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
          ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
     pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)[:8]
     return _score_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
-        tids, int(k), int(mode), bool(use_eps), bool(pairs_only),
+        tids, int(nprox), int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(index.avgdl), float(lam),
         slot_gw, uni_cf, float(max(index.collection_length, 1)), float(mu),
@@ -529,17 +585,20 @@ def _phrase_table(nq: int, max_len: int, first: int):
 
 
 @lru_cache(maxsize=256)
-def _structure(nq: int, kind: str):
-    """Query-structure tables that depend only on the number of distinct terms and the model:
+def _structure(nq: int, kind: str, n_uni: int | None = None):
+    """Query-structure tables that depend only on the number ``nq`` of proximity terms, the
+    model and (SDM/FDM) the number ``n_uni`` of unigram slots before them (default ``nq``):
     (slot tables, phrase table, phrases, popcounts or None). Cached; treated as read-only."""
+    if n_uni is None:
+        n_uni = nq
     pairs_only = kind in ("l2p", "sdm")
     if kind in ("lkp", "lkpf", "l2p"):
         n_u = max(nq - 1, 0) if pairs_only else 1 << nq
         tables = _slot_tables(nq, pairs_only, 0)
         ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, n_u)
     else:
-        ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, nq)
-        tables = _slot_tables(nq, pairs_only, nq + len(phrases))
+        ph_slot, phrases = _phrase_table(nq, 2 if pairs_only else nq, n_uni)
+        tables = _slot_tables(nq, pairs_only, n_uni + len(phrases))
     pop = None if pairs_only else _subset_sums([1.0] * nq)
     for a in (*tables, ph_slot) + (() if pop is None else (pop,)):
         a.flags.writeable = False
@@ -550,7 +609,7 @@ def _check_k(k) -> int:
     return int(k)
 
 
-def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
     if not 0.0 <= lam <= 1.0:
         raise ValueError("lam must be in [0, 1]")
     if k1 < 0 or not 0.0 <= b <= 1.0:
@@ -558,19 +617,18 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
     if method not in ("auto", "lps_if_all", "eps_cdf_all"):
         raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
     k = _check_k(k)
-    tids, qtf = query_plan(index, query_terms)
-    nq = len(tids)
-    if nq == 0 or k <= 0 or index.num_docs == 0:
-        return _empty()
     pairs_only = variant == "l2p"
     limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
-    if nq > limit:
-        raise ValueError(f"{variant}: at most {limit} distinct query terms, got {nq}")
+    tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant)
+    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
     N = float(index.num_docs)
-    df = _arrays(index)[8][tids].tolist()
-    wl = [math.log(N / f) for f in df]
+    df_all = _arrays(index)[8][tids].tolist()
+    w = np.array([math.log(N / f) for f in df_all])
+    # from here on nq = the number of proximity terms (the first nq of tids)
+    df = df_all[:nq]
+    wl = w[:nq].tolist()
     mw = [min(x, 1.0) for x in wl]
-    w = np.array(wl)
     # unordered slots
     if pairs_only:
         n_u = max(nq - 1, 0)
@@ -592,8 +650,8 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method):
     slot_maxlen = np.concatenate([u_maxlen, np.full(n_p, _NOLIMIT, np.int32)])
     slot_sumw = np.concatenate([u_sumw, np.zeros(n_p)])
     slot_inc = np.concatenate([np.zeros(n_u), np.array(p_inc, np.float64)])
-    use_eps = _method(index, df, _arrays(index)[9][tids].tolist(), method, not pairs_only)
-    return _run(index, tids, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
+    use_eps = _method(index, df, _arrays(index)[9][tids[:nq]].tolist(), method, not pairs_only)
+    return _run(index, tids, nq, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
                 ph_slot, 2 if pairs_only else nq, slot_inc, w, qtf, k1, b, lam,
                 _ZERO1, _ZERO1, MU)  # fmt: skip
 
@@ -602,7 +660,7 @@ _ZERO1 = np.zeros(1)
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto"):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
     """Lkp, Lu (2018) Eq. 4.3 with Eq. 4.1 / 4.2 (spec §5):
 
     ``score = (1 - lam) * sum_q f_{q,Q} BM25(q, D) + lam * (sum_{Q' in Q_0} phrase(Q', D)
@@ -621,30 +679,33 @@ def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, 
 
     ``method``: ``"auto"`` (per query, :func:`~tiebreak.retrieval.intervals.choose_method`),
     ``"lps_if_all"`` or ``"eps_cdf_all"``; the scores do not depend on it.
+    ``max_prox_terms`` (default 12, at most 20): the proximity parts use only the highest-IDF
+    distinct terms, in query order; BM25 uses all (module docstring: a deliberate deviation).
     Returns ``(docids int32 (k',), scores float64 (k',))``, k' = min(k, #candidates).
     """
-    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method)
+    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method, max_prox_terms)
 
 
 def lkpf(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-         method: str = "auto"):  # fmt: skip
+         method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
     """Lkpf (spec §5.6): :func:`lkp` with the optimal intervals of each subquery ``Q'`` limited
     to ``p_r - p_l + 1 <= 4 |Q'|`` (Indri's length convention) *before* the non-overlap
     selection (equivalent to Indri's ``#uwN`` counting). Phrases always fit. Same parameters,
     return value and errors as :func:`lkp`."""
-    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method)
+    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method, max_prox_terms)
 
 
 def l2p(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto"):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = None):  # fmt: skip
     """L2p (spec §5.6): :func:`lkp` restricted to the order-preserving bigram subqueries, read as
     the adjacent query pairs ``(q_i, q_{i+1})`` (as in SDM) for both the unordered part (no
-    distance limit) and the phrase part. Same parameters, return value as :func:`lkp`; at most
-    24 distinct query terms."""
-    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method)
+    distance limit) and the phrase part. Same parameters, return value as :func:`lkp`, except
+    ``max_prox_terms`` defaults to ``None`` = all distinct terms, capped at 62 (the pairs are
+    then those of the highest-IDF terms, adjacent in query order)."""
+    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms)
 
 
-def _mrf(index, query_terms, k, full, weights, mu, window, method):
+def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_terms):
     lt, lo, lu = (float(x) for x in weights)
     if mu <= 0:
         raise ValueError("mu must be > 0")
@@ -653,24 +714,23 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
     if method not in ("auto", "lps_if_all", "eps_cdf_all"):
         raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
     k = _check_k(k)
-    tids, qtf = query_plan(index, query_terms)
+    limit = MAX_ALL_TERMS if full else MAX_TERMS
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, limit,
+                                "fdm" if full else "sdm")  # fmt: skip
     nq = len(tids)
     if nq == 0 or k <= 0 or index.num_docs == 0:
         return _empty()
-    limit = MAX_ALL_TERMS if full else MAX_TERMS
-    if nq > limit:
-        raise ValueError(f"{'fdm' if full else 'sdm'}: at most {limit} distinct query terms, "
-                         f"got {nq}")  # fmt: skip
-    # slots: [0, nq) unigrams, then ordered (#1) features, then unordered (#uwN) features
-    tables, ph_slot, phrases, pop = _structure(nq, "fdm" if full else "sdm")
+    # slots: [0, nq) unigrams (all terms), then ordered (#1) features, then unordered (#uwN)
+    # features over the npx proximity terms (the first npx of tids)
+    tables, ph_slot, phrases, pop = _structure(npx, "fdm" if full else "sdm", nq)
     n_o = len(phrases)
     if full:
-        n_u_slots = 1 << nq  # slot first_u + m for mask m (popcount < 2 unused)
-        n_u = (1 << nq) - nq - 1
+        n_u_slots = 1 << npx  # slot first_u + m for mask m (popcount < 2 unused)
+        n_u = (1 << npx) - npx - 1
         u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
         u_gw = np.where(pop >= 2, lu / max(n_u, 1), 0.0)
     else:
-        n_u = n_u_slots = max(nq - 1, 0)
+        n_u = n_u_slots = max(npx - 1, 0)
         u_maxlen = np.full(n_u, int(window), np.int32)
         u_gw = np.full(n_u, lu / max(n_u, 1))
     # Indri #combine semantics: each group's weight is shared by its children
@@ -679,14 +739,16 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method):
     nslot = nq + n_o + n_u_slots
     uni_cf = np.zeros(nslot)
     uni_cf[:nq] = _arrays(index)[9][tids]
-    use_eps = _method(index, _arrays(index)[8][tids].tolist(), uni_cf[:nq].tolist(), method, full)
-    return _run(index, tids, k, 1, use_eps, not full, tables, slot_maxlen,
-                np.zeros(nslot), ph_slot, nq if full else 2, np.ones(nslot), np.zeros(nq), qtf,
+    use_eps = _method(index, _arrays(index)[8][tids[:npx]].tolist(), uni_cf[:npx].tolist(),
+                      method, full)  # fmt: skip
+    return _run(index, tids, npx, k, 1, use_eps, not full, tables, slot_maxlen,
+                np.zeros(nslot), ph_slot, npx if full else 2, np.ones(nslot), np.zeros(nq), qtf,
                 K1, B, 0.0, slot_gw, uni_cf, mu)  # fmt: skip
 
 
 def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
-        window: int = SDM_WINDOW, method: str = "auto"):  # fmt: skip
+        window: int = SDM_WINDOW, method: str = "auto",
+        max_prox_terms: int | None = None):  # fmt: skip
     """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
 
     ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
@@ -703,16 +765,21 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     (non-overlapping optimal intervals of length <= 8) per document and in total; pass 2 scores.
     A window feature whose collection count is 0 has ``phi = ln 0`` in every document; it is
     left out of the sums (a constant over documents, so the ranking is Indri's).
+    ``max_prox_terms`` (default ``None`` = all, capped at 62; at most 62): the window features
+    are built over the highest-IDF distinct terms only, in query order; the unigram part over
+    all terms (module docstring: a deliberate deviation).
     Returns ``(docids int32, scores float64)`` of the top k.
     """
-    return _mrf(index, query_terms, k, False, weights, mu, window, method)
+    return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
 
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
-        method: str = "auto"):  # fmt: skip
+        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS):  # fmt: skip
     """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
     :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
     ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
     (``k(k-1)/2`` ordered, ``2^k - k - 1`` unordered). Defaults: weights ``(0.8, 0.1, 0.1)``
-    (Table 4.3), ``mu = 2500``. At most 20 distinct query terms."""
-    return _mrf(index, query_terms, k, True, weights, mu, None, method)
+    (Table 4.3), ``mu = 2500``. ``max_prox_terms`` (default 12, at most 20): the window
+    features use only the highest-IDF distinct terms, in query order; the unigrams use all
+    (module docstring: a deliberate deviation from the full 2^|Q| enumeration)."""
+    return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms)
