@@ -52,6 +52,57 @@ def _bm25_accumulate(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, ac
 
 
 @njit(cache=True)
+def _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
+    """Term-at-a-time accumulation of precomputed per-posting BM25 impacts."""
+    n = 0
+    for qi in range(tids.size):
+        t = tids[qi]
+        w = weights[qi]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[j]
+            if not seen[d]:
+                seen[d] = True
+                touched[n] = d
+                n += 1
+            acc[d] += w * imp[j]
+    return n
+
+
+@njit(cache=True)
+def _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
+    """Dense variant for queries whose postings cover much of the collection and whose weights
+    are all positive: no per-posting bookkeeping; touched documents are those with acc > 0."""
+    for qi in range(tids.size):
+        t = tids[qi]
+        w = weights[qi]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            acc[post_docid[j]] += w * imp[j]
+    n = 0
+    for d in range(acc.size):
+        if acc[d] > 0.0:
+            seen[d] = True
+            touched[n] = d
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touched, rank, k):
+    total = 0
+    positive = True
+    for qi in range(tids.size):
+        total += post_ptr[tids[qi] + 1] - post_ptr[tids[qi]]
+        if weights[qi] <= 0.0:
+            positive = False
+    if positive and total * 4 > acc.size:
+        n = _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen,
+                                     touched)
+    else:
+        n = _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
+    return _topk_touched(acc, seen, touched, n, rank, k)
+
+
+@njit(cache=True)
 def _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc,
                    seen, touched):
     n = 0
@@ -256,7 +307,27 @@ def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
             np.full(index.num_docs, k1 * (1.0 - b))
     acc, seen, touched, rank = _scratch(index)
     pp, pd, pt = _flat(index)
-    return _bm25_topk(pp, pd, pt, tids, w, index._cache[key], k1, acc, seen, touched, rank, k)
+    imp = _impacts(index, key, tids, k1, pp, pd, pt)
+    return _bm25_impact_topk(pp, pd, imp, tids, w, acc, seen, touched, rank, k)
+
+
+def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
+    """Per-posting BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` for (k1, b, doclen),
+    float64, filled lazily term by term (a term's postings are computed the first time a query
+    uses it, so repeated queries only add precomputed impacts, as impact-ordered engines do)."""
+    ik = ("impact",) + key[1:]
+    entry = index._cache.get(ik)
+    if entry is None:
+        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
+                                    np.zeros(index.vocab_size, bool))
+    imp, done = entry
+    knorm = index._cache[key]
+    for t in tids[~done[tids]]:
+        a, b = pp[t], pp[t + 1]
+        tf = np.asarray(pt[a:b], np.float64)
+        imp[a:b] = (tf * (k1 + 1.0)) / (tf + knorm[pd[a:b]])
+        done[t] = True
+    return imp
 
 
 def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
