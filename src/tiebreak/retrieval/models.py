@@ -35,23 +35,6 @@ IDF_VARIANTS = ("rsj", "rw", "lucene")
 
 # ---------------------------------------------------------------- numba kernels
 @njit(cache=True)
-def _bm25_accumulate(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen, touched):
-    n = 0
-    for qi in range(tids.size):
-        t = tids[qi]
-        w = weights[qi]
-        for j in range(post_ptr[t], post_ptr[t + 1]):
-            d = post_docid[j]
-            tf = np.float64(post_tf[j])
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
-            acc[d] += w * (tf * (k1 + 1.0)) / (tf + knorm[d])
-    return n
-
-
-@njit(cache=True)
 def _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
     """Term-at-a-time accumulation of precomputed per-posting BM25 impacts."""
     n = 0
@@ -167,14 +150,6 @@ def _topk_touched(acc, seen, touched, n, rank, k):
         out_d[i] = touched[c]
         out_s[i] = s[c]
     return out_d, out_s
-
-
-@njit(cache=True)
-def _bm25_topk(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen, touched, rank,
-               k):
-    n = _bm25_accumulate(post_ptr, post_docid, post_tf, tids, weights, knorm, k1, acc, seen,
-                         touched)
-    return _topk_touched(acc, seen, touched, n, rank, k)
 
 
 @njit(cache=True)

@@ -92,7 +92,7 @@ def compute(P: Prepared, reqs: list[Requested], opts: Options, ctx: Context):
                 memo[key] = r.m.compute(R, r.values, ctx)
             _assign(out, r, memo[key])
         return out, notes
-    Rf, _ = expected_ranked(P)
+    Rf = expected_ranked(P)
     cut = opts.max_docs
     sampled = []
     G = None
@@ -103,7 +103,7 @@ def compute(P: Prepared, reqs: list[Requested], opts: Options, ctx: Context):
             _assign(out, r, m.compute(Rf, r.values, ctx))
         elif m.closed and not (m.name in ("bpref", "gm_bpref") and cut is not None):
             if G is None:
-                G, _ = groups_for_core(P)
+                G = groups_for_core(P)
             _assign(out, r, _closed(m.name, r.values, G, Rf, cut))
         elif m.name == "relstring":
             _assign(out, r, m.compute(deterministic_ranked(P, "trec_eval"), r.values, ctx))
@@ -311,10 +311,6 @@ def render(reqs: list[Requested], tv: TopicValues, opts: Options, runid: str,
 # ---------------------------------------------------------------------------------------------
 
 
-def _qrels_topics_sorted(topics) -> list[str]:
-    return sorted(topics)
-
-
 def evaluate_file(rel_path, run_path, opts: Options, reqs, qrels=None, zs=None,
                   err=sys.stderr) -> str:
     """Evaluate one results file; returns trec_eval's output text."""
@@ -348,7 +344,7 @@ def topic_values(rel_path, run, opts: Options, reqs, qrels=None, err=sys.stderr)
         groups = read_qrels_jg(rel_path)
         all_q = sorted({q for _g, qr in groups for q in qr.topics})
     else:
-        all_q = _qrels_topics_sorted(qrels.topics)
+        all_q = sorted(qrels.topics)  # trec_eval's strcmp order
     wanted = _wanted(all_q, set(run.topics), opts, err)
     values: dict = {}
     notes: list[str] = []

@@ -15,7 +15,7 @@ the fractional ranking of the ``expected`` regime. The others (``map``, ``recip_
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -68,13 +68,12 @@ class TrecMeasure:
 def _atof(s: str) -> float:
     """C atof: the longest numeric prefix, 0.0 when there is none."""
     s = s.strip()
-    import re
     m = re.match(r"[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)", s)
     return float(m.group(0)) if m else 0.0
 
 
 def _atol(s: str) -> int:
-    import re
+    """C atol: the leading integer, 0 when there is none."""
     m = re.match(r"\s*[+-]?\d+", s)
     return int(m.group(0)) if m else 0
 
@@ -250,11 +249,6 @@ def _lround_arr(x: np.ndarray) -> np.ndarray:
     return (r + (x - r >= 0.5)).astype(np.int64)
 
 
-def _lround(x: float) -> int:
-    """C lround: round half away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
-
-
 def k_iprec_at_recall(R, pts, ctx):
     return _iprec(R, pts)
 
@@ -363,13 +357,13 @@ def _gain_table(R: Ranked, pairs):
         return g
 
     order = np.argsort(-gain, kind="stable")
-    return table, gain[order], counts[:, order]
+    return table, gain[order], counts[:, order], in_table[:, order]
 
 
 def gains_of(R: Ranked, pairs):
     """(per-position gains, sorted gain table, counts) under the gain parameters ``pairs``."""
     def make():
-        table, gsorted, csorted = _gain_table(R, pairs)
+        table, gsorted, csorted, _ = _gain_table(R, pairs)
         return R.gain(("gain", tuple(pairs)), table), gsorted, csorted
     return R.cached(("gains_of", tuple(pairs)), make)
 
@@ -490,35 +484,21 @@ def k_rbp(R, pairs, ctx):
     for name, val in pairs:
         if name == "p":
             p = float(val)
-    key = ("rbpgain", tuple(pairs))
-    nlev = R.num_rel_levels
-    pmap = {}
-    for name, val in pairs:
-        try:
-            pmap[int(name)] = float(val)
-        except ValueError:
-            pass
-    # per-topic min / max over the topic's gain table
-    T = R.n_topics
-    gmin = np.zeros(T)
-    gmax = np.zeros(T)
-    for t in range(T):
-        vals = [float(x) for x in range(int(nlev[t])) if x not in pmap] + list(pmap.values())
-        if vals:
-            gmin[t], gmax[t] = min(vals), max(vals)
+    base, gains, _, in_table = _gain_table(R, pairs)
+    # per-topic min / max over the topic's gain table (trec_eval leaves them uninitialised)
+    gmin = np.where(in_table, gains, np.inf).min(axis=1, initial=np.inf)
+    gmax = np.where(in_table, gains, -np.inf).max(axis=1, initial=-np.inf)
+    gmin[~in_table.any(axis=1)] = 0.0
+    gmax[~in_table.any(axis=1)] = 0.0
 
     def table(code, t):
-        g = np.zeros(len(code))
-        inside = (code >= 0) & (code < nlev[t])
-        g[inside] = code[inside]
-        for lvl, val in pmap.items():
-            g[code == lvl] = val
+        g = base(code, t)
         lo, hi = gmin[t], gmax[t]
         sc = (lo < 0) | (hi > 1)
         span = np.where(hi > lo, hi - lo, 1.0)
         return np.where(sc, (g - lo) / span, g)
 
-    g = R.gain(key, table)
+    g = R.gain(("rbpgain", tuple(pairs)), table)
     w = (1.0 - p) * g * p ** R.i.astype(np.float64)
     return R.tsum(w)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .measures import TrecEvalError
+from .measures import TrecEvalError, _atol
 
 USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
    -h: Give full help information, including other options
@@ -62,12 +62,6 @@ class Options:
     seed: int = 0
     jobs: int | None = None
     files: list[str] = field(default_factory=list)
-
-
-def _atol(s: str) -> int:
-    import re
-    m = re.match(r"\s*[+-]?\d+", s)
-    return int(m.group(0)) if m else 0
 
 
 def parse_args(argv: list[str]) -> Options:

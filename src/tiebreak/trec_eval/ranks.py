@@ -228,26 +228,25 @@ def deterministic_ranked(P: Prepared, regime: str) -> Ranked:
     return Ranked(T, t, i, num_ret, P.rel_levels, P.level, code, rel, nonrel, unj)
 
 
-def _group_ids(P: Prepared, order: np.ndarray) -> np.ndarray:
-    """Tied-group label of each selected position (score order), -1 for bogus positions."""
+def _score_positions(P: Prepared):
+    """Evaluated positions in score order (-J applied, -M not) and a tied-group label per
+    position (a bogus -c position is a group of its own): (t, i, code, gid)."""
     O = P.O
+    order, t, i, code = _select(
+        Prepared(P.J, O, P.topic_ids, P.bogus, P.rel_levels, P.level, None, P.judged_only),
+        O.score_order)
     lab = np.full(len(P.J.qtopic), -1, np.int64)
     lab[O.score_order] = O.group
-    return np.where(order >= 0, lab[np.maximum(order, 0)], -1)
+    gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
+    return t, i, code, gid
 
 
-def expected_ranked(P: Prepared) -> tuple[Ranked, np.ndarray]:
-    """The fractional ranking of the ``expected`` regime and the group label of each position.
+def expected_ranked(P: Prepared) -> Ranked:
+    """The fractional ranking of the ``expected`` regime.
 
     Indicators are averaged over each tied group *before* -M truncation, so that a group cut by
     -M still contributes its exact expected share to the ranks inside the cut."""
-    O = P.O
-    order_full, t_full, i_full, code_full = _select(
-        Prepared(P.J, O, P.topic_ids, P.bogus, P.rel_levels, P.level, None, P.judged_only),
-        O.score_order)
-    gid = _group_ids(P, order_full)
-    # bogus positions are their own group
-    gid = np.where(gid >= 0, gid, -2 - np.arange(len(gid)))
+    t_full, i_full, code_full, gid = _score_positions(P)
     _, ginv = np.unique(gid, return_inverse=True)
     gsize = np.bincount(ginv).astype(np.float64)
 
@@ -261,18 +260,13 @@ def expected_ranked(P: Prepared) -> tuple[Ranked, np.ndarray]:
     R = Ranked(T, t, i, np.bincount(t, minlength=T), P.rel_levels, P.level, None,
                rel[keep], nonrel[keep], unj[keep])
     R._full = (code_full, t_full, keep, mean_of)
-    return R, ginv
+    return R
 
 
-def groups_for_core(P: Prepared) -> tuple[Groups, np.ndarray]:
+def groups_for_core(P: Prepared) -> Groups:
     """:class:`tiebreak.ranking.Groups` over the evaluated topics (score order, -J applied,
     -M not applied), for the closed-form expectations of the eval core."""
-    O = P.O
-    order, t, i, code = _select(
-        Prepared(P.J, O, P.topic_ids, P.bogus, P.rel_levels, P.level, None, P.judged_only),
-        O.score_order)
-    gid = _group_ids(P, order)
-    gid = np.where(gid >= 0, gid, -2 - np.arange(len(gid)))
+    t, i, code, gid = _score_positions(P)
     new = np.ones(len(gid), bool)
     if len(gid) > 1:
         new[1:] = (gid[1:] != gid[:-1]) | (t[1:] != t[:-1])
@@ -285,21 +279,15 @@ def groups_for_core(P: Prepared) -> tuple[Groups, np.ndarray]:
     T = len(P.topic_ids)
     judged = code >= 0
     grade = np.where(judged, code, 0).astype(np.float64)
-    G = Groups(T, t, rank, np.bincount(t, minlength=T), g, grade, judged, t[first], g_first,
-               g_size, g_first[g], g_size[g], np.zeros(T))
-    return G, code
+    return Groups(T, t, rank, np.bincount(t, minlength=T), g, grade, judged, t[first], g_first,
+                  g_size, g_first[g], g_size[g], np.zeros(T))
 
 
 def sampled_ranked(P: Prepared, n_samples: int, seed: int) -> Ranked:
     """``n_samples`` random within-group orderings of every topic, stacked as
     ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``)."""
     rng = np.random.default_rng(seed)
-    O = P.O
-    order0, t0, i0, code0 = _select(
-        Prepared(P.J, O, P.topic_ids, P.bogus, P.rel_levels, P.level, None, P.judged_only),
-        O.score_order)
-    gid = _group_ids(P, order0)
-    gid = np.where(gid >= 0, gid, -2 - np.arange(len(gid)))
+    t0, i0, code0, gid = _score_positions(P)
     T = len(P.topic_ids)
     n = len(t0)
     ts, is_, cs = [], [], []
