@@ -26,24 +26,36 @@ def _fail(msg: str) -> None:
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
     "ties": "tiebreak.experiments.ties:ties_cmd",
-    "study": "tiebreak.experiments.study_bands:study_group",
+    "study": "tiebreak.cli:study_group",
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
 }
 
 
+# Studies (``tiebreak study NAME``), registered the same way.
+LAZY_STUDIES: dict[str, str] = {
+    "bands": "tiebreak.experiments.study_bands:bands_cmd",
+    "ties": "tiebreak.experiments.study_ties:ties_cmd",
+}
+
+
 class LazyGroup(click.Group):
-    """A click group that imports the commands listed in LAZY_COMMANDS only when needed."""
+    """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
+    when needed."""
+
+    def __init__(self, *a, lazy: dict[str, str] | None = None, **kw):
+        super().__init__(*a, **kw)
+        self.lazy = LAZY_COMMANDS if lazy is None else lazy
 
     def list_commands(self, ctx):
-        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
 
     def get_command(self, ctx, name):
-        if name in LAZY_COMMANDS:
+        if name in self.lazy:
             import importlib
 
-            mod, attr = LAZY_COMMANDS[name].split(":")
+            mod, attr = self.lazy[name].split(":")
             return getattr(importlib.import_module(mod), attr)
         return super().get_command(ctx, name)
 
@@ -52,6 +64,11 @@ class LazyGroup(click.Group):
 @click.version_option(package_name="tiebreak")
 def main() -> None:
     """tiebreak: tie-aware evaluation of TREC runs."""
+
+
+@click.group("study", cls=LazyGroup, lazy=LAZY_STUDIES)
+def study_group() -> None:
+    """Studies built on the evaluation core."""
 
 
 @main.command("eval")

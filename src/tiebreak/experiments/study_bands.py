@@ -42,7 +42,7 @@ from ..evaluate import WARN_CONTRADICTIONS, WARN_INCREASING
 from ..stats import paired_t_rows
 from . import pyplot
 
-__all__ = ["BandStudy", "fig3", "fig4", "fig4_quadrants", "run_study", "study_group", "table3"]
+__all__ = ["BandStudy", "fig3", "fig4", "fig4_quadrants", "bands_cmd", "run_study", "table3"]
 
 DEFAULT_STUDY_RHOS = ("1.0", "1.1", "1.2", "1.4", "1.7", "2.0")
 DEFAULT_STUDY_METRICS = ("RR", "RBP(p=0.5)", "RBP(p=0.85)", "AP")
@@ -352,12 +352,7 @@ def _split(values) -> list[str]:
     return [v.strip() for s in values for v in s.split(",") if v.strip()]
 
 
-@click.group("study")
-def study_group() -> None:
-    """Studies built on the evaluation core."""
-
-
-@study_group.command("bands")
+@click.command("bands")
 @click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Qrels file (plain or gzipped).")
 @click.option("--rho", "rhos", default=",".join(DEFAULT_STUDY_RHOS), show_default=True,
@@ -448,7 +443,3 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
     click.echo(quad.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     click.echo("\nwrote " + " ".join(written))
 
-
-from .study_ties import ties_cmd  # noqa: E402
-
-study_group.add_command(ties_cmd)
