@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tiebreak as tb
+import tiebreak.io.runs
 from tiebreak.io import InputError
 
 
@@ -121,9 +122,9 @@ def _big(lines: int, tweak=None) -> bytes:
 
 def test_fast_path_equals_strict_reader(monkeypatch):
     data = _big(6000)
-    assert len(data) >= tb.io._PANDAS_MIN_BYTES
+    assert len(data) >= tiebreak.io.runs._PANDAS_MIN_BYTES
     fast = tb.read_run(io.BytesIO(data))
-    monkeypatch.setattr(tb.io, "_PANDAS_MIN_BYTES", 1 << 60)
+    monkeypatch.setattr(tiebreak.io.runs, "_PANDAS_MIN_BYTES", 1 << 60)
     slow = tb.read_run(io.BytesIO(data))
     assert fast.topics == slow.topics == [f"{i:03d}" for i in range(1, 7)]
     for f in ("topic", "docid", "score", "rank", "lineno", "docnos"):
@@ -158,3 +159,190 @@ def test_float_parsing_is_correctly_rounded():
     rows = [f"1 Q0 d{i} {i + 1} {hard[i % len(hard)]} t" for i in range(6000)]
     r = tb.read_run(io.BytesIO(("\n".join(rows) + "\n").encode()))
     assert r.score.tolist() == [float(hard[i % len(hard)]) for i in range(6000)]
+
+
+# --- one test per defect class of issue 12 ("Runs and qrels") -------------------------------
+
+def _cli(args, input=None):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    return CliRunner().invoke(main, args, input=input)
+
+
+def _example():
+    from importlib.resources import files
+
+    base = files("tiebreak") / "data"
+    return str(base / "ymt2016.qrels"), str(base / "ymt2016.run")
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n", "# only\n# comments\n", "\t\r\n# c\r\n"])
+def test_run_without_result_lines_is_an_empty_run_with_a_warning(text):
+    r = run_of(text)
+    assert len(r) == 0 and r.topics == []
+    assert r.warnings[tiebreak.io.runs.WARN_EMPTY] == 1
+    lc = r.line_counts
+    assert lc.evaluated == 0 and lc.read == lc.comment + lc.blank
+
+
+def test_empty_run_in_a_directory_does_not_abort_it(tmp_path):
+    qrels, run = _example()
+    d = tmp_path / "runs"
+    d.mkdir()
+    (d / "a.run").write_bytes(open(run, "rb").read())
+    (d / "b.run").write_bytes(b"# the job crashed before writing anything\n")
+    res = _cli(["eval", qrels, str(d), "-m", "AP", "--regime", "trec_eval"])
+    assert res.exit_code == 0, res.output
+    assert "b.run" in res.output and "no result lines" in res.output
+    assert "ymt-fig1" in res.output
+
+
+def test_standard_input_twice_is_a_clear_error():
+    qrels, _ = _example()
+    res = _cli(["eval", qrels, "-", "-"], input="1 Q0 a 1 1 t\n")
+    assert res.exit_code == 2
+    assert "standard input given more than once" in res.output
+    assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit)
+
+
+@pytest.mark.parametrize("text", ["", "\n \n", "# c\n# d\n"])
+def test_qrels_without_judgments_exit_2(tmp_path, text):
+    p = tmp_path / "q.txt"
+    p.write_text(text)
+    with pytest.raises(InputError, match=r"q.txt: no judgments"):
+        tb.read_qrels(p)
+    res = _cli(["eval", str(p), _example()[1]])
+    assert res.exit_code == 2 and "no judgments" in res.output
+    assert "0.0000" not in res.output
+
+
+def test_utf8_bom_is_removed_and_warned():
+    clean = run_of("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n")
+    r = tb.read_run(io.BytesIO(b"\xef\xbb\xbf1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n"))
+    assert r.topics == clean.topics == ["1"]
+    assert r.warnings == {"UTF-8 byte-order mark removed": 1}
+    q = tb.read_qrels(io.BytesIO(b"\xef\xbb\xbf1 0 a 1\n"))
+    assert q.topics == ["1"] and q.warnings["UTF-8 byte-order mark removed"] == 1
+
+
+def test_utf16_and_nul_bytes_are_errors():
+    with pytest.raises(InputError, match=r":1: file is UTF-16"):
+        tb.read_run(io.BytesIO("1 Q0 a 1 2 t\n".encode("utf-16")))
+    with pytest.raises(InputError, match=r":2: NUL byte"):
+        tb.read_run(io.BytesIO(b"1 Q0 a 1 2 t\n1 Q0 b\x00 2 1 t\n"))
+
+
+@pytest.mark.parametrize("eol", [b"\r\n", b"\r"])
+def test_crlf_and_cr_only_line_ends(eol):
+    lines = [b"1 Q0 a 1 3 t", b"1 Q0 b 2 2 t", b"2 Q0 c 1 1 t"]
+    r = tb.read_run(io.BytesIO(eol.join(lines) + eol))
+    assert len(r) == 3 and r.topics == ["1", "2"] and r.lineno.tolist() == [1, 2, 3]
+    assert r.score.tolist() == [3.0, 2.0, 1.0]
+    assert ("lone CR (\\r) line ends read as line ends" in r.warnings) == (eol == b"\r")
+    q = tb.read_qrels(io.BytesIO(eol.join([b"1 0 a 1", b"2 0 c 0"]) + eol))
+    assert len(q) == 2
+
+
+def test_two_records_glued_on_one_line_are_an_error():
+    with pytest.raises(InputError, match=r":2: two records on one line.*field 7"):
+        run_of("1 Q0 a 1 3 t\n1 Q0 b 2 2 t 1 Q0 c 3 1 t\n")
+    with pytest.raises(InputError, match=r":1: two records on one line.*field 6"):
+        run_of("1 Q0 b 2 2 1 Q0 c 3 1 t\n")
+    # a genuine extra column is still ignored and counted
+    assert run_of("1 Q0 a 1 3 t extra\n").warnings["lines with extra columns (ignored)"] == 1
+    with pytest.raises(InputError, match=r":1: expected 4 fields .*two judgments on one line"):
+        qrels_of("1 0 a 1 1 0 b 0\n")
+
+
+def test_five_then_seven_fields_are_never_realigned():
+    # 5 + 7 = 12 tokens = two 6-field lines' worth: must be read line by line
+    r = run_of("1 Q0 a 1 3\n1 Q0 b 2 2 t x\n")
+    assert [r.docno(i) for i in range(2)] == ["a", "b"] and r.score.tolist() == [3.0, 2.0]
+    assert r.warnings["lines without a run tag (5 fields)"] == 1
+    assert r.warnings["lines with extra columns (ignored)"] == 1
+    with pytest.raises(InputError, match=r":1: expected 6 fields .* found 4"):
+        run_of("1 Q0 a 1\n1 Q0 b 2 2 t x y\n")
+
+
+def test_every_line_is_accounted_for():
+    r = run_of("# c\n1 Q0 a 1 3 t\n\n1 Q0 b 2 2 t\n  # indented comment\n1 Q0 a 3 1 t\n",
+               on_duplicate="first")
+    lc = r.line_counts
+    assert (lc.read, lc.comment, lc.blank, lc.evaluated) == (6, 2, 1, 2)
+    assert lc.dropped == {"duplicate docno (kept the first)": 1}
+    q = qrels_of("# c\n1 0 a 1\n\n1 0 b 0\n")
+    assert q.line_counts.as_dict() == {"read": 4, "comment": 1, "blank": 1, "evaluated": 2,
+                                       "dropped": {}}
+
+
+def test_line_counts_in_json_and_on_request_in_the_table(tmp_path):
+    import json
+
+    qrels, run = _example()
+    p = tmp_path / "r.run"
+    p.write_bytes(b"# header\n" + open(run, "rb").read() + b"\n")
+    res = _cli(["eval", qrels, str(p), "--format", "json", "-m", "AP"])
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert doc["lines"]["runs"]["ymt-fig1"] == {"read": 17, "comment": 1, "blank": 1,
+                                                "evaluated": 15, "dropped": {}}
+    assert doc["lines"]["qrels"]["evaluated"] == 15
+    assert "lines" not in doc["warnings"]["ymt-fig1"]
+    plain = _cli(["eval", qrels, str(p), "-m", "AP"]).output
+    assert "read:" not in plain
+    shown = _cli(["eval", qrels, str(p), "-m", "AP", "--line-counts"]).output
+    assert "17 read: 1 comment, 1 blank, 15 evaluated" in shown
+
+
+@pytest.mark.parametrize("tok", ["1_000", "1_0", "0x10", "1e", "1.5f", "١"])
+def test_python_only_number_syntaxes_are_rejected(tok):
+    with pytest.raises(InputError, match=r":2: score .* is not a number"):
+        run_of(f"1 Q0 a 1 2 t\n1 Q0 b 2 {tok} t\n")
+    with pytest.raises(InputError, match=r":2: rel .* is not an integer"):
+        qrels_of(f"1 0 a 1\n1 0 b {tok}\n")
+
+
+def test_python_only_rank_syntax_is_not_a_number():
+    r = run_of("1 Q0 a 1_0 2 t\n1 Q0 b 2 1 t\n")
+    assert r.warnings["rank column not a number"] == 1 and np.isnan(r.rank[0])
+
+
+def test_relevance_beyond_int64_is_a_clear_error():
+    qrels_of(f"1 0 a {2**63 - 1}\n1 0 b {-2**63}\n")
+    for big in (2**63, -2**63 - 1, 10**30):
+        with pytest.raises(InputError, match=rf":2: rel '{big}' is out of range"):
+            qrels_of(f"1 0 a 1\n1 0 b {big}\n")
+
+
+def test_memory_stays_proportional_to_the_input():
+    import tracemalloc
+
+    huge = b"d" * (1 << 20)
+    lines = [b"1 Q0 " + huge + b" 1 2 t"] + [b"1 Q0 x%d %d 1 t" % (i, i + 2) for i in range(2000)]
+    data = b"\n".join(lines) + b"\n"
+    qdata = b"1 0 " + huge + b" 1\n" + b"".join(b"1 0 x%d 0\n" % i for i in range(2000))
+    tracemalloc.start()
+    try:
+        r = tb.read_run(io.BytesIO(data))
+        q = tb.read_qrels(io.BytesIO(qdata))
+        tb.evaluate(q, r, ["AP"], ["trec_eval"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(r) == 2001 and r.docno(0) == huge.decode()
+    assert peak < 40 * len(data), peak  # fixed-width arrays would need 2001 x 4 MiB
+
+
+@pytest.mark.parametrize("text,field", [
+    ("1 Q0 a 1 2 t\n1 Q0 b 2 abc t\n", "score 'abc'"),
+    ("1 Q0 a 1 2 t\n1 Q0 b\n", "expected 6 fields"),
+])
+def test_cli_errors_are_file_line_field_with_exit_2(tmp_path, text, field):
+    p = tmp_path / "bad.run"
+    p.write_text(text)
+    res = _cli(["eval", _example()[0], str(p)])
+    assert res.exit_code == 2
+    assert f"bad.run:2: {field}" in res.output
+    assert "Traceback" not in res.output

@@ -93,8 +93,11 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
+@click.option("--line-counts", is_flag=True,
+              help="List in the warnings what became of every input line (read, comment, "
+                   "blank, evaluated, dropped); JSON output always has them.")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate, jobs):
+             on_duplicate, jobs, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -133,16 +136,18 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         _fail(str(e))
 
     out = sys.stdout
-    warn_lines = format_warnings(res)
-    if q.warnings:
-        warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}"
-                                                              for k, v in q.warnings.items()))
+    warn_lines = format_warnings(res, lines=line_counts)
+    qw = [f"{k}: {v}" for k, v in q.warnings.items()]
+    if line_counts and q.line_counts is not None:
+        qw.append(f"lines: {q.line_counts.summary()}")
+    if qw:
+        warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
     if fmt == "tsv":
         write_tsv(res, out, per_topic)
     elif fmt == "json":
         meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
                 "topics": len(q.topics)}
-        write_json(res, out, per_topic, meta)
+        write_json(res, out, per_topic, meta, q.line_counts)
     else:
         write_table(res, out, per_topic)
         if warn_lines:

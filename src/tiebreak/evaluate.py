@@ -180,6 +180,8 @@ class Evaluator:
 
     def _warnings(self, run: Run, J, O, R) -> dict:
         w: dict[str, object] = dict(run.warnings)
+        if run.line_counts is not None:
+            w["lines"] = run.line_counts  # a LineCounts, not a warning: see output.py
         hyg = run_hygiene(run)
         contra = int(hyg["contradictions"].sum())
         if contra:

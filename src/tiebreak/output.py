@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .evaluate import EvalResult
+from .io import LineCounts
 
 
 def write_tsv(res: EvalResult, fh, per_topic: bool = False) -> None:
@@ -15,13 +16,22 @@ def write_tsv(res: EvalResult, fh, per_topic: bool = False) -> None:
         w(f"{r}\t{m}\t{g}\t{q}\t{v!r}\n")
 
 
-def write_json(res: EvalResult, fh, per_topic: bool = False, meta: dict | None = None) -> None:
-    """``{"meta": ..., "results": [{run, measure, regime, qid, value}, ...], "warnings": ...}``."""
+def write_json(res: EvalResult, fh, per_topic: bool = False, meta: dict | None = None,
+               qrels_lines: LineCounts | None = None) -> None:
+    """``{"meta": ..., "results": [{run, measure, regime, qid, value}, ...], "warnings": ...,
+    "lines": {"qrels": counts, "runs": {run: counts}}}``; counts are
+    :meth:`tiebreak.io.LineCounts.as_dict` (read, comment, blank, evaluated, dropped)."""
     recs = [
         {"run": r, "measure": m, "regime": g, "qid": q, "value": v}
         for r, m, g, q, v in res.records(per_topic)
     ]
-    json.dump({"meta": meta or {}, "results": recs, "warnings": res.warnings}, fh, indent=1)
+    warnings = {r: {k: v for k, v in w.items() if not isinstance(v, LineCounts)}
+                for r, w in res.warnings.items()}
+    lines = {"qrels": qrels_lines.as_dict() if qrels_lines is not None else None,
+             "runs": {r: v.as_dict() for r, w in res.warnings.items() for v in w.values()
+                      if isinstance(v, LineCounts)}}
+    json.dump({"meta": meta or {}, "results": recs, "warnings": warnings, "lines": lines}, fh,
+              indent=1)
     fh.write("\n")
 
 
@@ -82,18 +92,21 @@ def write_table(res: EvalResult, fh, per_topic: bool = False) -> None:
         fh.write(line(row))
 
 
-def format_warnings(res: EvalResult, max_items: int = 8) -> list[str]:
-    """One line per run with warnings: counts, and up to ``max_items`` topic ids per list."""
+def format_warnings(res: EvalResult, max_items: int = 8, lines: bool = False) -> list[str]:
+    """One line per run with warnings: counts, and up to ``max_items`` topic ids per list;
+    with ``lines``, also what became of the run file's lines (:class:`tiebreak.io.LineCounts`)."""
     out = []
     for run, w in res.warnings.items():
-        if not w:
-            continue
         parts = []
         for k, v in w.items():
-            if isinstance(v, list):
+            if isinstance(v, LineCounts):
+                if lines:
+                    parts.append(f"{k}: {v.summary()}")
+            elif isinstance(v, list):
                 shown = ", ".join(v[:max_items]) + (", ..." if len(v) > max_items else "")
                 parts.append(f"{k}: {len(v)} ({shown})")
             else:
                 parts.append(f"{k}: {v}")
-        out.append(f"{run}: " + "; ".join(parts))
+        if parts:
+            out.append(f"{run}: " + "; ".join(parts))
     return out

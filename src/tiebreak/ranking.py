@@ -46,6 +46,8 @@ def run_hygiene(run: Run) -> dict[str, np.ndarray]:
     * ``increasing``: adjacent lines of a topic, in file order, whose score goes up.
     """
     nt = len(run.topics)
+    if not len(run):  # a run without result lines
+        return {k: np.zeros(nt, np.int64) for k in ("contradictions", "rank_ties", "increasing")}
     t, s, rk = run.topic, run.score, run.rank
     ok = np.flatnonzero(~np.isnan(rk))
     o = ok[np.lexsort((ok, rk[ok], t[ok]))]

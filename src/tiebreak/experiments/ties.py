@@ -68,7 +68,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from ..io import Qrels, Run, _read_bytes, read_qrels, read_run, run_paths
+from ..io import Qrels, Run, open_bytes, read_qrels, read_run, run_paths
 from ..ranking import run_hygiene
 
 __all__ = [
@@ -220,7 +220,7 @@ def stats_for_path(path: str, qrels: Qrels | None = None) -> tuple[dict, pd.Data
     run = read_run(path)
     exp = None
     if path != "-":
-        data, _ = _read_bytes(path)
+        data, _ = open_bytes(path)
         exp = exponent_lines(data)
     return run_stats(run, qrels, exp)
 

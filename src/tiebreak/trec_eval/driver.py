@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io import InputError, read_qrels, read_run
+from ..io import InputError, read_qrels, read_qrels_jg, read_run, read_zscores
 from .measures import MIN_GEO_MEAN, Context, Requested, TrecEvalError, mark
 from .options import USAGE, Options, parse_args
 from .ranks import (
@@ -179,58 +179,9 @@ def _jg_values(run, path, opts, reqs, ctx, qids_wanted):
     return out
 
 
-def read_qrels_jg(path):
-    """Read a ``qrels_jg`` file (``qid jg docno rel``): one :class:`~tiebreak.io.Qrels` per
-    judgment group, in order of first appearance."""
-    import io
-
-    from ..io import _read_bytes
-
-    data, name = _read_bytes(path)
-    by: dict[bytes, list[bytes]] = {}
-    for lno, line in enumerate(data.splitlines(), 1):
-        if not line.strip() or line.startswith(b"#"):
-            continue
-        f = line.split()
-        if len(f) != 4:
-            raise InputError(f"{name}:{lno}: expected 4 fields (qid jg docno rel), "
-                             f"found {len(f)}")
-        try:
-            int(f[3])
-        except ValueError:
-            raise InputError(f"{name}:{lno}: relevance '{f[3].decode(errors='replace')}' "
-                             "is not an integer") from None
-        by.setdefault(f[1], []).append(line)
-    out = []
-    for g, lines in by.items():
-        q = read_qrels(io.BytesIO(b"\n".join(lines) + b"\n"))
-        q.name = name
-        out.append((g.decode(errors="replace"), q))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # z-scores and printing
 # ---------------------------------------------------------------------------------------------
-
-
-def read_zscores(path) -> dict:
-    """``qid measure mean stddev`` lines -> {(qid, measure): (mean, stddev)}."""
-    from ..io import _read_bytes
-
-    data, name = _read_bytes(path)
-    z = {}
-    for lno, line in enumerate(data.decode("latin-1").splitlines(), 1):
-        f = line.split()
-        if not f:
-            continue
-        if len(f) != 4:
-            raise InputError(f"{name}:{lno}: expected 4 fields (qid measure mean stddev)")
-        try:
-            z[(f[0], f[1])] = (float(f[2]), float(f[3]))
-        except ValueError:
-            raise InputError(f"{name}:{lno}: mean or stddev is not a number") from None
-    return z
 
 
 def _zscore(z: dict, qid: str, name: str, v: float) -> float:

@@ -1,0 +1,94 @@
+"""Token lists -> numpy codes, with memory proportional to the input.
+
+Fixed-width numpy strings (``S``/``U``) are fast but sized by the longest token: one 1 MB docno
+among 10,000 short ones would ask for 10,000 x 1 MB (x 4 for ``U``). Every helper here checks the
+fixed width against the tokens' total size and otherwise uses Python objects (sets, dicts, object
+arrays), which cost memory proportional to the input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# A fixed-width array may use this many times the tokens' own bytes (plus a constant).
+_SLACK = 8
+_CONST = 1 << 20
+
+
+def _fits(width: int, n: int, total: int, itemsize: int = 1) -> bool:
+    return width * n * itemsize <= _SLACK * total + _CONST
+
+
+def latin1_array(items) -> np.ndarray:
+    """Bytes tokens -> text array, one code point per byte (latin-1), so that text order is byte
+    order. ``U`` dtype when its fixed width is affordable, else ``object``."""
+    n = len(items)
+    if n == 0:
+        return np.zeros(0, "U1")
+    if isinstance(items, np.ndarray) and items.dtype.kind == "S":
+        w = items.dtype.itemsize
+        total = int(np.char.str_len(items).sum()) if w > 64 else w * n
+        if _fits(w, n, total, 4):
+            u8 = np.frombuffer(np.ascontiguousarray(items).tobytes(), np.uint8).reshape(n, w)
+            return u8.astype(np.uint32).view(f"U{w}").reshape(n)
+        items = items.tolist()
+    w = max(map(len, items))
+    total = sum(map(len, items))
+    if _fits(w, n, total, 4):
+        return np.array([t.decode("latin-1") for t in items], dtype=f"U{max(w, 1)}")
+    out = np.empty(n, object)
+    out[:] = [t.decode("latin-1") for t in items]
+    return out
+
+
+def text_array(strs) -> np.ndarray:
+    """Python str (one code point per byte) -> ``U`` array when affordable, else ``object``."""
+    n = len(strs)
+    if n == 0:
+        return np.zeros(0, "U1")
+    lens = [len(x) for x in strs]
+    w, total = max(lens), sum(lens)
+    if _fits(w, n, total, 4):
+        return np.array(strs, dtype=f"U{max(w, 1)}")
+    out = np.empty(n, object)
+    out[:] = list(strs)
+    return out
+
+
+def sorted_codes(items: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct tokens in byte order (as :func:`latin1_array` text) and each token's index.
+
+    Returns
+    -------
+    uniq : ndarray, ``U`` or object, shape (d,)
+    codes : ndarray, int64, shape (len(items),)
+    """
+    n = len(items)
+    if n == 0:
+        return np.zeros(0, "U1"), np.zeros(0, np.int64)
+    w = max(map(len, items))
+    total = sum(map(len, items))
+    if _fits(w, n, total):
+        uniq, inv = np.unique(np.array(items, dtype=f"S{max(w, 1)}"), return_inverse=True)
+        return latin1_array(uniq), inv.astype(np.int64).reshape(-1)
+    su = sorted(set(items))
+    index = {t: i for i, t in enumerate(su)}
+    return latin1_array(su), np.fromiter(map(index.__getitem__, items), np.int64, n)
+
+
+def block_starts(items: list[bytes]) -> np.ndarray:
+    """Start positions (int64) of the blocks of consecutive equal tokens."""
+    n = len(items)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    w = max(map(len, items))
+    total = sum(map(len, items))
+    if _fits(w, n, total):
+        a = np.array(items, dtype=f"S{max(w, 1)}")
+        return np.r_[0, np.flatnonzero(a[1:] != a[:-1]) + 1].astype(np.int64)
+    return np.array([0] + [i for i in range(1, n) if items[i] != items[i - 1]], np.int64)
+
+
+def text(docno) -> str:
+    """A docno held as latin-1 text, shown as UTF-8."""
+    return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")

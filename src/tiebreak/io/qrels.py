@@ -1,0 +1,205 @@
+"""TREC qrels: ``qid iter docno rel``.
+
+``iter`` may be any token (TREC-COVID uses the judging round, e.g. ``0.5``); ``rel`` is a decimal
+integer in the int64 range and may be negative (trec_eval reads -1 as "in the pool but not
+judged"). Lines whose first field starts with ``#`` are comments; blank lines are skipped and
+counted (trec_eval rejects them). A file without a single judgment is an error: evaluating against
+it would print 0 for every measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._arrays import sorted_codes
+from .source import (
+    INTEGER,
+    InputError,
+    LineCounts,
+    count_lines,
+    natural_key,
+    open_bytes,
+    show,
+    split_lines,
+    text_lines,
+)
+
+__all__ = ["Qrels", "read_qrels", "parse_rels"]
+
+LAYOUT = "qid iter docno rel"
+WARN_BLANK = "blank lines skipped"
+_I64 = (-(1 << 63), (1 << 63) - 1)
+
+
+@dataclass
+class Qrels:
+    """Relevance judgments.
+
+    Attributes
+    ----------
+    name : str
+        Source file name.
+    topics : list[str]
+        Topic ids, in natural order (numeric ids numerically).
+    topic : ndarray, int64, shape (m,)
+        Index into ``topics`` of each judgment, sorted by (topic, docno id).
+    docid : ndarray, int64, shape (m,)
+        Index of the docno in ``docnos``.
+    value : ndarray, int64, shape (m,)
+        Relevance value as written; negative means "pooled but not judged" (treated as unjudged).
+    keys : ndarray, int64, shape (m,)
+        ``topic << 32 | docid``, sorted; used for look-ups.
+    docnos : ndarray, str (``U``; ``object`` for pathologically long docnos), shape (d,)
+        Distinct judged docnos (latin-1 text of the bytes) in byte order.
+    warnings : dict[str, int]
+        Counted input warnings.
+    line_counts : LineCounts or None
+        What became of every line of the file (None for qrels built in memory).
+    """
+
+    name: str
+    topics: list[str]
+    topic: np.ndarray
+    docid: np.ndarray
+    value: np.ndarray
+    keys: np.ndarray
+    docnos: np.ndarray
+    warnings: dict[str, int] = field(default_factory=dict)
+    line_counts: LineCounts | None = None
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @property
+    def topic_index(self) -> dict[str, int]:
+        d = self.__dict__.get("_tindex")
+        if d is None:
+            d = {q: i for i, q in enumerate(self.topics)}
+            self.__dict__["_tindex"] = d
+        return d
+
+    def num_rel(self, level: int = 1) -> np.ndarray:
+        """Relevant documents (value >= level) per topic, int64 shape (n_topics,)."""
+        return np.bincount(self.topic[self.value >= level], minlength=len(self.topics))
+
+    def num_nonrel(self, level: int = 1) -> np.ndarray:
+        """Judged non-relevant documents (0 <= value < level) per topic."""
+        m = (self.value >= 0) & (self.value < level)
+        return np.bincount(self.topic[m], minlength=len(self.topics))
+
+    def max_grade(self) -> np.ndarray:
+        """Largest relevance value per topic (0 when none is positive), float64 (n_topics,)."""
+        out = np.zeros(len(self.topics))
+        np.maximum.at(out, self.topic, np.maximum(self.value, 0).astype(float))
+        return out
+
+    def grades(self) -> np.ndarray:
+        """Distinct judged relevance values (>= 0), sorted."""
+        return np.unique(self.value[self.value >= 0])
+
+
+def _rel_ok(tok: bytes) -> bool:
+    return INTEGER.fullmatch(tok) is not None and _I64[0] <= int(tok) <= _I64[1]
+
+
+def parse_rels(tokens: list[bytes], lno, name: str, label: str = "rel") -> np.ndarray:
+    """Relevance tokens -> int64 (n,).
+
+    Raises
+    ------
+    InputError
+        ``file:line: rel 'x' is not an integer`` (also for Python-only forms such as ``1_0``), or
+        ``... is out of range`` beyond int64.
+    """
+    if b"_" not in b"".join(tokens):  # Python's int() reads '1_0'; C's atol does not
+        try:
+            return np.array(list(map(int, tokens)), dtype=np.int64)
+        except (ValueError, OverflowError):
+            pass
+    for tok, i in zip(tokens, lno):
+        if not _rel_ok(tok):
+            if INTEGER.fullmatch(tok):
+                raise InputError(f"{name}:{i}: {label} {show(tok[:40])!r} is out of range "
+                                 "(relevance values are 64-bit integers)")
+            raise InputError(f"{name}:{i}: {label} {show(tok[:40])!r} is not an integer")
+    raise AssertionError("no bad token")  # pragma: no cover
+
+
+def read_qrels(source) -> Qrels:
+    """Read TREC qrels (``qid iter docno rel``).
+
+    Parameters
+    ----------
+    source : path, ``"-"`` or binary file object
+        Plain or gzip-compressed (see :func:`tiebreak.io.open_bytes`).
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    InputError
+        ``file:line: ...``: wrong number of fields, a ``rel`` that is not a 64-bit integer, the
+        same (qid, docno) judged twice (trec_eval stops on that too), UTF-16 text, a NUL byte;
+        ``file: ...``: no judgment at all (empty, blank or comment-only file), corrupt gzip.
+    """
+    raw, name = open_bytes(source)
+    warnings: dict[str, int] = {}
+    data = text_lines(raw, name, warnings)
+    del raw
+    q: list[bytes] = []
+    d: list[bytes] = []
+    r: list[bytes] = []
+    lno: list[int] = []
+    blank = comment = 0
+    for i, line in enumerate(split_lines(data), 1):
+        f = line.split()
+        if len(f) == 4 and f[0][:1] != b"#":
+            q.append(f[0])
+            d.append(f[2])
+            r.append(f[3])
+            lno.append(i)
+        elif not f:
+            blank += 1
+        elif f[0][:1] == b"#":
+            comment += 1
+        else:
+            s = line.strip()
+            shown = show(s[:160]) + ("..." if len(s) > 160 else "")
+            hint = " (two judgments on one line?)" if len(f) == 8 else ""
+            raise InputError(
+                f"{name}:{i}: expected 4 fields '{LAYOUT}', found {len(f)}{hint}: {shown!r}"
+            )
+    nl = count_lines(data)
+    if not q:
+        raise InputError(
+            f"{name}: no judgments ({nl} lines: {blank} blank, {comment} comment); qrels need "
+            f"lines '{LAYOUT}'"
+        )
+    value = parse_rels(r, lno, name)
+    qids = [t.decode("utf-8", "surrogateescape") for t in dict.fromkeys(q)]
+    topics = sorted(qids, key=natural_key)
+    tindex = {t.encode("utf-8", "surrogateescape"): j for j, t in enumerate(topics)}
+    topic = np.fromiter(map(tindex.__getitem__, q), np.int64, len(q))
+    udocs, docid = sorted_codes(d)
+    keys = (topic << 32) | docid
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(dup):
+        lno_a = np.asarray(lno)
+        shown = []
+        for j in dup[:5]:
+            a, b = lno_a[order[j]], lno_a[order[j + 1]]
+            shown.append(f"{show(q[order[j]])} {show(d[order[j]][:80])} (lines {a} and {b})")
+        raise InputError(
+            f"{name}:{lno_a[order[dup[0] + 1]]}: docno judged twice for the same topic; "
+            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
+        )
+    if blank:
+        warnings[WARN_BLANK] = blank
+    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
+                 LineCounts(nl, comment, blank, len(q)))

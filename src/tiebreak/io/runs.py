@@ -1,0 +1,441 @@
+"""TREC runs: ``qid Q0 docno rank score [tag] [extra ...]``.
+
+Two readers give the same result on every input they both accept:
+
+* the **strict reader** goes line by line and is the definition: it names the file, line and
+  field of every problem;
+* the **fast reader** (files of 128 KiB and more) tokenises with pandas' C parser and is used only
+  when it provably read what the strict reader would have: every line holds exactly six fields
+  (checked by counting the field starts of the raw bytes with numpy, with C ``isspace``
+  separators), no field starts with ``#``, no byte that pandas splits differently (``\\v``,
+  ``\\f``), no empty field, no underscore in a number, every score finite. Anything else goes to
+  the strict reader, which accepts it or gives the error.
+
+Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
+
+* a line whose first field starts with ``#`` is a comment; blank lines are skipped; both are
+  counted in :attr:`Run.line_counts`;
+* 6 fields is a result line; 5 fields (no run tag) is read and counted as a warning; more than 6:
+  the extra fields are ignored and counted, unless fields 6-10 or 7-11 look like a second record
+  (the ``Q0`` column repeated, then two numbers) — two records glued on one line are an error;
+  fewer than 5 is an error;
+* scores are decimal numbers in C ``strtod`` syntax (``-7.763e-05``, ``1E3``, ``.5``), parsed
+  correctly rounded to float64; ``nan``, ``inf``, values beyond float64 and Python-only forms
+  such as ``1_000`` are errors;
+* docnos and qids are kept as bytes (held as latin-1 text), never parsed as numbers.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._arrays import block_starts, sorted_codes, text, text_array
+from .source import (
+    NUMBER,
+    InputError,
+    LineCounts,
+    count_lines,
+    open_bytes,
+    show,
+    split_lines,
+    text_lines,
+)
+
+__all__ = ["Run", "read_run", "run_paths", "WARN_EMPTY"]
+
+LAYOUT = "qid Q0 docno rank score tag"
+WARN_EXTRA = "lines with extra columns (ignored)"
+WARN_TAGDIFF = "lines whose run tag differs from the first"
+WARN_NO_TAG = "lines without a run tag (5 fields)"
+WARN_RANK = "rank column not a number"
+WARN_EMPTY = "no result lines: the run retrieved nothing (every topic scores 0)"
+WARN_DUPLICATE = "duplicate docno lines dropped (kept the first)"
+DROP_DUPLICATE = "duplicate docno (kept the first)"
+
+
+@dataclass
+class Run:
+    """One TREC run, lines kept in file order.
+
+    Attributes
+    ----------
+    name : str
+        Run tag (column 6) or, when absent, the file name.
+    source : str
+        File it came from.
+    topics : list[str]
+        Topic ids in order of first appearance.
+    topic : ndarray, int64, shape (n,)
+        Index into ``topics`` for each line.
+    docnos : ndarray, str (``U``; ``object`` for pathologically long docnos), shape (d,)
+        Distinct docnos of the run (latin-1 text of the bytes) in byte order (trec_eval's
+        ``strcmp`` order).
+    docid : ndarray, int64, shape (n,)
+        Index into ``docnos`` for each line; so it is also the docno's byte-order rank.
+    score : ndarray, float64, shape (n,)
+        Retrieval scores as parsed (double precision, like trec_eval 10).
+    rank : ndarray, float64, shape (n,)
+        Rank column (NaN where it is not a number); used only for warnings.
+    lineno : ndarray, int64, shape (n,)
+        1-based line number of each line in the file.
+    tags : list[str]
+        Distinct run tags in order of first appearance.
+    warnings : dict[str, int]
+        Counted input warnings; evaluation adds more (see ``EvalResult.warnings``).
+    line_counts : LineCounts or None
+        What became of every line of the file (None for a run built in memory).
+    """
+
+    name: str
+    source: str
+    topics: list[str]
+    topic: np.ndarray
+    docnos: np.ndarray
+    docid: np.ndarray
+    score: np.ndarray
+    rank: np.ndarray
+    lineno: np.ndarray
+    tags: list[str] = field(default_factory=list)
+    warnings: dict[str, int] = field(default_factory=dict)
+    line_counts: LineCounts | None = None
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def docno(self, i: int) -> str:
+        """Docno of line i (file order) as text."""
+        return text(self.docnos[self.docid[i]])
+
+
+def _excerpt(line: bytes, limit: int = 160) -> str:
+    s = line.strip()
+    return repr(show(s[:limit]) + ("..." if len(s) > limit else ""))
+
+
+def _first_bad(tokens: list[bytes], lno, ok) -> tuple[bytes, int]:
+    for tok, i in zip(tokens, lno):
+        if not ok(tok):
+            return tok, i
+    raise AssertionError("no bad token")  # pragma: no cover
+
+
+def _is_finite_number(tok: bytes) -> bool:
+    return NUMBER.fullmatch(tok) is not None and np.isfinite(float(tok))
+
+
+def parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
+    """Score tokens -> float64 (n,); InputError ``file:line: score ...`` on the first bad one."""
+    score = None
+    if b"_" not in b"".join(tokens):  # Python's float() reads '1_0'; C's strtod does not
+        try:
+            score = np.fromiter(map(float, tokens), np.float64, len(tokens))
+        except ValueError:
+            pass
+    if score is None or not np.isfinite(score).all():
+        tok, i = _first_bad(tokens, lno, _is_finite_number)
+        try:
+            spelled_inf = b"_" not in tok and not np.isfinite(float(tok))  # nan, inf, 1e400
+        except ValueError:
+            spelled_inf = False
+        if spelled_inf:
+            raise InputError(f"{name}:{i}: score {show(tok)!r} is not a finite number")
+        raise InputError(f"{name}:{i}: score {show(tok[:80])!r} is not a number")
+    return score
+
+
+_COUNTING: list[bytes] = []
+
+
+def _parse_ranks(tokens: list[bytes], seg_starts: np.ndarray) -> tuple[np.ndarray, int]:
+    """Rank column as float64. Fast path: ranks written 1, 2, 3, ... inside each topic block."""
+    n = len(tokens)
+    if n and len(seg_starts):
+        lengths = np.diff(np.r_[seg_starts, n])
+        longest = int(lengths.max())
+        if len(_COUNTING) < longest:
+            _COUNTING[:] = [b"%d" % i for i in range(1, max(longest, 2 * len(_COUNTING)) + 1)]
+        expect = []
+        for ln in lengths.tolist():
+            expect += _COUNTING[:ln]
+        if expect == tokens:
+            return (np.arange(n) - np.repeat(seg_starts, lengths) + 1).astype(np.float64), 0
+    if b"_" not in b"".join(tokens):
+        try:
+            return np.fromiter(map(int, tokens), np.float64, n), 0
+        except (ValueError, OverflowError):
+            pass
+    out = np.empty(n)
+    bad = 0
+    for j, t in enumerate(tokens):
+        if NUMBER.fullmatch(t):
+            out[j] = float(t)
+        else:
+            out[j] = np.nan
+            bad += 1
+    return out, bad
+
+
+def _glued_at(f: list[bytes]) -> int | None:
+    """Field index where a second record seems to start on this line (5 or 6), else None."""
+    for j in (6, 5):
+        if (len(f) >= j + 5 and f[j + 1] == f[1] and NUMBER.fullmatch(f[j + 3])
+                and NUMBER.fullmatch(f[j + 4])):
+            return j
+    return None
+
+
+# C isspace() in the C locale: what trec_eval and bytes.split() treat as a field separator
+_WS = np.zeros(256, bool)
+_WS[[9, 10, 11, 12, 13, 32]] = True
+_PANDAS_MIN_BYTES = 1 << 17
+
+
+def _six_fields_everywhere(data: bytes, nl: int) -> bool:
+    """True when the bytes hold exactly 6 * nl fields, none starting with '#', and no byte that
+    pandas' whitespace tokeniser treats differently from C isspace (``\\v``, ``\\f``)."""
+    if b"\x0b" in data or b"\x0c" in data:
+        return False
+    a = np.frombuffer(data, np.uint8)
+    ws = _WS[a]
+    start = ~ws
+    start[1:] &= ws[:-1]
+    if int(np.count_nonzero(start)) != 6 * nl:
+        return False
+    return not bool(np.count_nonzero(start & (a == 35)))
+
+
+def _read_run_pandas(data: bytes, nl: int):
+    """Tokenise a run of 6-field lines with pandas' C parser, verified to agree with the strict
+    reader (module docstring); None when anything is unusual."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        return None
+    if nl == 0 or not _six_fields_everywhere(data, nl):
+        return None
+    try:
+        df = pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=range(6), usecols=[0, 2, 3, 4, 5],
+            engine="c", dtype={0: object, 2: object, 3: np.float64, 4: np.float64, 5: object},
+            na_filter=False, encoding="latin-1", skip_blank_lines=False, quoting=3,
+            on_bad_lines="error",
+        )
+    except Exception:
+        return None
+    if len(df) != nl:
+        return None
+    score = df[4].to_numpy()
+    rank = df[3].to_numpy()
+    if not (np.isfinite(score).all() and np.isfinite(rank).all()):
+        return None
+    tcodes, tuniq = pd.factorize(df[5].to_numpy(), sort=False)
+    qcodes, quniq = pd.factorize(df[0].to_numpy(), sort=False)
+    dcodes, duniq = pd.factorize(df[2].to_numpy(), sort=False)
+    if "" in set(tuniq) or "" in set(quniq) or "" in set(duniq):
+        return None
+    du = text_array(duniq)
+    order = np.argsort(du, kind="stable")
+    rank_of = np.empty(len(order), np.int64)
+    rank_of[order] = np.arange(len(order))
+    topics = [q.encode("latin-1").decode("utf-8", "surrogateescape") for q in quniq]
+    tags = [t.encode("latin-1").decode("utf-8", "replace") for t in tuniq]
+    ndiff = int((tcodes != 0).sum())
+    return (topics, qcodes.astype(np.int64), du[order], rank_of[dcodes], score,
+            rank.astype(np.float64), tags, ndiff)
+
+
+def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Topic ids in order of appearance, per-line topic index, and the starts of the blocks of
+    consecutive lines with the same qid."""
+    starts = block_starts(q)
+    heads = [q[i] for i in starts.tolist()]
+    tmap: dict[bytes, int] = {}
+    for h in heads:
+        if h not in tmap:
+            tmap[h] = len(tmap)
+    seg_topic = np.array([tmap[h] for h in heads], dtype=np.int64)
+    lengths = np.diff(np.r_[starts, len(q)]).astype(np.int64)
+    topic = np.repeat(seg_topic, lengths)
+    topics = [t.decode("utf-8", "surrogateescape") for t in tmap]
+    return topics, topic, starts
+
+
+def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
+    q: list[bytes] = []
+    d: list[bytes] = []
+    r: list[bytes] = []
+    s: list[bytes] = []
+    lno: list[int] = []
+    tagset: dict[bytes, None] = {}
+    comment = blank = n_extra = n_tagdiff = n_notag = 0
+    first_tag = None
+    for i, line in enumerate(split_lines(data), 1):
+        f = line.split()
+        nf = len(f)
+        if nf == 0:
+            blank += 1
+            continue
+        if f[0][:1] == b"#":
+            comment += 1
+            continue
+        if nf >= 6:
+            if nf > 6:
+                j = _glued_at(f)
+                if j is not None:
+                    raise InputError(
+                        f"{src}:{i}: two records on one line: a second '{LAYOUT}' starts at "
+                        f"field {j + 1} ({nf} fields): {_excerpt(line)}"
+                    )
+                n_extra += 1
+            tag = f[5]
+            tagset[tag] = None
+            if first_tag is None:
+                first_tag = tag
+            n_tagdiff += tag != first_tag
+        elif nf == 5:
+            n_notag += 1
+        else:
+            raise InputError(
+                f"{src}:{i}: expected 6 fields '{LAYOUT}', found {nf}: {_excerpt(line)}"
+            )
+        q.append(f[0])
+        d.append(f[2])
+        r.append(f[3])
+        s.append(f[4])
+        lno.append(i)
+    score = parse_scores(s, lno, src)
+    if n_extra:
+        warnings[WARN_EXTRA] = n_extra
+    if n_tagdiff:
+        warnings[WARN_TAGDIFF] = n_tagdiff
+    if n_notag:
+        warnings[WARN_NO_TAG] = n_notag
+    topics, topic, seg_starts = _topics(q)
+    rank, bad_rank = _parse_ranks(r, seg_starts)
+    if bad_rank:
+        warnings[WARN_RANK] = bad_rank
+    docnos, docid = sorted_codes(d)
+    tags = [t.decode("utf-8", "replace") for t in tagset]
+    return (topics, topic, docnos, docid, score, rank, np.array(lno, dtype=np.int64), tags,
+            comment, blank)
+
+
+def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Run:
+    """Read a TREC run (``qid Q0 docno rank score [tag] [extra...]``).
+
+    Parameters
+    ----------
+    source : path, ``"-"`` or binary file object
+        Plain or gzip-compressed (see :func:`tiebreak.io.open_bytes`).
+    name : str, optional
+        Run name; default the run tag of the first line, else the file name.
+    on_duplicate : {"error", "first"}
+        A docno listed twice for one topic stops with an error naming both lines (trec_eval stops
+        too); ``"first"`` keeps the first line and counts the dropped ones in ``warnings`` and
+        ``line_counts.dropped``.
+
+    Returns
+    -------
+    Run
+        A file without result lines (empty, blank or comments only) gives an empty run with the
+        warning :data:`WARN_EMPTY`: evaluated, every topic scores 0.
+
+    Raises
+    ------
+    InputError
+        ``file:line: ...``: fewer than 5 fields, two records on one line, a score that is not a
+        finite decimal number, a duplicate docno, UTF-16 text, a NUL byte, corrupt gzip.
+    ValueError
+        Unknown ``on_duplicate``.
+    """
+    if on_duplicate not in ("error", "first"):
+        raise ValueError("on_duplicate must be 'error' or 'first'")
+    raw, src = open_bytes(source)
+    warnings: dict[str, int] = {}
+    data = text_lines(raw, src, warnings)
+    del raw
+    nl = count_lines(data)
+    parsed = _read_run_pandas(data, nl) if len(data) >= _PANDAS_MIN_BYTES else None
+    if parsed is not None:
+        topics, topic, docnos, docid, score, rank, tags, ndiff = parsed
+        if ndiff:
+            warnings[WARN_TAGDIFF] = ndiff
+        lineno = np.arange(1, nl + 1, dtype=np.int64)
+        comment = blank = 0
+    else:
+        (topics, topic, docnos, docid, score, rank, lineno, tags, comment,
+         blank) = _read_strict(data, src, warnings)
+    if not len(score):
+        warnings[WARN_EMPTY] = 1
+    run = Run(
+        name or (tags[0] if tags else os.path.basename(src)),
+        src, topics, topic, docnos, docid, score, rank, lineno, tags, warnings,
+    )
+    dropped = _check_duplicates(run, on_duplicate)
+    run.line_counts = LineCounts(nl, comment, blank, len(run), dropped)
+    return run
+
+
+def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
+    """Stop on a repeated (topic, docno), or drop the later lines; returns ``dropped``."""
+    keys = (run.topic << 32) | run.docid
+    ks = np.sort(keys)
+    if not (ks[1:] == ks[:-1]).any():
+        return {}
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    if on_duplicate == "error":
+        shown = []
+        for j in dup[:5]:
+            a, b = order[j], order[j + 1]
+            shown.append(
+                f"topic {run.topics[run.topic[a]]} docno {run.docno(a)} "
+                f"(lines {run.lineno[a]} and {run.lineno[b]})"
+            )
+        raise InputError(
+            f"{run.source}:{run.lineno[order[dup[0] + 1]]}: docno listed twice for one topic; "
+            f"{len(dup)} duplicate line(s): " + "; ".join(shown)
+            + " (use --on-duplicate first to keep the first line of each)"
+        )
+    drop = np.zeros(len(keys), bool)
+    drop[order[dup + 1]] = True  # stable sort: the later line of each pair
+    keep = ~drop
+    run.topic = run.topic[keep]
+    run.docid = run.docid[keep]
+    run.score = run.score[keep]
+    run.rank = run.rank[keep]
+    run.lineno = run.lineno[keep]
+    n = int(drop.sum())
+    run.warnings[WARN_DUPLICATE] = n
+    return {DROP_DUPLICATE: n}
+
+
+def run_paths(args) -> list[str]:
+    """Expand run arguments: a directory means every non-hidden file in it, sorted by name.
+
+    Raises
+    ------
+    InputError
+        A directory without files, or ``-`` (standard input) given more than once.
+    """
+    out: list[str] = []
+    for a in args:
+        a = os.fspath(a)
+        if a != "-" and os.path.isdir(a):
+            files = sorted(
+                os.path.join(a, f) for f in os.listdir(a)
+                if not f.startswith(".") and os.path.isfile(os.path.join(a, f))
+            )
+            if not files:
+                raise InputError(f"{a}: directory holds no run files")
+            out.extend(files)
+        else:
+            if a == "-" and "-" in out:
+                raise InputError("-: standard input given more than once (it can be read once)")
+            out.append(a)
+    return out
