@@ -11,9 +11,10 @@ interest) become grades 5 - code (4 .. 1), code -1 becomes 0.
 
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..io import open_bytes
 
 __all__ = ["Collection", "COLLECTIONS", "qrels_bytes"]
 
@@ -40,9 +41,7 @@ class Collection:
 
 
 def _read(path: Path) -> str:
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+    raw, _ = open_bytes(path)
     return raw.decode("utf-8", errors="replace")
 
 
