@@ -346,3 +346,20 @@ def test_cli_errors_are_file_line_field_with_exit_2(tmp_path, text, field):
     assert res.exit_code == 2
     assert f"bad.run:2: {field}" in res.output
     assert "Traceback" not in res.output
+
+
+def test_gzip_with_and_without_isal_give_the_same_run(shared_data, monkeypatch):
+    import tiebreak.io.source as source
+
+    p = shared_data / "trec_covid" / "round1" / "runs" / "BBGhelani1.gz"
+    monkeypatch.setattr(source, "_GUNZIP", [gzip.decompress])
+    plain = tb.read_run(p)
+    monkeypatch.setattr(source, "_GUNZIP", [])
+    fast = tb.read_run(p)  # python-isal when installed, else gzip again
+    assert plain.score.tobytes() == fast.score.tobytes() and len(plain) == len(fast)
+    assert (plain.docnos == fast.docnos).all() and plain.line_counts == fast.line_counts
+    tmp = p.read_bytes()[:-20]
+    for gunzip in ([gzip.decompress], []):
+        monkeypatch.setattr(source, "_GUNZIP", list(gunzip))
+        with pytest.raises(InputError, match="corrupt gzip data"):
+            tb.read_run(io.BytesIO(tmp))

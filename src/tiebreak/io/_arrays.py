@@ -46,8 +46,8 @@ def text_array(strs) -> np.ndarray:
     n = len(strs)
     if n == 0:
         return np.zeros(0, "U1")
-    lens = [len(x) for x in strs]
-    w, total = max(lens), sum(lens)
+    lens = np.fromiter(map(len, strs), np.int64, n)
+    w, total = int(lens.max()), int(lens.sum())
     if _fits(w, n, total, 4):
         return np.array(strs, dtype=f"U{max(w, 1)}")
     out = np.empty(n, object)

@@ -188,24 +188,26 @@ def _glued_at(f: list[bytes]) -> int | None:
     return None
 
 
-# C isspace() in the C locale: what trec_eval and bytes.split() treat as a field separator
-_WS = np.zeros(256, bool)
-_WS[[9, 10, 11, 12, 13, 32]] = True
 _PANDAS_MIN_BYTES = 1 << 17
 
 
 def _six_fields_everywhere(data: bytes, nl: int) -> bool:
     """True when the bytes hold exactly 6 * nl fields, none starting with '#', and no byte that
-    pandas' whitespace tokeniser treats differently from C isspace (``\\v``, ``\\f``)."""
-    if b"\x0b" in data or b"\x0c" in data:
+    pandas' whitespace tokeniser treats differently from C isspace (``\\v``, ``\\f``).
+
+    Fields are counted as their starts (a non-space byte after a space or at the start), with C
+    ``isspace`` in the C locale (what trec_eval and ``bytes.split`` use) as the separator."""
+    if not data or b"\x0b" in data or b"\x0c" in data:
         return False
     a = np.frombuffer(data, np.uint8)
-    ws = _WS[a]
-    start = ~ws
-    start[1:] &= ws[:-1]
-    if int(np.count_nonzero(start)) != 6 * nl:
+    ws = (a == 32) | ((a - np.uint8(9)) <= 4)  # space, \t \n \v \f \r
+    if int(not ws[0]) + int(np.count_nonzero(ws[:-1] > ws[1:])) != 6 * nl:
         return False
-    return not bool(np.count_nonzero(start & (a == 35)))
+    if b"#" in data:
+        start = ~ws
+        start[1:] &= ws[:-1]
+        return not bool(np.count_nonzero(start & (a == 35)))
+    return True
 
 
 def _read_run_pandas(data: bytes, nl: int):
@@ -235,7 +237,7 @@ def _read_run_pandas(data: bytes, nl: int):
     tcodes, tuniq = pd.factorize(df[5].to_numpy(), sort=False)
     qcodes, quniq = pd.factorize(df[0].to_numpy(), sort=False)
     dcodes, duniq = pd.factorize(df[2].to_numpy(), sort=False)
-    if "" in set(tuniq) or "" in set(quniq) or "" in set(duniq):
+    if "" in set(tuniq) or "" in set(quniq):  # a short row leaves its last fields empty
         return None
     du = text_array(duniq)
     order = np.argsort(du, kind="stable")

@@ -46,9 +46,21 @@ class InputError(ValueError):
     (``run.txt:1043: score 'abc' is not a number``); the CLI prints it and exits with status 2."""
 
 
+_GUNZIP: list = []
+
+
 def _decompress(data: bytes) -> bytes:
-    """gunzip (all members of a multi-member file)."""
-    return gzip.decompress(data)
+    """gunzip (all members of a multi-member file), with python-isal's ISA-L decoder when it is
+    installed (``pip install 'tiebreak[fast]'``: same bytes, same errors, 2-3x faster), else the
+    standard library's zlib."""
+    if not _GUNZIP:
+        try:
+            from isal import igzip
+
+            _GUNZIP.append(igzip.decompress)
+        except ImportError:
+            _GUNZIP.append(gzip.decompress)
+    return _GUNZIP[0](data)
 
 
 def open_bytes(source) -> tuple[bytes, str]:
