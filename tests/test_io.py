@@ -110,7 +110,7 @@ def test_docnos_stay_bytes_not_numbers():
     assert res.value("t", "RR", "trec_eval", "001") == 0.5
 
 
-# --- the pandas fast path (files >= 128 KiB) must agree with the strict reader ---------------
+# --- the fast path (files >= 128 KiB) must agree with the strict reader ---------------
 
 def _big(lines: int, tweak=None) -> bytes:
     rows = [f"{1 + i // 1000:03d} Q0 doc{i % 1000:04d} {i % 1000 + 1} {1000 - i % 1000}.25 tagX"
@@ -122,9 +122,9 @@ def _big(lines: int, tweak=None) -> bytes:
 
 def test_fast_path_equals_strict_reader(monkeypatch):
     data = _big(6000)
-    assert len(data) >= tiebreak.io.runs._PANDAS_MIN_BYTES
+    assert len(data) >= tiebreak.io.runs._FAST_MIN_BYTES
     fast = tb.read_run(io.BytesIO(data))
-    monkeypatch.setattr(tiebreak.io.runs, "_PANDAS_MIN_BYTES", 1 << 60)
+    monkeypatch.setattr(tiebreak.io.runs, "_FAST_MIN_BYTES", 1 << 60)
     slow = tb.read_run(io.BytesIO(data))
     assert fast.topics == slow.topics == [f"{i:03d}" for i in range(1, 7)]
     for f in ("topic", "docid", "score", "rank", "lineno", "docnos"):

@@ -2,7 +2,7 @@
 
 The contract, on every generated input: either an :class:`InputError` whose message starts with
 ``file:line:`` (or ``file:`` for whole-file problems), or a result with the same numbers as the
-clean input plus the right warning; and the fast reader (pandas, verified) and the strict reader
+clean input plus the right warning; and the fast reader (compiled kernels that decline what they cannot prove) and the strict reader
 (line by line) give the same result or the same error. Inputs: arbitrary bytes, token soups, and
 structured mutations of a real TREC-COVID run and its qrels (BOMs, line ends, glued and split
 lines, field counts, number syntaxes, huge values, encodings).
@@ -55,13 +55,13 @@ def _outcome(read, data: bytes):
 def read_both(data: bytes, **kw):
     """(strict outcome, fast outcome); the fast reader is tried whatever the input's size."""
     out = []
-    old = runs_mod._PANDAS_MIN_BYTES
+    old = runs_mod._FAST_MIN_BYTES
     for threshold in (1 << 62, 0):
-        runs_mod._PANDAS_MIN_BYTES = threshold
+        runs_mod._FAST_MIN_BYTES = threshold
         try:
             kind, v = _outcome(lambda f: tb.read_run(f, **kw), data)
         finally:
-            runs_mod._PANDAS_MIN_BYTES = old
+            runs_mod._FAST_MIN_BYTES = old
         out.append((kind, _snapshot(v) if kind == "ok" else v))
     assert out[0] == out[1], "fast and strict readers disagree"
     return out[0]
@@ -147,7 +147,7 @@ def real_run(shared_data) -> list[bytes]:
     """The first 4,500 lines (> 128 KiB, so the fast reader is in play) of a TREC-COVID run."""
     p = shared_data / "trec_covid" / "round1" / "runs" / "BBGhelani1.gz"
     lines = gzip.decompress(p.read_bytes()).split(b"\n")[:4500]
-    assert len(b"\n".join(lines)) > runs_mod._PANDAS_MIN_BYTES
+    assert len(b"\n".join(lines)) > runs_mod._FAST_MIN_BYTES
     return lines
 
 
@@ -332,3 +332,36 @@ def test_mutated_inputs_through_the_cli_exit_2_without_traceback(real_run, tmp_p
         assert res.exit_code == 2, res.output
         assert res.output.startswith(f"tiebreak: error: {p}"), res.output
         assert "Traceback" not in res.output
+
+
+@st.composite
+def decimal_token(draw) -> str:
+    x = draw(st.floats(allow_nan=False, allow_infinity=False, width=draw(st.sampled_from([32, 64]))))
+    p = draw(st.integers(0, 20))
+    form = draw(st.sampled_from(["repr", "e", "E", "f", "g", "int", "lead0", "plus"]))
+    if form == "repr":
+        return repr(x)
+    if form in "eEg":
+        return f"{x:.{p}{form}}"
+    if form == "f":
+        return f"{x:.{p}f}" if abs(x) < 1e30 else repr(x)
+    if form == "int":
+        return str(draw(st.integers(-(10**25), 10**25)))
+    if form == "lead0":
+        return "000" + f"{abs(x):.{p}f}" if abs(x) < 1e30 else repr(x)
+    return "+" + repr(abs(x))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(decimal_token(), min_size=1, max_size=60))
+def test_fast_decimal_parser_is_correctly_rounded(tokens):
+    lines = [f"1 Q0 d{i} {i + 1} {t} tag" for i, t in enumerate(tokens)]
+    data = ("\n".join(lines) + "\n").encode()
+    kind, v = read_both(data)
+    want = [float(t) for t in tokens]
+    if not np.isfinite(want).all():  # e.g. '2e+308', rounded up from the largest double
+        assert kind == "err" and "is not a finite number" in v
+        return
+    assert kind == "ok"
+    assert np.frombuffer(v["score"]).tolist() == want
+    assert runs_mod._read_run_fast(data, len(tokens)) is not None  # the kernels read it

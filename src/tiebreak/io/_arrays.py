@@ -41,20 +41,6 @@ def latin1_array(items) -> np.ndarray:
     return out
 
 
-def text_array(strs) -> np.ndarray:
-    """Python str (one code point per byte) -> ``U`` array when affordable, else ``object``."""
-    n = len(strs)
-    if n == 0:
-        return np.zeros(0, "U1")
-    lens = np.fromiter(map(len, strs), np.int64, n)
-    w, total = int(lens.max()), int(lens.sum())
-    if _fits(w, n, total, 4):
-        return np.array(strs, dtype=f"U{max(w, 1)}")
-    out = np.empty(n, object)
-    out[:] = list(strs)
-    return out
-
-
 def sorted_codes(items: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     """Distinct tokens in byte order (as :func:`latin1_array` text) and each token's index.
 

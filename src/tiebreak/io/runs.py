@@ -4,12 +4,13 @@ Two readers give the same result on every input they both accept:
 
 * the **strict reader** goes line by line and is the definition: it names the file, line and
   field of every problem;
-* the **fast reader** (files of 128 KiB and more) tokenises with pandas' C parser and is used only
-  when it provably read what the strict reader would have: every line holds exactly six fields
-  (checked by counting the field starts of the raw bytes with numpy, with C ``isspace``
-  separators), no field starts with ``#``, no byte that pandas splits differently (``\\v``,
-  ``\\f``), no empty field, no underscore in a number, every score finite. Anything else goes to
-  the strict reader, which accepts it or gives the error.
+* the **fast reader** (files of 128 KiB and more) runs compiled kernels over the raw bytes
+  (:mod:`tiebreak.io._fast`: fields, decimal numbers, interning of qids, docnos and tags, with no
+  Python object per line) and is used only when they prove the input is what the strict reader
+  would read the same way: every line holds exactly six fields (C ``isspace`` separators), none
+  starts with ``#``, every rank and score is a finite number in C ``strtod`` decimal syntax,
+  parsed correctly rounded. On anything else the kernels decline and the strict reader runs,
+  accepting the input or naming the problem.
 
 Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
 
@@ -27,13 +28,12 @@ Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import block_starts, sorted_codes, text, text_array
+from ._arrays import block_starts, sorted_codes, text
 from .source import (
     NUMBER,
     InputError,
@@ -188,66 +188,54 @@ def _glued_at(f: list[bytes]) -> int | None:
     return None
 
 
-_PANDAS_MIN_BYTES = 1 << 17
+_FAST_MIN_BYTES = 1 << 17
 
 
-def _six_fields_everywhere(data: bytes, nl: int) -> bool:
-    """True when the bytes hold exactly 6 * nl fields, none starting with '#', and no byte that
-    pandas' whitespace tokeniser treats differently from C isspace (``\\v``, ``\\f``).
+def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes) -> np.ndarray | None:
+    """Decimal tokens -> float64, correctly rounded; None when a token is not a finite decimal
+    number (the strict reader then names it)."""
+    from ._fast import parse_decimals
 
-    Fields are counted as their starts (a non-space byte after a space or at the start), with C
-    ``isspace`` in the C locale (what trec_eval and ``bytes.split`` use) as the separator."""
-    if not data or b"\x0b" in data or b"\x0c" in data:
-        return False
+    out = np.empty(len(st))
+    slow = np.empty(len(st), np.int64)
+    status, nslow = parse_decimals(a, st, en, out, slow)
+    if status:
+        return None
+    for j in slow[:nslow].tolist():
+        out[j] = float(data[st[j]:en[j]])
+    return out if np.isfinite(out).all() else None
+
+
+def _read_run_fast(data: bytes, nl: int):
+    """Read a run whose every line holds exactly six fields with compiled kernels (no Python
+    object per line); None when the input is anything else (the strict reader handles it)."""
+    from ._fast import intern, split_fields
+
+    if nl == 0:
+        return None
     a = np.frombuffer(data, np.uint8)
-    ws = (a == 32) | ((a - np.uint8(9)) <= 4)  # space, \t \n \v \f \r
-    if int(not ws[0]) + int(np.count_nonzero(ws[:-1] > ws[1:])) != 6 * nl:
-        return False
-    if b"#" in data:
-        start = ~ws
-        start[1:] &= ws[:-1]
-        return not bool(np.count_nonzero(start & (a == 35)))
-    return True
+    status, st, en = split_fields(a, nl, 6)
+    if status:
+        return None
+    st = st.reshape(nl, 6)
+    en = en.reshape(nl, 6)
+    score = _numbers(a, st[:, 4], en[:, 4], data)
+    rank = _numbers(a, st[:, 3], en[:, 3], data) if score is not None else None
+    if rank is None:
+        return None
 
+    def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
+        s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
+        ids, first = intern(a, s, e)
+        return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
 
-def _read_run_pandas(data: bytes, nl: int):
-    """Tokenise a run of 6-field lines with pandas' C parser, verified to agree with the strict
-    reader (module docstring); None when anything is unusual."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover
-        return None
-    if nl == 0 or not _six_fields_everywhere(data, nl):
-        return None
-    try:
-        df = pd.read_csv(
-            io.BytesIO(data), sep=r"\s+", header=None, names=range(6), usecols=[0, 2, 3, 4, 5],
-            engine="c", dtype={0: object, 2: object, 3: np.float64, 4: np.float64, 5: object},
-            na_filter=False, encoding="latin-1", skip_blank_lines=False, quoting=3,
-            on_bad_lines="error",
-        )
-    except Exception:
-        return None
-    if len(df) != nl:
-        return None
-    score = df[4].to_numpy()
-    rank = df[3].to_numpy()
-    if not (np.isfinite(score).all() and np.isfinite(rank).all()):
-        return None
-    tcodes, tuniq = pd.factorize(df[5].to_numpy(), sort=False)
-    qcodes, quniq = pd.factorize(df[0].to_numpy(), sort=False)
-    dcodes, duniq = pd.factorize(df[2].to_numpy(), sort=False)
-    if "" in set(tuniq) or "" in set(quniq):  # a short row leaves its last fields empty
-        return None
-    du = text_array(duniq)
-    order = np.argsort(du, kind="stable")
-    rank_of = np.empty(len(order), np.int64)
-    rank_of[order] = np.arange(len(order))
-    topics = [q.encode("latin-1").decode("utf-8", "surrogateescape") for q in quniq]
-    tags = [t.encode("latin-1").decode("utf-8", "replace") for t in tuniq]
-    ndiff = int((tcodes != 0).sum())
-    return (topics, qcodes.astype(np.int64), du[order], rank_of[dcodes], score,
-            rank.astype(np.float64), tags, ndiff)
+    topic, qids = distinct(0)
+    did, udocs = distinct(2)
+    tid, tags = distinct(5)
+    docnos, rank_of = sorted_codes(udocs)  # distinct docnos: their byte-order rank
+    return ([q.decode("utf-8", "surrogateescape") for q in qids], topic, docnos, rank_of[did],
+            score, rank, [t.decode("utf-8", "replace") for t in tags],
+            int(np.count_nonzero(tid != tid[0])))
 
 
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -361,7 +349,7 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
     data = text_lines(raw, src, warnings)
     del raw
     nl = count_lines(data)
-    parsed = _read_run_pandas(data, nl) if len(data) >= _PANDAS_MIN_BYTES else None
+    parsed = _read_run_fast(data, nl) if len(data) >= _FAST_MIN_BYTES else None
     if parsed is not None:
         topics, topic, docnos, docid, score, rank, tags, ndiff = parsed
         if ndiff:

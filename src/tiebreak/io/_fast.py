@@ -1,0 +1,176 @@
+"""Compiled kernels of the fast run reader: fields, decimal numbers and interning, over the raw
+bytes, with no Python object per line.
+
+Only :mod:`tiebreak.io.runs` uses them, and only on inputs the kernels prove they read exactly as
+the strict reader does; anything else (a field count other than 6, a comment, a blank line, a
+number outside C ``strtod`` decimal syntax) makes them decline, and the strict reader runs.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_POW10 = 10.0 ** np.arange(23)  # exact doubles 1e0 .. 1e22
+
+
+@nb.njit(cache=True, nogil=True)
+def split_fields(a, nl, nf):  # pragma: no cover - compiled
+    """Starts and ends (int64, shape (nl * nf,)) of the fields of a text in which every one of
+    the ``nl`` lines holds exactly ``nf`` fields, separated by C ``isspace`` bytes, the first not
+    starting with ``#``. Returns (0, starts, ends), or (1, ...) when the text is not like that."""
+    n = a.shape[0]
+    st = np.empty(nl * nf, np.int64)
+    en = np.empty(nl * nf, np.int64)
+    k = 0
+    line = 0
+    cnt = 0
+    infield = False
+    for i in range(n):
+        c = a[i]
+        if c == 32 or (c >= 9 and c <= 13):
+            if infield:
+                en[k - 1] = i
+                infield = False
+            if c == 10:
+                if cnt != nf:
+                    return 1, st, en
+                cnt = 0
+                line += 1
+        elif not infield:
+            if cnt == nf or line >= nl or (cnt == 0 and c == 35):
+                return 1, st, en
+            st[k] = i
+            k += 1
+            cnt += 1
+            infield = True
+    if infield:
+        en[k - 1] = n
+    if cnt != 0:
+        if cnt != nf:
+            return 1, st, en
+        line += 1
+    if line != nl or k != nl * nf:
+        return 1, st, en
+    return 0, st, en
+
+
+@nb.njit(cache=True, nogil=True)
+def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
+    """Parse the tokens ``a[st[j]:en[j]]`` as decimal numbers in C ``strtod`` syntax
+    (``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``) into ``out``.
+
+    Exact where the value is: at most 15 significant digits and a power of ten within 1e+-22
+    (one correctly rounded IEEE multiplication or division of two exact doubles); the indices of
+    the other tokens go to ``slow`` for a correctly rounded parse by the caller. Returns
+    (status, number of slow tokens); status 1 means a token is not a decimal number."""
+    nslow = 0
+    for j in range(st.shape[0]):
+        i = st[j]
+        e = en[j]
+        neg = False
+        if a[i] == 43 or a[i] == 45:
+            neg = a[i] == 45
+            i += 1
+        mant = 0
+        nd = 0
+        ndig = 0
+        frac = 0
+        dot = False
+        inexact = False
+        while i < e:
+            c = a[i]
+            if c >= 48 and c <= 57:
+                ndig += 1
+                if mant == 0 and c == 48:
+                    if dot:
+                        frac += 1
+                elif nd < 18:
+                    mant = mant * 10 + (c - 48)
+                    nd += 1
+                    if dot:
+                        frac += 1
+                else:
+                    inexact = True
+            elif c == 46 and not dot:
+                dot = True
+            else:
+                break
+            i += 1
+        if ndig == 0:
+            return 1, nslow
+        exp = 0
+        if i < e:
+            if a[i] != 101 and a[i] != 69:
+                return 1, nslow
+            i += 1
+            eneg = False
+            if i < e and (a[i] == 43 or a[i] == 45):
+                eneg = a[i] == 45
+                i += 1
+            if i >= e:
+                return 1, nslow
+            while i < e:
+                c = a[i]
+                if c < 48 or c > 57:
+                    return 1, nslow
+                if exp < 100000:
+                    exp = exp * 10 + (c - 48)
+                i += 1
+            if eneg:
+                exp = -exp
+        e10 = exp - frac
+        if mant == 0 and not inexact:
+            out[j] = -0.0 if neg else 0.0
+        elif not inexact and nd <= 15 and -22 <= e10 <= 22:
+            v = float(mant)
+            v = v * _POW10[e10] if e10 >= 0 else v / _POW10[-e10]
+            out[j] = -v if neg else v
+        else:
+            slow[nslow] = j
+            nslow += 1
+    return 0, nslow
+
+
+@nb.njit(cache=True, nogil=True)
+def intern(a, st, en):  # pragma: no cover - compiled
+    """Distinct byte strings among the tokens ``a[st[j]:en[j]]``, by hashing (FNV-1a, open
+    addressing). Returns (ids, first): ``ids[j]`` numbers token j's string in order of first
+    appearance; ``first[d]`` is the index of the first token with string d."""
+    m = st.shape[0]
+    size = 2
+    while size < 2 * m + 2:
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, np.int64)
+    first = np.empty(m, np.int64)
+    ids = np.empty(m, np.int64)
+    k = 0
+    for j in range(m):
+        s = st[j]
+        e = en[j]
+        h = np.uint64(14695981039346656037)
+        for i in range(s, e):
+            h = (h ^ np.uint64(a[i])) * np.uint64(1099511628211)
+        slot = np.int64(h & mask)
+        while True:
+            d = table[slot]
+            if d == -1:
+                table[slot] = k
+                first[k] = j
+                ids[j] = k
+                k += 1
+                break
+            f = first[d]
+            fs = st[f]
+            if en[f] - fs == e - s:
+                same = True
+                for t in range(e - s):
+                    if a[fs + t] != a[s + t]:
+                        same = False
+                        break
+                if same:
+                    ids[j] = d
+                    break
+            slot = (slot + 1) & (size - 1)
+    return ids, first[:k]
