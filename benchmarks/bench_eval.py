@@ -107,6 +107,23 @@ def run_tiebreak_parallel(qrels_path: Path, run_paths: list[Path], measures, reg
     return ev.evaluate([str(p) for p in run_paths], jobs=jobs)
 
 
+def run_zcat(run_paths: list[Path], read: Timer):
+    """The floor for reading gzip: ``zcat`` of every run in one process, output discarded."""
+    t0 = time.perf_counter()
+    subprocess.run(["zcat", *map(str, run_paths)], stdout=subprocess.DEVNULL, check=True)
+    read.t += time.perf_counter() - t0
+
+
+def run_read_only(run_paths: list[Path], read: Timer):
+    """tiebreak.read_run of every run: files to arrays, no evaluation."""
+    import tiebreak as tb
+
+    t0 = time.perf_counter()
+    n = sum(len(tb.read_run(p)) for p in run_paths)
+    read.t += time.perf_counter() - t0
+    return n
+
+
 def timed(fn, repeat: int):
     """(best, median, read share of the best pass, last result)."""
     walls, reads, res = [], [], None
@@ -239,6 +256,8 @@ def main(argv=None) -> int:
          lambda t: run_tiebreak_parallel(qrels_path, run_paths, TB_MEASURES, ["trec_eval"], 2)),
         ("tiebreak 6 measures, all 7 regimes, jobs=2",
          lambda t: run_tiebreak_parallel(qrels_path, run_paths, TB_MEASURES, "all", 2)),
+        ("zcat of all runs (floor for reading gzip)", lambda t: run_zcat(run_paths, t)),
+        ("tiebreak read_run only (files to arrays)", lambda t: run_read_only(run_paths, t)),
     ]
     rows = []
     results = {}
@@ -251,11 +270,15 @@ def main(argv=None) -> int:
         print(f"{label:48s} {best:7.2f} {med:9.2f} {rd:7.2f} {ratio:9.2f}", flush=True)
 
     pt_best = rows[0][1]
+    zcat = rows[7][1]
     one = rows[1][1] / pt_best
     allr = rows[2][1] / pt_best
     one2 = rows[5][1] / pt_best
     all2 = rows[6][1] / pt_best
     print()
+    print(f"against the zcat floor: read_run only {rows[8][1] / zcat:.2f}x, one regime "
+          f"{rows[1][1] / zcat:.2f}x, all regimes {rows[2][1] / zcat:.2f}x, "
+          f"pytrec_eval {pt_best / zcat:.2f}x")
     print("single process (pytrec_eval is single-threaded):")
     print(f"ratio tiebreak one regime / pytrec_eval : {one:.2f}  (target <= {TARGET_ONE}: "
           f"{'met' if one <= TARGET_ONE else 'NOT met'})")

@@ -2,10 +2,11 @@
 
 The contract, on every generated input: either an :class:`InputError` whose message starts with
 ``file:line:`` (or ``file:`` for whole-file problems), or a result with the same numbers as the
-clean input plus the right warning; and the fast reader (compiled kernels that decline what they cannot prove) and the strict reader
-(line by line) give the same result or the same error. Inputs: arbitrary bytes, token soups, and
-structured mutations of a real TREC-COVID run and its qrels (BOMs, line ends, glued and split
-lines, field counts, number syntaxes, huge values, encodings).
+clean input plus the right warning; and the fast reader (compiled kernels that decline what they
+cannot prove) and the strict reader (line by line) give the same result or the same error.
+Inputs: arbitrary bytes, token soups, and structured mutations of a real TREC-COVID run and its
+qrels (BOMs, line ends, glued and split lines, field counts, number syntaxes, huge values,
+encodings).
 """
 
 from __future__ import annotations
@@ -336,7 +337,8 @@ def test_mutated_inputs_through_the_cli_exit_2_without_traceback(real_run, tmp_p
 
 @st.composite
 def decimal_token(draw) -> str:
-    x = draw(st.floats(allow_nan=False, allow_infinity=False, width=draw(st.sampled_from([32, 64]))))
+    width = draw(st.sampled_from([32, 64]))
+    x = draw(st.floats(allow_nan=False, allow_infinity=False, width=width))
     p = draw(st.integers(0, 20))
     form = draw(st.sampled_from(["repr", "e", "E", "f", "g", "int", "lead0", "plus"]))
     if form == "repr":

@@ -8,10 +8,91 @@ number outside C ``strtod`` decimal syntax) makes them decline, and the strict r
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
 _POW10 = 10.0 ** np.arange(23)  # exact doubles 1e0 .. 1e22
+_Q_MIN, _Q_MAX = -342, 308
+
+
+def _powers_of_five() -> np.ndarray:
+    """128-bit approximations of 5**q, q = -342 .. 308, normalised so that bit 127 is set
+    (truncated for q >= 0, rounded up for q < 0), as (high, low) uint64 pairs: the table of the
+    Eisel-Lemire algorithm (D. Lemire, "Number parsing at a gigabyte per second", Software:
+    Practice and Experience 51(8), 2021)."""
+    out = np.empty((_Q_MAX - _Q_MIN + 1, 2), np.uint64)
+    for q in range(_Q_MIN, _Q_MAX + 1):
+        if q >= 0:
+            c = 5**q
+            while c < 1 << 127:
+                c <<= 1
+            while c >= 1 << 128:
+                c >>= 1
+        else:
+            p5 = 5**-q
+            z = p5.bit_length() if p5 & (p5 - 1) else p5.bit_length() - 1
+            c = (1 << (z + 127 if q >= -27 else 2 * z + 128)) // p5 + 1
+            while c >= 1 << 128:
+                c >>= 1
+        out[q - _Q_MIN] = (c >> 64, c & ((1 << 64) - 1))
+    return out
+
+
+_POW5 = _powers_of_five()
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _mul128(a, b):  # pragma: no cover - compiled
+    """Full 64 x 64 -> 128-bit product of two uint64, as (high, low)."""
+    s32 = np.uint64(32)
+    a0, a1 = a & _M32, a >> s32
+    b0, b1 = b & _M32, b >> s32
+    p0, p1, p2, p3 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p0 >> s32) + (p1 & _M32) + (p2 & _M32)
+    return p3 + (p1 >> s32) + (p2 >> s32) + (mid >> s32), (p0 & _M32) | (mid << s32)
+
+
+@nb.njit(cache=True, nogil=True)
+def _eisel_lemire(w, q):  # pragma: no cover - compiled
+    """w * 10**q (w: uint64 > 0, exact decimal significand) correctly rounded to a double, or
+    NaN when this fast algorithm cannot decide (the caller then parses the token exactly)."""
+    if q < _Q_MIN or q > _Q_MAX:
+        return math.nan
+    one = np.uint64(1)
+    lz = 0
+    while (w >> np.uint64(63)) == 0:
+        w = w << one
+        lz += 1
+    idx = q - _Q_MIN
+    hi, lo = _mul128(w, _POW5[idx, 0])
+    if (hi & np.uint64(0x1FF)) == np.uint64(0x1FF):
+        hi2, _ = _mul128(w, _POW5[idx, 1])
+        lo2 = lo + hi2
+        if hi2 > lo2:
+            hi = hi + one
+        lo = lo2
+        if lo == np.uint64(0xFFFFFFFFFFFFFFFF) and (q < -27 or q > 55):
+            return math.nan
+    upper = np.int64(hi >> np.uint64(63))
+    shift = np.uint64(upper + 9)
+    mant = hi >> shift
+    power2 = (((152170 + 65536) * q) >> 16) + 63 + upper - lz + 1023
+    if power2 <= 0:  # subnormal: leave it to the exact parser
+        return math.nan
+    if lo <= one and -4 <= q <= 23 and (mant & np.uint64(3)) == one:
+        if (mant << shift) == hi:
+            mant = mant & ~one
+    mant = mant + (mant & one)
+    mant = mant >> one
+    if mant >= (np.uint64(2) << np.uint64(52)):
+        mant = one << np.uint64(52)
+        power2 += 1
+    if power2 >= 0x7FF:
+        return math.inf
+    return math.ldexp(float(mant), power2 - 1075)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -60,9 +141,11 @@ def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
     """Parse the tokens ``a[st[j]:en[j]]`` as decimal numbers in C ``strtod`` syntax
     (``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``) into ``out``.
 
-    Exact where the value is: at most 15 significant digits and a power of ten within 1e+-22
-    (one correctly rounded IEEE multiplication or division of two exact doubles); the indices of
-    the other tokens go to ``slow`` for a correctly rounded parse by the caller. Returns
+    Correctly rounded: with at most 15 significant digits and a power of ten within 1e+-22, one
+    IEEE multiplication or division of two exact doubles (Clinger's fast path); else, up to 18
+    significant digits, the Eisel-Lemire algorithm; the indices of the remaining tokens (more
+    digits, subnormal results, the algorithm's rare undecided cases) go to ``slow`` for an exact
+    parse by the caller. Returns
     (status, number of slow tokens); status 1 means a token is not a decimal number."""
     nslow = 0
     for j in range(st.shape[0]):
@@ -127,8 +210,12 @@ def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
             v = v * _POW10[e10] if e10 >= 0 else v / _POW10[-e10]
             out[j] = -v if neg else v
         else:
-            slow[nslow] = j
-            nslow += 1
+            v = math.nan if inexact else _eisel_lemire(np.uint64(mant), e10)
+            if math.isnan(v):
+                slow[nslow] = j
+                nslow += 1
+            else:
+                out[j] = -v if neg else v
     return 0, nslow
 
 
