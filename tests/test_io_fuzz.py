@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiebreak as tb
+import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
 from tiebreak.io import InputError
 
@@ -68,6 +69,28 @@ def read_both(data: bytes, **kw):
     return out[0]
 
 
+def _qsnapshot(q) -> dict:
+    return {"topics": q.topics, "topic": q.topic.tolist(), "docid": q.docid.tolist(),
+            "value": q.value.tolist(), "docnos": q.docnos.tolist(), "warnings": q.warnings,
+            "lines": q.line_counts.as_dict()}
+
+
+def read_qrels_both(data: bytes):
+    """Like :func:`read_both`, for qrels; returns the strict reader's outcome."""
+    out = []
+    old = qrels_mod._FAST_MIN_BYTES
+    for threshold in (1 << 62, 0):
+        qrels_mod._FAST_MIN_BYTES = threshold
+        try:
+            kind, v = _outcome(tb.read_qrels, data)
+        finally:
+            qrels_mod._FAST_MIN_BYTES = old
+        out.append((kind, v))
+    snaps = [(k, _qsnapshot(v) if k == "ok" else v) for k, v in out]
+    assert snaps[0] == snaps[1], "fast and strict qrels readers disagree"
+    return out[0]
+
+
 def err_line(outcome) -> int | None:
     assert outcome[0] == "err", outcome
     m = ERR.match(outcome[1])
@@ -103,7 +126,7 @@ def token_soup(draw) -> bytes:
 @given(st.binary(max_size=300))
 def test_any_bytes_give_a_run_or_a_located_error(data):
     read_both(data)
-    _outcome(tb.read_qrels, data)
+    read_qrels_both(data)
 
 
 @FUZZ
@@ -114,7 +137,7 @@ def test_token_soups_fast_equals_strict(data):
         assert v["lines"]["read"] == data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(
             b"\n") + (0 if data.endswith((b"\n", b"\r")) or not data.strip(b"\xef\xbb\xbf")
                       else 1)
-    _outcome(tb.read_qrels, data)
+    read_qrels_both(data)
     read_both(data, on_duplicate="first")
 
 
@@ -272,7 +295,7 @@ def test_mutated_real_qrels(real_qrels, op, text, where):
     elif op in ("blank", "comment"):
         lines.insert(where, b"" if op == "blank" else b"#" + lines[where])
     data, text_warn = _text_op(b"\n".join(lines) + b"\n", text)
-    kind, v = _outcome(tb.read_qrels, data)
+    kind, v = read_qrels_both(data)
     if want is not None:
         assert kind == "err" and want in v, (v, want)
         return
@@ -367,3 +390,29 @@ def test_fast_decimal_parser_is_correctly_rounded(tokens):
     assert kind == "ok"
     assert np.frombuffer(v["score"]).tolist() == want
     assert runs_mod._read_run_fast(data, len(tokens)) is not None  # the kernels read it
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.integers(2, 6), st.sampled_from([b"0", b"1", b"-1", b"+2", b"007",
+                                                               b"1_0", b"1.0", b"9" * 19])),
+                min_size=1, max_size=40))
+def test_qrels_field_counts_and_relevance_syntax(shape):
+    lines = [b" ".join([b"%d" % (i % 3), b"0", b"d%d" % i, rel, b"x", b"y"][:nf])
+             for i, (nf, rel) in enumerate(shape)]
+    kind, v = read_qrels_both(b"\n".join(lines) + b"\n")
+    # field counts are checked over the whole file before the relevance values
+    bad = ([i + 1 for i, (nf, _) in enumerate(shape) if nf != 4]
+           or [i + 1 for i, (_, rel) in enumerate(shape) if rel in (b"1_0", b"1.0", b"9" * 19)])
+    if bad:
+        assert kind == "err" and f":{bad[0]}: " in v
+    else:
+        assert kind == "ok" and sorted(v.value.tolist()) == sorted(int(r) for _, r in shape)
+
+
+def test_the_fast_reader_is_used_on_real_qrels(real_qrels, monkeypatch):
+    def no_strict(*a, **k):
+        raise AssertionError("strict reader used")
+
+    monkeypatch.setattr(qrels_mod, "_read_strict", no_strict)
+    q = tb.read_qrels(io.BytesIO(b"\n".join(real_qrels) + b"\n"))
+    assert q.line_counts.evaluated == len(real_qrels)

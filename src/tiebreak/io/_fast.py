@@ -261,3 +261,28 @@ def intern(a, st, en):  # pragma: no cover - compiled
                     break
             slot = (slot + 1) & (size - 1)
     return ids, first[:k]
+
+
+@nb.njit(cache=True, nogil=True)
+def parse_integers(a, st, en, out):  # pragma: no cover - compiled
+    """Parse the tokens ``a[st[j]:en[j]]`` as decimal integers ``[+-]? digits`` of at most 18
+    digits (so within int64) into ``out``; returns 1 when a token is anything else (the caller
+    then leaves it to the strict reader, which names it), else 0."""
+    for j in range(st.shape[0]):
+        i = st[j]
+        e = en[j]
+        neg = False
+        if a[i] == 43 or a[i] == 45:
+            neg = a[i] == 45
+            i += 1
+        if i >= e or e - i > 18:
+            return 1
+        v = 0
+        while i < e:
+            c = a[i]
+            if c < 48 or c > 57:
+                return 1
+            v = v * 10 + (c - 48)
+            i += 1
+        out[j] = -v if neg else v
+    return 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import sorted_codes
+from ._arrays import sorted_codes, text
 from .source import (
     INTEGER,
     InputError,
@@ -150,6 +150,69 @@ def read_qrels(source) -> Qrels:
     warnings: dict[str, int] = {}
     data = text_lines(raw, name, warnings)
     del raw
+    nl = count_lines(data)
+    fast = _read_qrels_fast(data, nl) if len(data) >= _FAST_MIN_BYTES else None
+    if fast is not None:
+        qids, qcode, udocs, docid, value, lno = fast
+        blank = comment = 0
+    else:
+        qids, qcode, udocs, docid, value, lno, blank, comment = _read_strict(data, name, nl)
+    names = [t.decode("utf-8", "surrogateescape") for t in qids]
+    topics = sorted(names, key=natural_key)
+    tindex = {t: j for j, t in enumerate(topics)}
+    topic = np.array([tindex[t] for t in names], dtype=np.int64)[qcode]
+    keys = (topic << 32) | docid
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(dup):
+        shown = []
+        for j in dup[:5]:
+            a, b = lno[order[j]], lno[order[j + 1]]
+            shown.append(f"{show(qids[qcode[order[j]]])} {text(udocs[docid[order[j]]])[:80]} "
+                         f"(lines {a} and {b})")
+        raise InputError(
+            f"{name}:{lno[order[dup[0] + 1]]}: docno judged twice for the same topic; "
+            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
+        )
+    if blank:
+        warnings[WARN_BLANK] = blank
+    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
+                 LineCounts(nl, comment, blank, len(value)))
+
+
+_FAST_MIN_BYTES = 1 << 17
+
+
+def _read_qrels_fast(data: bytes, nl: int):
+    """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
+    most 18 digits (see :mod:`tiebreak.io._fast`); None for anything else."""
+    from ._fast import intern, parse_integers, split_fields
+
+    if nl == 0:
+        return None
+    a = np.frombuffer(data, np.uint8)
+    status, st, en = split_fields(a, nl, 4)
+    if status:
+        return None
+    st = st.reshape(nl, 4)
+    en = en.reshape(nl, 4)
+    value = np.empty(nl, np.int64)
+    if parse_integers(a, np.ascontiguousarray(st[:, 3]), np.ascontiguousarray(en[:, 3]), value):
+        return None
+
+    def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
+        s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
+        ids, first = intern(a, s, e)
+        return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
+
+    qcode, qids = distinct(0)
+    did, udocs = distinct(2)
+    docnos, rank_of = sorted_codes(udocs)
+    return qids, qcode, docnos, rank_of[did], value, np.arange(1, nl + 1, dtype=np.int64)
+
+
+def _read_strict(data: bytes, name: str, nl: int):
     q: list[bytes] = []
     d: list[bytes] = []
     r: list[bytes] = []
@@ -173,33 +236,13 @@ def read_qrels(source) -> Qrels:
             raise InputError(
                 f"{name}:{i}: expected 4 fields '{LAYOUT}', found {len(f)}{hint}: {shown!r}"
             )
-    nl = count_lines(data)
     if not q:
         raise InputError(
             f"{name}: no judgments ({nl} lines: {blank} blank, {comment} comment); qrels need "
             f"lines '{LAYOUT}'"
         )
     value = parse_rels(r, lno, name)
-    qids = [t.decode("utf-8", "surrogateescape") for t in dict.fromkeys(q)]
-    topics = sorted(qids, key=natural_key)
-    tindex = {t.encode("utf-8", "surrogateescape"): j for j, t in enumerate(topics)}
-    topic = np.fromiter(map(tindex.__getitem__, q), np.int64, len(q))
+    tmap: dict[bytes, int] = {}
+    qcode = np.fromiter((tmap.setdefault(t, len(tmap)) for t in q), np.int64, len(q))
     udocs, docid = sorted_codes(d)
-    keys = (topic << 32) | docid
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    dup = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(dup):
-        lno_a = np.asarray(lno)
-        shown = []
-        for j in dup[:5]:
-            a, b = lno_a[order[j]], lno_a[order[j + 1]]
-            shown.append(f"{show(q[order[j]])} {show(d[order[j]][:80])} (lines {a} and {b})")
-        raise InputError(
-            f"{name}:{lno_a[order[dup[0] + 1]]}: docno judged twice for the same topic; "
-            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
-        )
-    if blank:
-        warnings[WARN_BLANK] = blank
-    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
-                 LineCounts(nl, comment, blank, len(q)))
+    return list(tmap), qcode, udocs, docid, value, np.array(lno, np.int64), blank, comment
