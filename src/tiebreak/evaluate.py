@@ -65,7 +65,8 @@ class EvalResult:
     mean : ndarray float64, shape (n_runs, n_measures, n_regimes)
         Mean over the averaged topics.
     warnings : dict[str, dict[str, object]]
-        Per run: counted warnings (label -> count, or list of topic ids).
+        Per run: counted warnings (label -> count, or list of topic ids); under ``"lines"``
+        the run file's :class:`tiebreak.io.LineCounts` (what became of every line).
     """
 
     runs: list[str]
