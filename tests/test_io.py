@@ -383,10 +383,27 @@ def test_compiled_decimal_parser_matches_float_on_random_doubles():
     ends = np.cumsum([len(t) + 1 for t in toks]) - 1
     starts = ends - np.array([len(t) for t in toks])
     out, slow = np.empty(len(toks)), np.empty(len(toks), np.int64)
-    status, nslow = parse_decimals(np.frombuffer(data, np.uint8), starts, ends, out, slow)
+    expo = np.zeros(len(toks), bool)
+    status, nslow = parse_decimals(np.frombuffer(data, np.uint8), starts, ends, out, slow, expo)
     assert status == 0
+    assert expo.tolist() == [b"e" in t or b"E" in t for t in toks]
     exact = set(slow[:nslow].tolist())
     assert nslow < len(toks) // 5  # most go through the compiled paths
     got = [float(t) if i in exact else out[i] for i, t in enumerate(toks)]
     assert got == [float(t) for t in toks]
     assert [np.signbit(v) for v in got] == [np.signbit(float(t)) for t in toks]
+
+
+def test_run_records_which_scores_have_an_exponent(shared_data):
+    from tiebreak.experiments.ties import exponent_lines
+
+    r = run_of("1 Q0 a 1 1.5e-05 t\n1 Q0 b 2 2E3 t\n1 Q0 c 3 3.0 t\n")
+    assert r.exponent.tolist() == [True, True, False]
+    runs = sorted((shared_data / "trec_covid" / "round1" / "runs").glob("*.gz"))[::7]
+    seen = 0
+    for p in runs:  # the reader's flags are the byte re-scan the tie study used to do
+        run = tb.read_run(p)
+        want = exponent_lines(gzip.decompress(p.read_bytes()))
+        assert run.lineno[run.exponent].tolist() == want.tolist(), p.name
+        seen += len(want)
+    assert seen > 0

@@ -38,6 +38,7 @@ def _snapshot(r) -> dict:
         "docnos": [r.docno(i) for i in range(len(r))], "docid": r.docid.tolist(),
         "score": r.score.tobytes(), "rank": r.rank.tobytes(), "lineno": r.lineno.tolist(),
         "tags": r.tags, "warnings": dict(r.warnings), "lines": r.line_counts.as_dict(),
+        "exponent": r.exponent.tolist(),
     }
 
 

@@ -68,7 +68,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from ..io import Qrels, Run, open_bytes, read_qrels, read_run, run_paths
+from ..io import Qrels, Run, read_qrels, read_run, run_paths
 from ..ranking import run_hygiene
 
 __all__ = [
@@ -216,12 +216,9 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
 
 
 def stats_for_path(path: str, qrels: Qrels | None = None) -> tuple[dict, pd.DataFrame]:
-    """Read one run file (plus its raw bytes for exponent scores) and compute its statistics."""
+    """Read one run file and compute its statistics (exponent scores from ``Run.exponent``)."""
     run = read_run(path)
-    exp = None
-    if path != "-":
-        data, _ = open_bytes(path)
-        exp = exponent_lines(data)
+    exp = run.lineno[run.exponent] if run.exponent is not None else None
     return run_stats(run, qrels, exp)
 
 

@@ -137,7 +137,7 @@ def split_fields(a, nl, nf):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, nogil=True)
-def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
+def parse_decimals(a, st, en, out, slow, expo):  # pragma: no cover - compiled
     """Parse the tokens ``a[st[j]:en[j]]`` as decimal numbers in C ``strtod`` syntax
     (``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``) into ``out``.
 
@@ -145,7 +145,7 @@ def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
     IEEE multiplication or division of two exact doubles (Clinger's fast path); else, up to 18
     significant digits, the Eisel-Lemire algorithm; the indices of the remaining tokens (more
     digits, subnormal results, the algorithm's rare undecided cases) go to ``slow`` for an exact
-    parse by the caller. Returns
+    parse by the caller. ``expo[j]`` is set when token j has an exponent (``e``/``E``). Returns
     (status, number of slow tokens); status 1 means a token is not a decimal number."""
     nslow = 0
     for j in range(st.shape[0]):
@@ -183,6 +183,7 @@ def parse_decimals(a, st, en, out, slow):  # pragma: no cover - compiled
         if ndig == 0:
             return 1, nslow
         exp = 0
+        expo[j] = i < e
         if i < e:
             if a[i] != 101 and a[i] != 69:
                 return 1, nslow

@@ -88,6 +88,10 @@ class Run:
         Counted input warnings; evaluation adds more (see ``EvalResult.warnings``).
     line_counts : LineCounts or None
         What became of every line of the file (None for a run built in memory).
+    exponent : ndarray, bool, shape (n,), or None
+        Per line: the score was written with an exponent (``1.5e-05``), a sign of a score
+        printed by ``%g``-style formatting (Yang, Moffat & Turpin 2016 count such runs); None for
+        a run built in memory.
     """
 
     name: str
@@ -102,6 +106,7 @@ class Run:
     tags: list[str] = field(default_factory=list)
     warnings: dict[str, int] = field(default_factory=dict)
     line_counts: LineCounts | None = None
+    exponent: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.score)
@@ -191,19 +196,20 @@ def _glued_at(f: list[bytes]) -> int | None:
 _FAST_MIN_BYTES = 1 << 17
 
 
-def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes) -> np.ndarray | None:
-    """Decimal tokens -> float64, correctly rounded; None when a token is not a finite decimal
-    number (the strict reader then names it)."""
+def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes):
+    """Decimal tokens -> (float64 values, correctly rounded; bool: written with an exponent);
+    None when a token is not a finite decimal number (the strict reader then names it)."""
     from ._fast import parse_decimals
 
     out = np.empty(len(st))
     slow = np.empty(len(st), np.int64)
-    status, nslow = parse_decimals(a, st, en, out, slow)
+    expo = np.zeros(len(st), bool)
+    status, nslow = parse_decimals(a, st, en, out, slow, expo)
     if status:
         return None
     for j in slow[:nslow].tolist():
         out[j] = float(data[st[j]:en[j]])
-    return out if np.isfinite(out).all() else None
+    return (out, expo) if np.isfinite(out).all() else None
 
 
 def _read_run_fast(data: bytes, nl: int):
@@ -223,6 +229,7 @@ def _read_run_fast(data: bytes, nl: int):
     rank = _numbers(a, st[:, 3], en[:, 3], data) if score is not None else None
     if rank is None:
         return None
+    (score, expo), (rank, _) = score, rank
 
     def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
         s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
@@ -235,7 +242,7 @@ def _read_run_fast(data: bytes, nl: int):
     docnos, rank_of = sorted_codes(udocs)  # distinct docnos: their byte-order rank
     return ([q.decode("utf-8", "surrogateescape") for q in qids], topic, docnos, rank_of[did],
             score, rank, [t.decode("utf-8", "replace") for t in tags],
-            int(np.count_nonzero(tid != tid[0])))
+            int(np.count_nonzero(tid != tid[0])), expo)
 
 
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -310,8 +317,9 @@ def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
         warnings[WARN_RANK] = bad_rank
     docnos, docid = sorted_codes(d)
     tags = [t.decode("utf-8", "replace") for t in tagset]
+    expo = np.fromiter((b"e" in t or b"E" in t for t in s), bool, len(s))
     return (topics, topic, docnos, docid, score, rank, np.array(lno, dtype=np.int64), tags,
-            comment, blank)
+            comment, blank, expo)
 
 
 def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Run:
@@ -351,19 +359,19 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
     nl = count_lines(data)
     parsed = _read_run_fast(data, nl) if len(data) >= _FAST_MIN_BYTES else None
     if parsed is not None:
-        topics, topic, docnos, docid, score, rank, tags, ndiff = parsed
+        topics, topic, docnos, docid, score, rank, tags, ndiff, expo = parsed
         if ndiff:
             warnings[WARN_TAGDIFF] = ndiff
         lineno = np.arange(1, nl + 1, dtype=np.int64)
         comment = blank = 0
     else:
         (topics, topic, docnos, docid, score, rank, lineno, tags, comment,
-         blank) = _read_strict(data, src, warnings)
+         blank, expo) = _read_strict(data, src, warnings)
     if not len(score):
         warnings[WARN_EMPTY] = 1
     run = Run(
         name or (tags[0] if tags else os.path.basename(src)),
-        src, topics, topic, docnos, docid, score, rank, lineno, tags, warnings,
+        src, topics, topic, docnos, docid, score, rank, lineno, tags, warnings, exponent=expo,
     )
     dropped = _check_duplicates(run, on_duplicate)
     run.line_counts = LineCounts(nl, comment, blank, len(run), dropped)
@@ -400,6 +408,8 @@ def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     run.score = run.score[keep]
     run.rank = run.rank[keep]
     run.lineno = run.lineno[keep]
+    if run.exponent is not None:
+        run.exponent = run.exponent[keep]
     n = int(drop.sum())
     run.warnings[WARN_DUPLICATE] = n
     return {DROP_DUPLICATE: n}
