@@ -129,4 +129,4 @@ def test_bad_measure_parameters():
     assert parse_measure("P_10") == parse_measure("P@10")
     assert parse_measure("map_cut_10") == parse_measure("AP@10")
     assert parse_measure("ndcg_cut.5") == parse_measure("nDCG@5")
-    assert parse_measure("rbp").p == 0.9 and parse_measure("RBP").p == 0.8
+    assert parse_measure("rbp")["p"] == 0.9 and parse_measure("RBP")["p"] == 0.8
