@@ -122,7 +122,7 @@ def test_repeated_run_names_are_kept_apart():
 def test_bad_measure_parameters():
     from tiebreak.measures import MeasureError, parse_measure
 
-    for bad in ["P", "bpref@10", "RBP(p=1.5)", "RBP(q=0.5)", "AP(rel=1.5)", "nDCG(dcg='x')",
+    for bad in ["bpref@10", "RBP(p=1.5)", "RBP(q=0.5)", "AP(rel=1.5)", "nDCG(dcg='x')",
                 "RBP(p=0.8,gains={1:2})", "Foo@10", "P@0"]:
         with pytest.raises(MeasureError):
             parse_measure(bad)

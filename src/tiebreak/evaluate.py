@@ -11,14 +11,14 @@ Example
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-import math
-
 from .io import Qrels, Run, read_run
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
+from .measures.kernels import MIN_GEO_MEAN
 from .ranking import (
     DEFAULT_REGIMES,
     REGIMES,
@@ -31,7 +31,6 @@ from .ranking import (
     run_hygiene,
     sampled_ranking,
 )
-from .measures.kernels import MIN_GEO_MEAN
 
 __all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_values",
            "summarize"]

@@ -480,6 +480,25 @@ class Ranking:
         return exact_cumsum(np.asarray(x, np.float64), self.topic, self.rank, self.starts,
                             self.n_topics)
 
+    def suffix_max(self, x: np.ndarray) -> np.ndarray:
+        """Per-topic maximum of ``x`` over the positions at or below each rank, float64 (n,)."""
+        n, T = len(x), self.n_topics
+        if not n:
+            return np.zeros(0)
+        L = int(self.rank.max())
+        if T * L <= 4 * n + 4096:
+            M = np.full((T, L), -np.inf)
+            M[self.topic, self.rank - 1] = x
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1][self.topic,
+                                                                       self.rank - 1]
+        out = np.empty(n)
+        st = self.starts
+        for k in range(T):
+            a, b = st[k], st[k + 1]
+            if b > a:
+                out[a:b] = np.maximum.accumulate(x[a:b][::-1])[::-1]
+        return out
+
     def at(self, cum: np.ndarray, k) -> np.ndarray:
         """A per-topic cumulative sum after the first ``k`` ranks (scalar or (T,)); 0 where a
         topic has no position inside."""

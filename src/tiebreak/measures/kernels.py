@@ -104,8 +104,9 @@ def set_recall(R, m):
 
 
 def set_map(R, m):
+    """set_P x set_recall, as trec_eval computes it: rel_ret^2 / (ret R)."""
     rr = num_rel_ret(R, m)
-    return _div(rr, R.n_ret) * _div(rr, R.num_rel(m["rel"]))
+    return _div(rr * rr, R.n_ret.astype(np.float64) * R.num_rel(m["rel"]))
 
 
 def set_F(R, m):
@@ -113,8 +114,7 @@ def set_F(R, m):
     rr = num_rel_ret(R, m)
     P = _div(rr, R.n_ret)
     Rc = _div(rr, R.num_rel(m["rel"]))
-    ok = (R.n_ret > 0) & (R.num_rel(m["rel"]) > 0)
-    return np.where(ok, _div((x + 1.0) * P * Rc, x * P + Rc), 0.0)
+    return np.where(rr > 0, _div((x + 1.0) * P * Rc, x * P + Rc), 0.0)
 
 
 def utility(R, m):
@@ -226,8 +226,7 @@ def _interp_prec(R, level):
     prec = c / R.rank
     if not len(prec):
         return np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    key = prec + 2.0 * (R.n_topics - R.topic)
-    sm = np.maximum.accumulate(key[::-1])[::-1] - 2.0 * (R.n_topics - R.topic)
+    sm = R.suffix_max(prec)
     isr = R.rel(level) > 0
     return sm[isr], R.topic[isr], c[isr].astype(np.int64)
 

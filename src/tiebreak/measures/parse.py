@@ -50,7 +50,8 @@ def parse_measure_list(text) -> list[Measure]:
     mt = _IRM.match(s)
     fam = family(mt.group(1)) if mt else None
     exact = fam is not None and mt.group(1) in (fam.name, *fam.aliases)
-    if not exact or (mt.group(2) is None and mt.group(3) is None and s != mt.group(1)):
+    bare = mt is not None and mt.group(2) is None and mt.group(3) is None
+    if not exact or (bare and (s != mt.group(1) or fam.cutoff == "required")):
         got = expand(s)  # trec_eval names first, unless the text is a family's own name
         if got is not None:
             return got
