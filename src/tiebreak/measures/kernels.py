@@ -383,18 +383,18 @@ def _ideal(gsorted, csorted, T: int, length: int) -> np.ndarray:
     return out
 
 
-def ideal(R, gains, extra: int = 0):
+def ideal(R, gains):
     """Ideal gains aligned with R's positions (n,), the ideal lists (T, Lx) and the ideal DCG
     through each rank (T, Lx), positive gains only (trec_eval stops at gain <= 0)."""
     def make():
         _, gs, cs, _ = gain_table(R, gains)
         tot = cs.sum(axis=1)
-        Lx = int(max(tot.max(initial=0), R.n_ret.max(initial=0))) + 1 + extra
+        Lx = int(max(tot.max(initial=0), R.n_ret.max(initial=0))) + 1
         I = _ideal(gs, cs, R.n_topics, Lx)
         terms = np.where(I > 0, I, 0.0) / np.log2(np.arange(Lx) + 2.0)
         Ic = np.cumsum(terms, axis=1)
         return I[R.topic, R.rank - 1], I, Ic
-    return R.cached(("ideal", gains, extra), make)
+    return R.cached(("ideal", gains), make)
 
 
 def _cum_dcg(R, gains):
@@ -432,7 +432,7 @@ def dcg(R, m):
 def ideal_dcg(R, m):
     """DCG of the ideal ranking of the topic's qrels (to depth k)."""
     gains = _resolve_gains(R, m)
-    _, I, Ic = ideal(R, gains, extra=m.cutoff or 0)
+    _, I, Ic = ideal(R, gains)  # past its end the ideal list holds no positive gain
     if m.cutoff is None:
         return Ic[:, -1]
     return Ic[:, min(m.cutoff, I.shape[1]) - 1]
