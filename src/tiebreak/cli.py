@@ -161,6 +161,24 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
             click.echo(f"tiebreak: warning: {line}", err=True)
 
 
+@main.command("measures")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "tsv"]), default="markdown",
+              show_default=True, help="markdown: the README's table; tsv: a header row and "
+                                      "every column.")
+def measures_cmd(fmt):
+    """List every measure: names in each tradition, kind, how the expected value over ties is
+    computed (closed form, linear, sampled), parameters and definition."""
+    from .measures.table import markdown, rows
+
+    if fmt == "markdown":
+        click.echo(markdown(), nl=False)
+        return
+    rs = rows()
+    click.echo("\t".join(rs[0]))
+    for r in rs:
+        click.echo("\t".join(str(v) for v in r.values()))
+
+
 @main.command("example")
 @click.argument("name", default="ymt2016", type=click.Choice(["ymt2016"]))
 def example_cmd(name):

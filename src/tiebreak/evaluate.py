@@ -132,15 +132,11 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
                 sampled.append(j)
         if sampled:
             S = max(int(samples), 1)
-            Rs = sampled_ranking(P, S, seed)
+            acc = _sample_moments(P, [measures[j] for j in sampled], S, seed)
             worst = 0.0
-            for j in sampled:
-                m = measures[j]
-                v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(S, T)
-                out[j] = v.mean(axis=0)
-                if S > 1:
-                    worst = max(worst, float((v.std(axis=0, ddof=1) / math.sqrt(S)).max(
-                        initial=0.0)))
+            for j, (mean, se) in zip(sampled, acc):
+                out[j] = mean
+                worst = max(worst, float(se.max(initial=0.0)))
             names = ", ".join(dict.fromkeys(str(measures[j]) for j in sampled))
             notes.append(f"expected values of {names} estimated from {S} seeded random "
                          f"orderings of each tied group (seed {seed}); largest standard error "
@@ -155,6 +151,32 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
             else:
                 out[j] = np.where(P.bogus, b, out[j])
     return out, notes
+
+
+def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
+    """Mean and standard error over ``S`` seeded random within-group orderings of each
+    measure's per-topic values, in batches so memory stays proportional to the run."""
+    T = len(P.topic_ids)
+    n = max(len(P.J.qtopic), 1)
+    batch = max(1, min(S, 2_000_000 // n))
+    tot = [np.zeros(T) for _ in ms]
+    sq = [np.zeros(T) for _ in ms]
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < S:
+        b = min(batch, S - done)
+        Rs = sampled_ranking(P, b, rng)
+        for i, m in enumerate(ms):
+            v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(b, T)
+            tot[i] += v.sum(axis=0)
+            sq[i] += (v * v).sum(axis=0)
+        done += b
+    out = []
+    for t, q in zip(tot, sq):
+        mean = t / S
+        var = np.maximum(q / S - mean * mean, 0.0) * (S / (S - 1)) if S > 1 else np.zeros(T)
+        out.append((mean, np.sqrt(var / S)))
+    return out
 
 
 def summarize(m: Measure, values: np.ndarray, order: np.ndarray | None = None, *,
