@@ -12,6 +12,7 @@ Example
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -401,6 +402,10 @@ class Evaluator:
         return w
 
     def _one(self, r, on_duplicate="error"):
+        if not isinstance(r, Run) and not isinstance(r, (str, bytes, os.PathLike)) \
+                and not hasattr(r, "read"):
+            raise TypeError(f"a run must be a tiebreak Run, a path or a binary file, not "
+                            f"{type(r).__name__}")
         run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w, self.notes
