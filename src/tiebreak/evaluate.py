@@ -85,7 +85,6 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
     notes : list of str
         What was estimated by sampling, with the largest standard error.
     """
-    T = len(P.topic_ids)
     cache: dict = {}
 
     def R(order):
