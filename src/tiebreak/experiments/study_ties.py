@@ -97,7 +97,9 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False) ->
     if not runs:
         raise ValueError("no runs")
     ev = Evaluator(qrels, names, list(REGIMES))
-    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+    from ..parallel import cpus
+
+    jobs = jobs if jobs > 0 else cpus()
     with click.progressbar(length=len(runs), label="evaluating", file=sys.stderr,
                            hidden=not progress) as bar:
         res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1))
