@@ -95,10 +95,15 @@ def test_grades_of_1024_and_more_stay_finite():
         tb.evaluate(q, [r], ["DCG(dcg='exp-log2')"], ["trec_eval"])
 
 
-def test_mean_over_zero_topics_is_nan_not_zero():
+def test_mean_over_zero_topics_is_nan_and_a_run_without_common_topics_an_error():
+    from tiebreak.evaluate import summarize
+
+    assert math.isnan(summarize(parse_measure("AP"), np.zeros(0)))
+    assert summarize(parse_measure("num_ret"), np.zeros(0)) == 0.0
     q = _q("1 0 a 1\n")
-    res = tb.evaluate(q, [_r("2 Q0 a 1 1 t\n")], ["AP"], ["trec_eval"], average="run-topics")
-    assert math.isnan(res.mean[0, 0, 0])
+    for average in ("qrels", "run-topics"):
+        with pytest.raises(tb.InputError, match="none of the run's topics"):
+            tb.evaluate(q, [_r("2 Q0 a 1 1 t\n")], ["AP"], average=average)
 
 
 def test_summary_adds_in_trec_eval_order_and_gm_map_is_geometric():

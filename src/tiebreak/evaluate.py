@@ -358,6 +358,12 @@ class Evaluator:
             raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
                             f"{type(run).__name__}")
         P = self.prepare(run)
+        if len(run.topics) and not (P.O.n_ret > 0).any():
+            from .io import InputError
+
+            shown = ", ".join(run.topics[:5]) + (" ..." if len(run.topics) > 5 else "")
+            raise InputError(f"{run.source}: none of the run's topics ({shown}) is in the qrels "
+                             f"{self.qrels.name}; is this the right qrels file?")
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         for k, reg in enumerate(self.regimes):
