@@ -37,3 +37,21 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(type(__import__("sys"))):
+    """``tiebreak.evaluate`` is both a submodule and the one-call function; importing the
+    submodule must not replace the function."""
+
+    @property
+    def evaluate(self):
+        from .evaluate import evaluate
+
+        return evaluate
+
+    @evaluate.setter
+    def evaluate(self, value):  # the import system binds the submodule here: keep the function
+        pass
+
+
+__import__("sys").modules[__name__].__class__ = _Package
