@@ -93,8 +93,11 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
+                   "LocalCluster (needs pip install 'tiebreak[dask]').")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate, jobs):
+             on_duplicate, jobs, dask_address):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -121,6 +124,13 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         jobs = cpus()
     jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate)
+    if dask_address:
+        from .evaluate import dask_client
+
+        try:
+            kw["client"] = dask_client(dask_address)
+        except (ImportError, OSError, ValueError) as e:
+            _fail(str(e))
     try:
         if len(paths) > 3 and sys.stderr.isatty():
             with click.progressbar(length=len(paths), label="evaluating runs",

@@ -415,7 +415,10 @@ class Evaluator:
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w, self.notes
 
-    def _iter(self, runs, jobs: int, on_duplicate: str):
+    def _iter(self, runs, jobs: int, on_duplicate: str, client=None):
+        if client is not None:
+            yield from self._iter_dask(list(runs), client, on_duplicate)
+            return
         runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
             from .parallel import imap
@@ -425,8 +428,16 @@ class Evaluator:
         for r in runs:
             yield self._one(r, on_duplicate)
 
+    def _iter_dask(self, runs, client, on_duplicate):
+        """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
+        once; each run file is read and evaluated by a worker; results come back in order."""
+        shared = client.scatter((self, on_duplicate), broadcast=True)
+        futures = client.map(_work, [shared] * len(runs), runs, pure=False)
+        for f in futures:
+            yield f.result()
+
     def evaluate(self, runs, progress=None, jobs: int = 1,
-                 on_duplicate: str = "error") -> EvalResult:
+                 on_duplicate: str = "error", client=None) -> EvalResult:
         """Evaluate runs.
 
         Parameters
@@ -440,13 +451,17 @@ class Evaluator:
             is kept). 1 = in this process.
         on_duplicate : {"error", "first"}
             Passed to :func:`tiebreak.read_run` for paths.
+        client : dask.distributed.Client, optional
+            Evaluate on a Dask cluster instead (``pip install 'tiebreak[dask]'``): run files
+            are read where the workers are (paths must be visible to them), the qrels are sent
+            once; results are identical to local evaluation.
         """
         if isinstance(runs, (str, Run)) or not hasattr(runs, "__iter__"):
             runs = [runs]
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate):
+        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, client):
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
@@ -485,8 +500,27 @@ def _work(shared, path):
     return ev._one(path, on_duplicate)
 
 
-def evaluate(qrels: Qrels, runs, measures=None, regimes=None, **kw) -> EvalResult:
-    """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``."""
+def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jobs: int = 1,
+             **kw) -> EvalResult:
+    """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``;
+    ``client`` (a dask.distributed Client) evaluates on a Dask cluster."""
     if isinstance(runs, Run):
         runs = [runs]
-    return Evaluator(qrels, measures, regimes, **kw).evaluate(runs)
+    return Evaluator(qrels, measures, regimes, **kw).evaluate(runs, jobs=jobs, client=client)
+
+
+def dask_client(address: str):
+    """A dask.distributed Client for ``address`` (``tcp://host:port``), or a LocalCluster of
+    one single-threaded worker process per CPU for ``local``. Raises ImportError naming the
+    extra when Dask is not installed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
+    if address == "local":
+        from .parallel import cpus
+
+        cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster)
+    return Client(address)
