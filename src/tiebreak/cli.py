@@ -133,12 +133,14 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
             _fail(str(e))
     try:
         if len(paths) > 3 and sys.stderr.isatty():
-            with click.progressbar(length=len(paths), label="evaluating runs",
-                                   file=sys.stderr) as bar:
+            from tqdm import tqdm
+
+            with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
+                      leave=False) as bar:
                 res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
         else:
             res = ev.evaluate(paths, **kw)
-    except InputError as e:
+    except (InputError, MeasureError) as e:
         _fail(str(e))
 
     out = sys.stdout
