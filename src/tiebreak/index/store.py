@@ -154,7 +154,31 @@ def _kernels():
                     dl[post_docid[j]] += post_tf[j]
             return cf, dl
 
-        _KERNELS = {"ptr": check_ptr, "recount": recount, "docids": check_docids, "tf": check_tf,
+        @njit(cache=True, nogil=True)
+        def min_sum(a):
+            lo = np.int64(a[0]) if a.size else np.int64(0)
+            tot = np.int64(0)
+            for i in range(a.size):
+                v = np.int64(a[i])
+                tot += v
+                if v < lo:
+                    lo = v
+            return lo, tot
+
+        @njit(cache=True, nogil=True)
+        def check_perm(a):
+            # a permutation of 0..n-1
+            n = a.size
+            seen = np.zeros(n, np.bool_)
+            for i in range(n):
+                v = a[i]
+                if v < 0 or v >= n or seen[v]:
+                    return i
+                seen[v] = True
+            return -1
+
+        _KERNELS = {"ptr": check_ptr, "recount": recount, "min_sum": min_sum, "perm": check_perm,
+                    "docids": check_docids, "tf": check_tf,
                     "positions": check_positions}
         return _KERNELS
 
@@ -165,20 +189,15 @@ def _first_bad(mask: np.ndarray) -> int:
 
 
 def _inv_docno_rank(ix: Index, a: np.ndarray) -> str | None:
-    N = ix.num_docs
-    if N == 0:
-        return None
-    if int(a.min()) < 0 or int(a.max()) >= N:
-        return f"docno_rank values outside [0, {N})"
-    if not np.all(np.bincount(a, minlength=N) == 1):
-        return "docno_rank is not a permutation of 0..N-1"
-    return None
+    bad = _kernels()["perm"](np.asarray(a))
+    return None if bad < 0 else f"docno_rank[{bad}]: not a permutation of 0..num_docs-1"
 
 
 def _inv_doclen(ix: Index, a: np.ndarray) -> str | None:
-    if a.size and int(a.min()) < 0:
+    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    if lo < 0:
         return f"negative document length at docid {_first_bad(np.asarray(a) < 0)}"
-    if int(a.sum(dtype=np.int64)) != ix.collection_length:
+    if tot != ix.collection_length:
         return "document lengths do not sum to collection_length"
     return None
 
@@ -209,9 +228,10 @@ def _inv_post_docid(ix: Index, a: np.ndarray) -> str | None:
 
 
 def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
-    if a.size and int(a.min()) < 1:
+    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    if lo < 1:
         return f"post_tf[{_first_bad(np.asarray(a) < 1)}] < 1"
-    if int(a.sum(dtype=np.int64)) != ix.collection_length:
+    if tot != ix.collection_length:
         return "post_tf does not sum to collection_length"
     return None
 
