@@ -154,11 +154,12 @@ def _irds_iter(source: str, it_fn, what: str):
         raise
     except Exception as e:  # noqa: BLE001 - ir_datasets raises many kinds (RuntimeError, ...)
         home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
+        why = str(e) if len(str(e)) <= 160 else str(e)[:157] + "..."
         raise ValueError(
-            f"ir_datasets {source!r}: cannot read its {what} ({type(e).__name__}: {e}). "
-            f"ir_datasets looks for a local copy under IR_DATASETS_HOME={home} and otherwise "
-            "downloads it: put a copy there (or point IR_DATASETS_HOME at one), allow the "
-            "download, or pass the collection as a file") from None
+            f"ir_datasets {source!r}: cannot read its {what}: no usable local copy under "
+            f"IR_DATASETS_HOME={home} and the download failed ({type(e).__name__}: {why}). "
+            "Put a copy there (or point IR_DATASETS_HOME at one), allow the download, or pass "
+            "the collection as a file") from None
 
 
 def _irds_text(obj) -> str:
