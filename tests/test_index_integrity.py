@@ -468,17 +468,27 @@ def test_truncated_tar_collection(tmp_path):
 
 def test_irds_without_local_copy(tmp_path):
     """An ir_datasets id with no local copy (and no network): a clear error saying what to do.
-    The proxy variables point at a closed port so that no download can succeed."""
+    In a subprocess (ir_datasets reads IR_DATASETS_HOME once, at import); the proxy variables
+    point at a closed port so that no download can succeed."""
     home = tmp_path / "irds"
     home.mkdir()
-    env = {"IR_DATASETS_HOME": str(home)}
+    env = dict(os.environ, IR_DATASETS_HOME=str(home), NO_PROXY="", no_proxy="",
+               PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for v in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
         env[v] = "http://127.0.0.1:9"
-    env["NO_PROXY"] = env["no_proxy"] = ""
-    res = run_cli(["index", "vaswani", "-o", str(tmp_path / "idx"), "-q"], env=env)
-    assert_clean_error(res, "ir_datasets 'vaswani'", "IR_DATASETS_HOME", "pass the collection")
-    res = run_cli(["index", "no-such-dataset/at-all", "-o", str(tmp_path / "idx")], env=env)
-    assert_clean_error(res, "neither a file nor an ir_datasets id")
+    for args, needles in [
+        (["vaswani", "-o", str(tmp_path / "idx"), "-q"],
+         ("ir_datasets 'vaswani'", "IR_DATASETS_HOME", "pass the collection")),
+        (["no-such-dataset/at-all", "-o", str(tmp_path / "idx")],
+         ("neither a file nor an ir_datasets id",)),
+    ]:
+        p = subprocess.run([sys.executable, "-m", "tiebreak", "index", *args], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2, p.stderr
+        assert "Traceback" not in p.stderr
+        for n in needles:
+            assert n in p.stderr, p.stderr
+    assert not (tmp_path / "idx").exists()
 
 
 # ---------------------------------------------------------------- topics

@@ -245,6 +245,15 @@ def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, 
 
     ``tok`` holds term ids into ``terms`` (any order of ``terms``; the index sorts them), document
     d is ``tok[doc_ptr[d]:doc_ptr[d+1]]``. Returns the opened :class:`Index`.
+
+    Raises
+    ------
+    ValueError
+        Term ids outside ``[0, len(terms))``, ``doc_ptr`` not running from 0 to ``len(tok)``
+        without decreasing, repeated terms, docnos that are not strings, empty, contain
+        whitespace or repeat.
+    FileExistsError
+        ``path`` exists and is neither an index nor an empty directory.
     """
     analyzer = analyzer or Analyzer()
     terms = np.asarray(terms, dtype=str)
@@ -307,6 +316,14 @@ def build_index(source, path, analyzer: Analyzer | None = None, fields=None,
     directory ``path``, atomically. Returns the opened :class:`Index`.
 
     ``progress``: tqdm bar on stderr; None = only when stderr is a terminal.
+
+    Raises
+    ------
+    ValueError
+        A malformed source (``file:line`` and the field, see :mod:`tiebreak.index.readers`), a
+        duplicate docno, an ir_datasets id that cannot be read.
+    FileExistsError
+        ``path`` exists and is neither an index nor an empty directory.
     """
     analyzer = analyzer or Analyzer()
     if progress is None:

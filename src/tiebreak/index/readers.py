@@ -129,6 +129,13 @@ def detect_format(text: str) -> str:
     raise ValueError("cannot tell the format (expected TREC <DOC>/<top>, SMART .I, JSONL or TSV)")
 
 
+def _detect(text: str, source: str) -> str:
+    try:
+        return detect_format(text)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+
+
 def _is_irds(source: str) -> bool:
     return source.startswith("irds:") or not os.path.exists(source)
 
@@ -316,7 +323,7 @@ def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
         yield from _tar_docs(source)
         return
     text = _read_text(source)
-    fmt = detect_format(text)
+    fmt = _detect(text, source)
     if fmt == "trec":
         yield from _trec_docs(text, source)
     elif fmt == "smart":
@@ -395,7 +402,7 @@ def read_topics(source: str, field: str = "title", fields=None,
         where = [f"ir_datasets {source!r}, query {i}" for i in range(1, len(topics) + 1)]
     else:
         text = _read_text(source)
-        fmt = detect_format(text)
+        fmt = _detect(text, source)
         if fmt == "trec-topics":
             topics = _trec_topics(text, field, source)
         elif fmt == "trec":
