@@ -296,17 +296,22 @@ class Index:
             raise IndexFormatError(f"{path}: {MANIFEST}: bad analyser: {e}") from None
         self._cache: dict = {}
         self._checking: set[str] = set()
+        self._lock = threading.RLock()
 
     def __getattr__(self, name: str):
         # only called when normal lookup fails: the first access of an array
         if name.startswith("_") or name not in self.__dict__.get("_raw", {}):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        a = self._raw[name]
-        if name in self._checking:      # an invariant of another array reads this one
+        with self._lock:    # another thread waits until the array is checked
+            a = self.__dict__.get(name)
+            if a is not None:
+                return a
+            a = self._raw[name]
+            if name in self._checking:      # an invariant of another array reads this one
+                return a
+            self._check_array(name, a, checksum=self._verify != "structure", force=False)
+            self.__dict__[name] = a
             return a
-        self._check_array(name, a, checksum=self._verify != "structure", force=False)
-        self.__dict__[name] = a
-        return a
 
     def _check_array(self, name: str, a: np.ndarray, checksum: bool, force: bool) -> None:
         meta = self.manifest["arrays"][name]
@@ -377,9 +382,10 @@ class Index:
         IndexFormatError
             Naming the file and the first failed check.
         """
-        for name in self._raw:
-            self._check_array(name, self._raw[name], checksum=True, force=True)
-            self.__dict__[name] = self._raw[name]
+        with self._lock:
+            for name in self._raw:
+                self._check_array(name, self._raw[name], checksum=True, force=True)
+                self.__dict__[name] = self._raw[name]
         where = self.data_dir
         cf, dl = _kernels()["recount"](np.asarray(self.post_ptr), np.asarray(self.post_docid),
                                        np.asarray(self.post_tf), self.num_docs)
