@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import threading
 import time
 import zlib
@@ -502,13 +503,14 @@ def _read_manifest(path: Path) -> dict:
 def _load_array(where: Path, name: str, meta: dict) -> np.ndarray:
     f = where / f"{name}.npy"
     try:
-        size = f.stat().st_size
+        st = f.stat()
     except FileNotFoundError:
         raise _Vanished(f"{f} is missing; rebuild the index") from None
     except OSError as e:
         raise IndexFormatError(f"{f} cannot be read: {e}") from None
-    if not f.is_file():
+    if not stat.S_ISREG(st.st_mode):
         raise IndexFormatError(f"{f} is not a file; rebuild the index")
+    size = st.st_size
     if size != meta["file_bytes"]:
         raise IndexFormatError(f"{f} has {size} bytes, the manifest says "
                                f"{meta['file_bytes']} (truncated or replaced); rebuild the index")
