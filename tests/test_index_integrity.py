@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -565,3 +566,37 @@ def test_empty_queries_warned_not_dropped(pristine, tmp_path):
     assert "topic 1:" not in res.stderr and "topic 5:" not in res.stderr
     r = search(open_index(pristine), [("2", "the of"), ("1", "fox")], "ql")
     assert [x.qid for x in r] == ["2", "1"] and r[0].note and not r[1].note
+
+
+def test_stale_generations_removed(built, tmp_path):
+    """Unreferenced generations (a killed or racing build) are removed by the next rebuild once
+    they are an hour old; younger ones may belong to a build in progress and stay."""
+    old_gen, old_tmp, young = (built / "v-00000000aaaaaaaa", built / ".v-00000000bbbbbbbb.tmp",
+                               built / "v-00000000cccccccc")
+    for d in (old_gen, old_tmp, young):
+        d.mkdir()
+        (d / "x.npy").write_bytes(b"x")
+    for d in (old_gen, old_tmp):
+        os.utime(d, (1e9, 1e9))
+    build_index(write_jsonl(tmp_path / "n.jsonl", DOCS[:2]), built, progress=False)
+    names = {p.name for p in built.iterdir()}
+    assert young.name in names and old_gen.name not in names and old_tmp.name not in names
+    assert open_index(built, verify="eager").num_docs == 2
+
+
+def test_old_index_with_bad_docno_not_written(built):
+    """An index built before docnos were checked may hold 'd ': the run is refused, not
+    written with a docno that tiebreak eval would split."""
+    f = array_file(built, "docnos")
+    a = np.load(f)
+    a[0] = "d 1"          # the array is <U2: stored as 'd '
+    np.save(f, a)
+    m = manifest(built)
+    m["arrays"]["docnos"]["crc32"] = zlib.crc32(a.tobytes())
+    (built / "manifest.json").write_text(json.dumps(m))
+    idx = open_index(built)
+    res = search(idx, [("1", "quick brown fox")], "bm25")
+    with pytest.raises(ValueError, match="index docno 'd ' contains whitespace"):
+        format_run(idx, res, "bm25")
+    with pytest.raises(IndexFormatError, match="docid 0: docno 'd ' contains whitespace"):
+        idx.verify()

@@ -180,6 +180,25 @@ def _old_manifest(target: Path) -> dict | None:
         return None
 
 
+STALE_SECONDS = 3600
+
+
+def _remove_stale(target: Path, keep: str) -> None:
+    """Remove generations that no manifest names and that were last touched more than
+    :data:`STALE_SECONDS` ago: leftovers of a killed build or of two builds racing."""
+    now = time.time()
+    for p in target.iterdir():
+        name = p.name[1:-len(".tmp")] if p.name.startswith(".") and p.name.endswith(".tmp") \
+            else p.name
+        if name == keep or not DATA_DIR_RE.match(name) or not p.is_dir():
+            continue
+        try:
+            if now - p.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(p, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -> None:
     target = Path(target)
     parent = target.parent if str(target.parent) else Path(".")
@@ -225,6 +244,7 @@ def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -
             pass
         raise
     # the old generation is no longer named by the manifest (readers that mapped it keep it)
+    _remove_stale(target, keep=gen.name)
     if old is not None:
         data = old.get("data", ".")
         if isinstance(data, str) and DATA_DIR_RE.match(data) and data != gen.name:

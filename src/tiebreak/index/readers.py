@@ -80,7 +80,7 @@ def find_bad_docno(docnos: list[str]) -> tuple[int, str] | None:
     for i, d in enumerate(docnos):
         p = _id_problem(d)
         if p:
-            return i, f"docno {d!r} is {p}"
+            return i, f"docno {d!r} is {p}" if p == "empty" else f"docno {d!r} {p}"
     return None
 
 

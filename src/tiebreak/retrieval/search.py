@@ -180,9 +180,9 @@ def format_run(index, results, tag: str = "tiebreak") -> str:
     Raises
     ------
     ValueError
-        A topic id or ``tag`` that is empty or contains whitespace.
+        A topic id, ``tag`` or retrieved docno that is empty or contains whitespace.
     """
-    from ..index.readers import check_docno
+    from ..index.readers import check_docno, find_bad_docno
 
     check_docno(tag, "run tag", "tag")
     docnos = index.docnos
@@ -190,6 +190,10 @@ def format_run(index, results, tag: str = "tiebreak") -> str:
     for r in results:
         check_docno(r.qid, f"topic {r.qid!r}", "topic id")
         names = docnos[r.docids].tolist() if len(r.docids) else []
+        bad = find_bad_docno(names)
+        if bad is not None:   # an index built before docnos were checked
+            raise ValueError(f"topic {r.qid}: index {bad[1]}; it cannot be written into a run "
+                             "(rebuild the index: tiebreak index now rejects such docnos)")
         for rank, (dn, sc) in enumerate(zip(names, r.scores.tolist()), 1):
             lines.append(f"{r.qid} Q0 {dn} {rank} {sc!r} {tag}\n")
     return "".join(lines)
