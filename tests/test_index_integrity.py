@@ -537,7 +537,8 @@ def test_format_run_rejects_bad_ids(pristine):
     (["--model", "sdm", "-p", "weights=0.8,nan,0.1"], "weights must be a finite number"),
     (["--model", "sdm", "-p", "weights=0.8,-1,0.1"], "weights must be >= 0"),
     (["--model", "sdm", "-p", "window=0"], "window must be an integer >= 1"),
-    (["--model", "bm25", "--mu", "100"], "bm25 has no parameter 'mu'"),
+    (["--model", "bm25", "--mu", "100"], "mu"),
+    (["--model", "sdm", "--k1", "1.2"], "sdm has no parameter 'k1'"),
     (["-p", "k1=abc"], "k1 must be a number, got 'abc'"),
     (["--tag", "my run"], "--tag 'my run'"),
 ])
@@ -549,6 +550,8 @@ def test_search_rejects_bad_parameters(pristine, tmp_path, args, needle):
 
 
 def test_check_params_accepts_defaults():
+    with pytest.raises(ValueError, match="lkp has no parameter 'mu'"):
+        check_params("lkp", {"mu": 3})
     check_params("bm25", {"k1": 0.0, "b": 1, "idf": "lucene"})
     check_params("ql", {"mu": 1e-3})
     check_params("sdm", {"weights": (0.8, 0.1, 0.1), "window": 8})

@@ -84,17 +84,22 @@ PARAM_RULES = {
 
 def _parameters(model: str, fn) -> list[str] | None:
     """Keyword parameters of a model (None when they cannot be told)."""
+    def named(sig):
+        return [n for n in list(sig.parameters)[3:]
+                if sig.parameters[n].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                              inspect.Parameter.KEYWORD_ONLY)]
+
     try:
         sig = inspect.signature(fn)
         if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-            # a lazily registered model: look at the function it calls
+            if named(sig):
+                return None     # open-ended (e.g. traversal options): the model checks them
+            # a lazily registered model that only forwards: look at the function it calls
             fn = getattr(importlib.import_module("tiebreak.retrieval.dependency"), model)
             sig = inspect.signature(fn)
     except (ImportError, AttributeError, TypeError, ValueError):
         return None
-    return [n for n in list(sig.parameters)[3:]
-            if sig.parameters[n].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                          inspect.Parameter.KEYWORD_ONLY)]
+    return named(sig)
 
 
 def check_params(model: str, params: dict) -> None:
