@@ -93,11 +93,15 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Random orderings per tied group for 'expected' values without a closed "
+                   "form (a note on stderr gives the largest standard error).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
 @click.option("--dask", "dask_address", metavar="ADDRESS",
               help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
                    "LocalCluster (needs pip install 'tiebreak[dask]').")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate, jobs, dask_address):
+             on_duplicate, jobs, samples, seed, dask_address):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -114,7 +118,8 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
             _fail("qrels and run cannot both come from standard input")
         q = read_qrels(qrels)
         ev = Evaluator(q, list(measures) or None, list(regimes) or None,
-                       score_precision=score_precision, average=average)
+                       score_precision=score_precision, average=average, samples=samples,
+                       seed=seed)
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 

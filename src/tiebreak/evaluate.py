@@ -334,13 +334,14 @@ class Evaluator:
             raise MeasureError(f"{text[0]} has no numeric value; use tiebreak trec_eval -q")
         self.measures: list[Measure] = [m for m in ms if m.family.fmt != "str"]
         self.regimes = resolve_regimes(regimes)
+        self.notes: list[str] = [f"{m} is text, not a number: tiebreak trec_eval -q prints it"
+                                 for m in text]
         self.score_precision = score_precision
         self.average = average
         self.samples = samples
         self.seed = seed
         self.max_docs = max_docs
         self.judged_only = judged_only
-        self.notes: list[str] = []
         t = list(qrels.topics)
         self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
                                                                                   "replace")),
