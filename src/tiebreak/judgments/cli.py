@@ -1,0 +1,365 @@
+"""Commands ``tiebreak pool`` and ``tiebreak study depth``.
+
+Registered lazily in :data:`tiebreak.cli.LAZY_COMMANDS` / :data:`tiebreak.cli.LAZY_STUDIES`;
+heavy modules are imported inside the commands.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+
+import click
+
+from ..cli import _fail
+
+ORDER_HELP = ("Tie rule at the pool boundary: trec_eval (score desc, then docno desc), file "
+              "(run-file line order, as NTCIR), include (trec_eval order, but a tied group that "
+              "straddles depth d is pooled whole).")
+CONTRIB_HELP = ("Runs that form the pool: a file of run names (one a line), a comma-separated "
+                "list of names, or 'judged@D' = the runs whose top D documents the qrels judge "
+                "on every topic (an inference when the official list is unknown). Default: all.")
+
+
+def _split(values) -> list[str]:
+    return [v.strip() for s in values for v in s.split(",") if v.strip()]
+
+
+def _ints(text: str, what: str) -> list[int]:
+    out = []
+    for part in _split([text]):
+        a, sep, b = part.partition("-")
+        try:
+            if sep:
+                out.extend(range(int(a), int(b) + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not an integer or a range a-b",
+                                     param_hint=what) from None
+    if not out or min(out) < 1:
+        raise click.BadParameter("depths must be positive integers", param_hint=what)
+    return out
+
+
+def _load(qrels_path, run_args, topics):
+    """Read qrels and runs; restrict to topics. Errors exit with status 2."""
+    from ..io import InputError, read_qrels, read_run, run_paths
+    from .pool import parse_topics, subset_topics
+
+    try:
+        q = read_qrels(qrels_path)
+        if topics:
+            q = subset_topics(q, parse_topics(topics, q.topics))
+        runs = [read_run(p) for p in run_paths(run_args)]
+    except (InputError, ValueError) as e:
+        _fail(str(e))
+    if not runs:
+        _fail("no run files")
+    seen: dict[str, int] = {}
+    for r in runs:
+        if r.name in seen:
+            seen[r.name] += 1
+            r.name = f"{r.name}#{seen[r.name]}"
+        else:
+            seen[r.name] = 1
+    return q, runs
+
+
+def _contributing(spec, L, qrels) -> list[str] | None:
+    from .pool import infer_contributing
+
+    if not spec:
+        return None
+    if spec.startswith("judged@"):
+        try:
+            d = int(spec.split("@", 1)[1])
+        except ValueError:
+            _fail(f"--contributing {spec}: expected judged@DEPTH")
+        return infer_contributing(L, qrels, d)
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8") as fh:
+            names = [ln.split()[0] for ln in fh if ln.strip() and not ln.startswith("#")]
+    else:
+        names = _split([spec])
+    bad = [n for n in names if n not in L.names]
+    if bad:
+        _fail(f"--contributing: not among the runs: {', '.join(bad[:5])}")
+    return names
+
+
+def _groups(spec, names) -> dict[str, str] | None:
+    """``--groups FILE`` (run<TAB>group lines) or ``prefix`` (name up to the first - _ .)."""
+    import re
+
+    if not spec:
+        return None
+    if spec == "prefix":
+        return {n: re.split(r"[-_.]", n, maxsplit=1)[0] for n in names}
+    out = {}
+    try:
+        with open(spec, encoding="utf-8") as fh:
+            for i, ln in enumerate(fh, 1):
+                if not ln.strip() or ln.startswith("#"):
+                    continue
+                f = ln.split()
+                if len(f) != 2:
+                    _fail(f"{spec}:{i}: expected 'run group', got {ln.strip()!r}")
+                out[f[0]] = f[1]
+    except OSError as e:
+        _fail(f"{spec}: cannot read: {e.strerror}")
+    return out
+
+
+def _stdout_latin1():
+    return io.TextIOWrapper(sys.stdout.buffer, encoding="latin-1", errors="strict",
+                            newline="\n", write_through=True)
+
+
+# --------------------------------------------------------------------------------- pool
+
+
+@click.command("pool")
+@click.argument("qrels", type=click.Path(allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-d", "--depth", type=int, default=10, show_default=True,
+              help="Pool depth d (stratum-1 depth for two-strata; budget reference for A/B/C).")
+@click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C"]),
+              default="depth", show_default=True,
+              help="depth: top-d union; uniform: a sample of the depth-dmax pool; two-strata: "
+                   "top d plus a sample to dmax (Voorhees 2014); A/B/C: targeted judgments "
+                   "(Moffat, Webber & Zobel 2007; C simulates the assessor with the qrels).")
+@click.option("--contributing", default=None, help=CONTRIB_HELP)
+@click.option("--ties", "order", type=click.Choice(["trec_eval", "file", "include"]),
+              default="trec_eval", show_default=True, help=ORDER_HELP)
+@click.option("--rate", type=float, default=0.1, show_default=True,
+              help="Sampling rate (uniform, two-strata).")
+@click.option("--dmax", type=int, default=100, show_default=True,
+              help="Deepest rank sampled (uniform, two-strata) or weighted (A/B/C).")
+@click.option("--budget", type=int, default=None,
+              help="Documents per topic for A/B/C (default: the size of the depth-d pool).")
+@click.option("--p", "persistence", type=float, default=0.8, show_default=True,
+              help="RBP persistence of the A/B/C weights.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--topics", default=None, help="Topics to keep, e.g. 601-650 or 1,3,5.")
+@click.option("--unjudged", is_flag=True,
+              help="Also write pooled documents the qrels do not judge (and unsampled "
+                   "candidates) with relevance -1, trec_eval's 'pooled but unjudged'.")
+def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget, persistence,
+             seed, topics, unjudged):
+    """Build the judgment pool of RUNS, or simulate a shallower pool from deep QRELS.
+
+    Writes TREC qrels to standard output: the QRELS judgments of the pooled documents (with
+    --unjudged, also the pooled documents QRELS lacks, as -1). To build a fresh pool, give an
+    empty QRELS (e.g. /dev/null): every pooled document is written with relevance -1. A summary
+    (pool size, judgments kept, tied groups straddling the pool depth) goes to standard error.
+    RUNS may be files or directories.
+    """
+    from .pool import make_pool, restrict_qrels, run_lists, topics_only_qrels, write_qrels
+
+    q, run_objs = _load(qrels, runs, topics)
+    fresh = len(q.topics) == 0
+    if fresh:
+        q = topics_only_qrels(run_objs)
+        unjudged = True
+    if method == "C" and fresh:
+        _fail("method C needs judgments (it simulates the assessor with QRELS)")
+    try:
+        L = run_lists(run_objs, q, order)
+        names = _contributing(contributing, L, q)
+        P = make_pool(L, method, depth, names, rate, dmax, seed, budget, persistence, q)
+        out = restrict_qrels(q, P, with_unjudged=unjudged)
+    except ValueError as e:
+        _fail(str(e))
+    fh = _stdout_latin1()
+    n = write_qrels(out, fh)
+    fh.flush()
+    bt = P.boundary_ties
+    ncontrib = len(P.contributing)
+    msg = (f"pool: method={method} depth={depth} ties={order} contributing={ncontrib}/"
+           f"{len(run_objs)} topics={len(q.topics)} pooled={len(P)} "
+           f"(mean {len(P) / max(len(q.topics), 1):.1f} per topic)")
+    if len(P.pooled_unjudged):
+        msg += f" pooled-unsampled={len(P.pooled_unjudged)}"
+    if not fresh:
+        msg += (f"; judgments kept {int((out.value >= 0).sum())} of {len(q)}, relevant "
+                f"{int(out.num_rel().sum())} of {int(q.num_rel().sum())}")
+    msg += f"; wrote {n} lines"
+    click.echo(msg, err=True)
+    if bt:
+        click.echo(f"ties at depth {depth}: {bt['groups']} (run, topic) tied groups straddle "
+                   f"the boundary ({bt['inside']} documents inside, {bt['outside']} outside"
+                   + (f", {bt['added']} added by --ties include" if bt.get("added") else "")
+                   + ")", err=True)
+
+
+# --------------------------------------------------------------------------- study depth
+
+
+def _fmt_table(df, floatfmt="{:.3f}"):
+    return df.to_string(index=False, float_format=lambda x: floatfmt.format(x))
+
+
+@click.command("depth")
+@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Qrels: deep ones with --pool-depth (a shallow pool is simulated), else the "
+                   "shallow pool itself.")
+@click.option("--pool-depth", type=int, default=None,
+              help="Simulate a depth-d pool of the contributing runs from --qrels.")
+@click.option("--reference-depth", type=int, default=None,
+              help="k of the reference metric M@k (default: the pool depth).")
+@click.option("--deep-qrels", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Deeper judgments of the same topics (default: --qrels when simulating).")
+@click.option("--eval-depth", "eval_depths", default="1,4,10,40,100,400,1000",
+              show_default=True, help="Evaluation depths k.")
+@click.option("--volatility-depths", "vol_depths", default="1-50", show_default=True,
+              help="Grid of the volatility matrices (ranges a-b allowed).")
+@click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
+              help="Base metric, repeatable (scored as M@k): AP_b (AP / min(R,k)), AP, nDCG, "
+                   "'RBP(p=0.95)', 'RBP(p=0.8)', ERR, RR, P ... Default: all of these but P.")
+@click.option("--regime", "regimes", multiple=True, metavar="REGIME",
+              help="Tie regime(s) for scoring (default: trec_eval, or file with --ties file).")
+@click.option("--ties", "order", type=click.Choice(["trec_eval", "file", "include"]),
+              default="trec_eval", show_default=True, help=ORDER_HELP)
+@click.option("--contributing", default=None, help=CONTRIB_HELP)
+@click.option("--systems", type=click.Choice(["contributing", "all"]), default="contributing",
+              show_default=True, help="Systems of the meta-evaluation tables.")
+@click.option("--groups", default=None,
+              help="Leave-group-out: a file of 'run group' lines, or 'prefix' (run name up to "
+                   "the first - _ or .).")
+@click.option("--no-leave-out", is_flag=True, help="Skip leave-one-run-out.")
+@click.option("--cross", "cross", multiple=True, metavar="M1,M2",
+              help="Cross-metric volatility pair, repeatable (default: the first three metric "
+                   "pairs of the list).")
+@click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+              show_default=True, help="Format of the main table on standard output.")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Directory for TSV tables and figures (none written without it).")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Processes for evaluation.")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
+              regimes, order, contributing, systems, groups, no_leave_out, cross, topics, alpha,
+              fmt, out_dir, jobs, runs):
+    """Evaluation depth against pooling depth (Lu 2018, ch. 5) for RUNS.
+
+    Per metric and evaluation depth k: discrimination, coverage and inversion ratio against the
+    metric at the reference depth, median p-value, Kendall tau and tau_AP of the system
+    ordering (against the reference, and against the deep qrels when known), mean score, RBP
+    residual and unjudged share of the top k. Also the volatility matrices, leave-one-run-out
+    (and leave-group-out) at k = d, Table 5.2 pool counts and, with deep qrels, the bias of
+    non-contributing ("new") systems.
+    """
+    from ..io import InputError, read_qrels
+    from ..measures import MeasureError
+    from . import depth as D
+    from .pool import parse_topics, run_lists, subset_topics
+
+    q, run_objs = _load(qrels, runs, topics)
+    deep = None
+    if deep_qrels:
+        try:
+            deep = read_qrels(deep_qrels)
+            deep = subset_topics(deep, parse_topics(topics, deep.topics) if topics
+                                 else list(q.topics))
+        except (InputError, ValueError) as e:
+            _fail(str(e))
+    if pool_depth is None and reference_depth is None:
+        _fail("give --pool-depth (simulate a pool) or --reference-depth (the pool's depth)")
+    ks = _ints(eval_depths, "--eval-depth")
+    vk = _ints(vol_depths, "--volatility-depths")
+    metric_list = _split(metrics) if metrics else [m for m in D.DEFAULT_METRICS]
+    reg = _split(regimes) if regimes else ["file" if order == "file" else "trec_eval"]
+    try:
+        L0 = run_lists(run_objs, q, order)
+        names = _contributing(contributing, L0, q)
+        del L0
+        grp = _groups(groups, [r.name for r in run_objs])
+        st = D.run_depth_study(
+            q, run_objs, pool_depth, ks, metric_list, reg, names, reference_depth, deep, vk,
+            order, not no_leave_out, grp, alpha, jobs,
+            progress=lambda m: click.echo(f"[study depth] {m}", err=True))
+    except (MeasureError, ValueError) as e:
+        _fail(str(e))
+    table = D.depth_table(st, systems)
+    if fmt == "tsv":
+        sys.stdout.write(table.to_csv(sep="\t", index=False, float_format="%.6g"))
+    elif fmt == "json":
+        json.dump({"table": table.to_dict(orient="records"), "pool": st.pool_info},
+                  sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+    else:
+        nc = int(st.contributing.sum())
+        click.echo(f"{len(st.systems)} runs ({nc} contributing), {len(st.topics)} topics, "
+                   f"pool depth {st.pool_depth}, reference depth {st.reference_depth}, "
+                   f"ties {order}, alpha {alpha}; systems in the tables: {systems}")
+        click.echo(f"pool: {json.dumps(st.pool_info)}")
+        click.echo("\nDiscrimination / coverage / inversion (%), ordering agreement")
+        click.echo(_fmt_table(table))
+    extra = _extra_tables(st, D)
+    if fmt == "table":
+        for title, df in extra.items():
+            if df is not None:
+                click.echo(f"\n{title}")
+                click.echo(_fmt_table(df))
+    if out_dir:
+        written = _write_outputs(st, D, table, extra, out_dir, systems, cross)
+        click.echo("\nwrote " + " ".join(written), err=fmt != "table")
+
+
+def _extra_tables(st, D) -> dict:
+    out = {"Pool counts per run and topic (Lu 2018 Table 5.2)": D.counts_table(st)}
+    if st.loo is not None:
+        out[f"Leave one run out at k = d = {st.pool_depth} (Table 5.3a)"] = D.leave_out_table(
+            st.loo, st.metrics)
+    if st.logo is not None:
+        out[f"Leave one group out at k = d = {st.pool_depth} (Table 5.3b)"] = D.leave_out_table(
+            st.logo, st.metrics)
+    ns = D.new_systems_table(st)
+    if ns is not None:
+        out["Shallow against deep judgments, per run set (system bias)"] = ns
+    return out
+
+
+def _write_outputs(st, D, table, extra, out_dir, systems, cross) -> list[str]:
+    from .plots import plot_coverage, plot_volatility
+
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+
+    def tsv(df, name):
+        p = os.path.join(out_dir, name)
+        df.to_csv(p, sep="\t", index=False, float_format="%.6g")
+        written.append(p)
+
+    tsv(table, "depth_table.tsv")
+    names = ["pool_counts.tsv", "leave_one_run_out.tsv", "leave_one_group_out.tsv",
+             "new_systems.tsv"]
+    for (title, df) in extra.items():
+        key = ("pool_counts.tsv" if "Pool counts" in title else
+               "leave_one_run_out.tsv" if "run out" in title else
+               "leave_one_group_out.tsv" if "group out" in title else names[3])
+        if df is not None:
+            tsv(df, key)
+    written += plot_coverage(table, os.path.join(out_dir, "coverage"), st.pool_depth)
+    mats = {m: D.volatility(st, m, systems=systems) for m in st.metrics}
+    pairs = [tuple(_split([c])) for c in cross] if cross else [
+        (a, b) for i, a in enumerate(st.metrics) for b in st.metrics[i + 1:]][:3]
+    for a, b in pairs:
+        if a in st.metrics and b in st.metrics:
+            mats[f"{a} vs {b}"] = D.volatility(st, a, b, systems=systems)
+    import pandas as pd
+
+    for name, M in mats.items():
+        safe = "".join(c if c.isalnum() else "_" for c in name).strip("_")
+        df = pd.DataFrame(M, index=st.vol_depths, columns=st.vol_depths)
+        p = os.path.join(out_dir, f"volatility_{safe}.tsv")
+        df.to_csv(p, sep="\t", float_format="%.4f")
+        written.append(p)
+    written += plot_volatility(mats, st.vol_depths, os.path.join(out_dir, "volatility"),
+                               st.pool_depth)
+    return written
