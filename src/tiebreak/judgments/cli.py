@@ -176,6 +176,7 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
     fh = _stdout_latin1()
     n = write_qrels(out, fh)
     fh.flush()
+    fh.detach()  # leave sys.stdout open
     bt = P.boundary_ties
     ncontrib = len(P.contributing)
     msg = (f"pool: method={method} depth={depth} ties={order} contributing={ncontrib}/"

@@ -88,13 +88,18 @@ def significant_pairs(scores: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarr
     return S, P
 
 
-def coverage_inversion(ref: np.ndarray, new: np.ndarray, alpha: float = 0.05) -> dict:
+def coverage_inversion(ref: np.ndarray, new: np.ndarray, alpha: float = 0.05,
+                       ref_pairs: np.ndarray | None = None) -> dict:
     """Coverage and inversion ratio of ``new`` against ``ref`` (Lu 2018, Eqs. 5.1-5.4).
 
     Parameters
     ----------
     ref, new : ndarray float64, shape (n_systems, n_topics)
         Per-topic scores of the same systems under the reference and the candidate metric.
+    alpha : float
+        Significance level of the paired two-tailed t-tests.
+    ref_pairs : ndarray bool (n_systems, n_systems), optional
+        ``significant_pairs(ref, alpha)[0]`` when already known (``ref`` is then not read).
 
     Returns
     -------
@@ -105,7 +110,7 @@ def coverage_inversion(ref: np.ndarray, new: np.ndarray, alpha: float = 0.05) ->
     """
     from ..stats import discrimination_ratio
 
-    Sr, _ = significant_pairs(ref, alpha)
+    Sr = significant_pairs(ref, alpha)[0] if ref_pairs is None else ref_pairs
     Sn, Pn = significant_pairs(new, alpha)
     m = new.mean(axis=1)
     n_ref = int(Sr.sum())
@@ -378,6 +383,8 @@ class DepthStudy:
         The metric at the reference depth on the shallow judgments.
     deep : ndarray or None
         ``scores`` computed with the deep qrels (when known).
+    deep_reference : ndarray or None
+        ``reference`` computed with the deep qrels, shape (n_sys, n_metrics, n_regimes, n_top).
     vol_depths : list[int]; vol_means : ndarray (n_sys, n_metrics, n_vol, n_regimes)
         Mean scores over the volatility grid.
     loo, logo : dict or None
@@ -408,6 +415,7 @@ class DepthStudy:
     counts: dict
     pool_info: dict = field(default_factory=dict)
     alpha: float = 0.05
+    deep_reference: np.ndarray | None = None
 
 
 def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = None,
@@ -488,7 +496,7 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
     dp = None
     if deep is not None:
         say("scoring with the deep qrels")
-        dp = score_runs(deep, runs, metrics, depths, regimes, jobs)["scores"]
+        dp = score_runs(deep, runs, metrics, depths + [kref], regimes, jobs)["scores"]
     vol = sorted(set(int(k) for k in vol_depths))
     say(f"volatility grid ({len(vol)} depths)")
     vm = score_runs(shallow, runs, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
@@ -503,7 +511,9 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
     cmask = np.array([n in set(contributing) for n in names])
     return DepthStudy(names, cmask, list(metrics), depths, list(regimes), list(qrels.topics), d,
                       kref, sc["scores"][:, :, :-1], sc["residual"][:, :, :-1],
-                      sc["judged"][:, :-1], ref, dp, vol, vm, loo, logo, counts, info, alpha)
+                      sc["judged"][:, :-1], ref, None if dp is None else dp[:, :, :-1], vol, vm,
+                      loo, logo, counts, info, alpha,
+                      None if dp is None else dp[:, :, -1])
 
 
 # ------------------------------------------------------------------------------- tables
@@ -525,9 +535,10 @@ def depth_table(st: DepthStudy, systems: str = "contributing"):
         for g, reg in enumerate(st.regimes):
             ref = st.reference[sel, a, g]
             rm = ref.mean(axis=1)
+            Sr = significant_pairs(ref, st.alpha)[0]
             for b, k in enumerate(st.depths):
                 new = st.scores[sel, a, b, g]
-                ci = coverage_inversion(ref, new, st.alpha)
+                ci = coverage_inversion(ref, new, st.alpha, Sr)
                 nm = new.mean(axis=1)
                 row = {
                     "metric": m, "regime": reg, "k": k,
@@ -594,27 +605,25 @@ def counts_table(st: DepthStudy):
 
 
 def new_systems_table(st: DepthStudy, regime: int = 0):
-    """System bias with deep qrels: per metric at the reference depth (when it is one of the
-    evaluation depths, else the deepest k <= it), the mean Delta% of the score on the shallow
-    judgments against the deep ones and the mean |Delta rank| among all systems, for
-    contributing and non-contributing runs. DataFrame, or None without deep qrels."""
+    """System bias with deep qrels: per metric at the reference depth, the mean Delta% of the
+    score on the shallow judgments against the deep ones and the mean |Delta rank| among all
+    systems, for contributing and non-contributing ("new") runs, with Kendall's tau of the two
+    orderings of all systems. DataFrame, or None without deep qrels."""
     import pandas as pd
 
-    if st.deep is None:
+    if st.deep_reference is None:
         return None
-    cand = [k for k in st.depths if k <= st.reference_depth] or st.depths[:1]
-    b = st.depths.index(max(cand))
     rows = []
     for a, m in enumerate(st.metrics):
-        sh = st.scores[:, a, b, regime].mean(axis=1)
-        dp = st.deep[:, a, b, regime].mean(axis=1)
+        sh = st.reference[:, a, regime].mean(axis=1)
+        dp = st.deep_reference[:, a, regime].mean(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             pct = np.where(dp != 0, 100 * (sh - dp) / dp, np.nan)
         dr = np.abs(_ranks_desc(sh) - _ranks_desc(dp))
         for label, sel in (("contributing", st.contributing), ("new", ~st.contributing)):
             if sel.any():
-                rows.append({"metric": m, "k": st.depths[b], "runs": label, "n": int(sel.sum()),
-                             "delta_pct": float(np.nanmean(pct[sel])),
+                rows.append({"metric": m, "k": st.reference_depth, "runs": label,
+                             "n": int(sel.sum()), "delta_pct": float(np.nanmean(pct[sel])),
                              "delta_rank": float(dr[sel].mean()),
                              "tau": float(tau_matrix(dp[None], sh[None])[0, 0])})
     return pd.DataFrame(rows)

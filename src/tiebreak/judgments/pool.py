@@ -92,7 +92,8 @@ class RunLists:
     group : ndarray int64
         Tied-score group id (equal run, topic and score share an id).
     order : str
-        The tie order the ranks follow (``trec_eval`` or ``file``).
+        The tie order the ranks follow (``trec_eval`` or ``file``; ``include`` ranks like
+        ``trec_eval`` and pools whole tied groups at the boundary).
     """
 
     names: list[str]
@@ -169,7 +170,7 @@ def run_lists(runs: list[Run], qrels: Qrels, order: str = "trec_eval") -> RunLis
     return RunLists([r.name for r in runs], list(qrels.topics), vocab, cat["run"].astype(np.int64),
                     cat["topic"].astype(np.int64), cat["rank"].astype(np.int64),
                     cat["doc"].astype(np.int64), cat["score"].astype(np.float64),
-                    cat["group"].astype(np.int64), regime)
+                    cat["group"].astype(np.int64), order)
 
 
 @dataclass
