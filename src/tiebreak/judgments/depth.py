@@ -46,6 +46,7 @@ __all__ = [
     "coverage_inversion",
     "tau_matrix",
     "score_runs",
+    "score_runs_parallel",
     "leave_out",
     "pool_counts",
     "run_depth_study",
@@ -176,8 +177,8 @@ def _plan(metric: str, k: int) -> tuple[str, bool]:
         raise
 
 
-def score_runs(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_eval",),
-               jobs: int = 1) -> dict:
+def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
+               regimes=("trec_eval",)) -> dict:
     """Per-topic scores of every run for every metric at every evaluation depth.
 
     Parameters
@@ -215,7 +216,7 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_ev
                 names.append(n)
     judged_names = [f"Judged@{k}" for k in depths]
     ev = Evaluator(qrels, names + judged_names, list(regimes))
-    res = ev.evaluate(runs, jobs=jobs)
+    res = ev.evaluate(runs)
     idx = {m: i for i, m in enumerate(res.measures)}
     nr, nq = len(res.runs), len(res.topics)
     out = np.zeros((nr, len(metrics), len(depths), len(regimes), nq))
@@ -235,6 +236,35 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_ev
                 resid[:, a, b] = res.per_topic[:, idx[str(m.residual())]]
     judged = np.stack([res.per_topic[:, idx[j]] for j in judged_names], axis=1)
     return {"scores": out, "residual": resid, "judged": judged, "names": list(res.runs)}
+
+
+_FORK_STATE = None
+
+
+def _score_chunk(chunk):
+    qrels, runs, metrics, depths, regimes = _FORK_STATE
+    return score_runs(qrels, [runs[i] for i in chunk], metrics, depths, regimes)
+
+
+def score_runs_parallel(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_eval",),
+                        jobs: int = 1) -> dict:
+    """:func:`score_runs` with the runs split over ``jobs`` forked worker processes (where the
+    platform can fork; else in this process). Results are identical and in run order."""
+    global _FORK_STATE
+    import multiprocessing as mp
+
+    if jobs <= 1 or len(runs) < 2 or "fork" not in mp.get_all_start_methods():
+        return score_runs(qrels, runs, metrics, depths, regimes)
+    chunks = [c for c in np.array_split(np.arange(len(runs)), min(jobs, len(runs))) if len(c)]
+    _FORK_STATE = (qrels, runs, metrics, depths, regimes)
+    try:
+        with mp.get_context("fork").Pool(len(chunks)) as pool:
+            parts = pool.map(_score_chunk, chunks)
+    finally:
+        _FORK_STATE = None
+    out = {k: np.concatenate([p[k] for p in parts]) for k in ("scores", "residual", "judged")}
+    out["names"] = [n for p in parts for n in p["names"]]
+    return out
 
 
 # ----------------------------------------------------------------------------- leave-out
@@ -454,6 +484,12 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         Tie order at the pool boundary.
     leave_one_out : bool
         Run leave-one-run-out (and leave-group-out with ``groups``) at k = d.
+    groups : dict run name -> group name, optional
+        Participating groups for leave-group-out.
+    alpha : float
+        Significance level of the paired t-tests.
+    jobs : int
+        Worker processes for scoring (:func:`score_runs_parallel`).
     progress : callable(str), optional
         Called with a message before each stage.
 
@@ -491,15 +527,15 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
     kref = int(reference_depth or d)
     depths = sorted(set(int(k) for k in eval_depths))
     say(f"scoring {len(runs)} runs at {len(depths)} depths")
-    sc = score_runs(shallow, runs, metrics, depths + [kref], regimes, jobs)
+    sc = score_runs_parallel(shallow, runs, metrics, depths + [kref], regimes, jobs)
     ref = sc["scores"][:, :, -1]
     dp = None
     if deep is not None:
         say("scoring with the deep qrels")
-        dp = score_runs(deep, runs, metrics, depths + [kref], regimes, jobs)["scores"]
+        dp = score_runs_parallel(deep, runs, metrics, depths + [kref], regimes, jobs)["scores"]
     vol = sorted(set(int(k) for k in vol_depths))
     say(f"volatility grid ({len(vol)} depths)")
-    vm = score_runs(shallow, runs, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
+    vm = score_runs_parallel(shallow, runs, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
     loo = logo = None
     if leave_one_out:
         say("leave one run out")
