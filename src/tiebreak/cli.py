@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
     "pool": "tiebreak.judgments.cli:pool_cmd",
+    "estimate": "tiebreak.judgments.cli:estimate_cmd",
 }
 
 
@@ -39,6 +40,7 @@ LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.experiments.study_bands:bands_cmd",
     "ties": "tiebreak.experiments.study_ties:ties_cmd",
     "depth": "tiebreak.judgments.cli:depth_cmd",
+    "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
 }
 
 

@@ -1,4 +1,5 @@
-"""Commands ``tiebreak pool`` and ``tiebreak study depth``.
+"""Commands ``tiebreak pool``, ``tiebreak estimate``, ``tiebreak study depth`` and
+``tiebreak study estimate``.
 
 Registered lazily in :data:`tiebreak.cli.LAZY_COMMANDS` / :data:`tiebreak.cli.LAZY_STUDIES`;
 heavy modules are imported inside the commands.
@@ -364,3 +365,207 @@ def _write_outputs(st, D, table, extra, out_dir, systems, cross) -> list[str]:
     written += plot_volatility(mats, st.vol_depths, os.path.join(out_dir, "volatility"),
                                st.pool_depth)
     return written
+
+
+# ------------------------------------------------------------------------------ estimate
+
+
+def _rbp_p(metric: str) -> float:
+    from ..measures import MeasureError, parse_measure
+
+    try:
+        m = parse_measure(metric)
+    except MeasureError as e:
+        _fail(str(e))
+    if m.family != "RBP" or m.cutoff is not None or m.gains is not None:
+        _fail(f"--metric {metric}: only RBP(p=...) can be estimated (give the depth with "
+              "--depth)")
+    return float(m.p)
+
+
+def _models(text: str) -> list[str]:
+    from .estimate import MODELS
+
+    out = _split([text])
+    bad = [m for m in out if m not in MODELS]
+    if bad or not out:
+        raise click.BadParameter(f"choose from {', '.join(MODELS)}", param_hint="--models")
+    return out
+
+
+@click.command("estimate")
+@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Shallow judgments (a depth-d' pool).")
+@click.option("--metric", default="RBP(p=0.95)", show_default=True,
+              help="The deep metric: RBP(p=...).")
+@click.option("--depth", type=int, default=100, show_default=True, help="Scoring depth d.")
+@click.option("--dprime", type=int, default=None,
+              help="Pool depth d' of the qrels (default per topic: the depth to which every "
+                   "contributing run is judged).")
+@click.option("--models", default="lin,zipf,weibull", show_default=True,
+              help="Rank-level gain models combined by the two-stage estimator.")
+@click.option("--loss", type=click.Choice(["a", "b"]), default="b", show_default=True,
+              help="L_a (system level) or L_b (document level).")
+@click.option("--theta", type=float, default=0.018, show_default=True,
+              help="Chao-Lee gate on gamma / n: topics at or below keep unjudged = 0.")
+@click.option("--estimator", default=None,
+              help="Which estimate to write: L_a/L_b (default, by --loss), LB, UB, mid, RM, "
+                   "static, const, lin, zipf, weibull.")
+@click.option("--contributing", default=None, help=CONTRIB_HELP)
+@click.option("--ties", "order", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
+              show_default=True, help="Tie order of the runs.")
+@click.option("--clip", is_flag=True, help="Clip estimates to [lower, upper].")
+@click.option("--gains", "gains_path", default=None, type=click.Path(dir_okay=False),
+              help="Write per-document estimated gains (qid docno gain) of the two-stage "
+                   "estimator to this file.")
+@click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+              show_default=True)
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
+                 order, clip, gains_path, topics, fmt, runs):
+    """Estimate deep RBP scores of RUNS from shallow QRELS (Lu 2018, ch. 6).
+
+    Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
+    allow (unjudged = 0 / unjudged = 1, tail included), with the topic's Chao-Lee gamma / n and
+    whether it was adjusted.
+    """
+    from .estimate import estimate_scores
+    from .pool import run_lists
+
+    p = _rbp_p(metric)
+    mlist = _models(models)
+    q, run_objs = _load(qrels, runs, topics)
+    est_name = estimator or f"L_{loss}"
+    try:
+        L = run_lists(run_objs, q, order)
+        names = _contributing(contributing, L, q) or list(L.names)
+        E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
+                            rank_level=[m for m in ("static", "const", "lin", "zipf", "weibull")],
+                            clip=clip)
+        if est_name not in E.estimators:
+            _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
+    except ValueError as e:
+        _fail(str(e))
+    S = E.get(est_name)
+    rows = [(r, t, float(S[i, j]), float(E.lower[i, j]), float(E.upper[i, j]),
+             float(E.gamma[j]), bool(E.adjusted[j]))
+            for i, r in enumerate(E.runs) for j, t in enumerate(E.topics)]
+    cols = ("run", "qid", "estimate", "lower", "upper", "gamma_n", "adjusted")
+    if fmt == "tsv":
+        sys.stdout.write("\t".join(cols) + "\n")
+        for r in rows:
+            sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]:.6f}\t{r[3]:.6f}\t{r[4]:.6f}\t{r[5]:.6f}\t"
+                             f"{int(r[6])}\n")
+    elif fmt == "json":
+        json.dump([dict(zip(cols, r)) for r in rows], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        click.echo(f"{est_name} estimate of RBP(p={p})@{depth}, mean over topics "
+                   f"({int(E.adjusted.sum())} of {len(E.topics)} topics adjusted, "
+                   f"theta={theta})")
+        click.echo(f"{'run':30s} {'estimate':>9s} {'lower':>9s} {'upper':>9s}")
+        for i, r in enumerate(E.runs):
+            click.echo(f"{r:30s} {S[i].mean():9.4f} {E.lower[i].mean():9.4f} "
+                       f"{E.upper[i].mean():9.4f}")
+    if gains_path:
+        with open(gains_path, "w", encoding="latin-1") as fh:
+            fh.write("qid\tdocno\tgain\n")
+            for (name, t), (docs, g) in sorted(E.doc_gains.items(), key=lambda x: x[0][1]):
+                if name != f"L_{loss}":
+                    continue
+                for d, v in zip(docs, g):
+                    fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+
+
+@click.command("estimate")
+@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Deep judgments (the ground truth).")
+@click.option("--pool-depth", "dprimes", default="10,20,30,50", show_default=True,
+              help="Shallow pool depths d' to simulate.")
+@click.option("--reference-depth", "depth", type=int, default=100, show_default=True,
+              help="Reference depth d: RBP is scored to d.")
+@click.option("--metric", default="RBP(p=0.95)", show_default=True)
+@click.option("--models", default="lin,zipf,weibull", show_default=True,
+              help="Models of the two-stage estimators.")
+@click.option("--loss", "losses", default="a,b", show_default=True, help="Losses: a, b or a,b.")
+@click.option("--theta", "thetas", default="0.018", show_default=True,
+              help="Chao-Lee gates for the gated variants (comma-separated; '' for none).")
+@click.option("--contributing", default=None, help=CONTRIB_HELP)
+@click.option("--ties", "order", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
+              show_default=True)
+@click.option("--leave-one-out", is_flag=True,
+              help="Also estimate each contributing run from a pool without it (system bias).")
+@click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+              show_default=True)
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Directory for TSV tables and figures.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Processes (one shallow depth each).")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
+                       order, leave_one_out, topics, fmt, out_dir, jobs, runs):
+    """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
+
+    Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
+    (per topic over systems, averaged; and per system), Acc% (estimates inside the range),
+    MAE, normalised Kendall tau distance and significance-weighted distance of the system
+    ordering against the deep one; the goodness of fit of each gain model; with
+    --leave-one-out the same for runs left out of the pool.
+    """
+    from . import estimate as ES
+    from .pool import run_lists
+
+    p = _rbp_p(metric)
+    mlist = _models(models)
+    loss_list = _split([losses])
+    if not loss_list or any(x not in ("a", "b") for x in loss_list):
+        raise click.BadParameter("losses are a and/or b", param_hint="--loss")
+    try:
+        th = [float(x) for x in _split([thetas])]
+    except ValueError:
+        raise click.BadParameter("thetas must be numbers", param_hint="--theta") from None
+    q, run_objs = _load(qrels, runs, topics)
+    try:
+        names = _contributing(contributing, run_lists(run_objs, q, order), q)
+        st = ES.run_estimate_study(
+            q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
+            order, leave_one_out, jobs,
+            progress=lambda m: click.echo(f"[study estimate] {m}", err=True))
+    except ValueError as e:
+        _fail(str(e))
+    acc = ES.accuracy_table(st)
+    fit = ES.fit_table(st)
+    loo = ES.accuracy_table(st, loo=True) if leave_one_out else None
+    if fmt == "tsv":
+        sys.stdout.write(acc.to_csv(sep="\t", index=False, float_format="%.6g"))
+    elif fmt == "json":
+        json.dump({"accuracy": acc.to_dict(orient="records"),
+                   "fit": fit.to_dict(orient="records"),
+                   "leave_one_out": None if loo is None else loo.to_dict(orient="records")},
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        click.echo(f"{len(st.runs)} contributing runs, {len(st.topics)} topics, "
+                   f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
+        click.echo("\nGoodness of fit, RMSE on ranks d'..d (Table 6.4)")
+        click.echo(_fmt_table(fit, "{:.4f}"))
+        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9)")
+        click.echo(_fmt_table(acc, "{:.4f}"))
+        if loo is not None:
+            click.echo("\nLeave one run out (system bias, Table 6.8)")
+            click.echo(_fmt_table(loo, "{:.4f}"))
+    if out_dir:
+        from .plots import plot_estimates, plot_gain_fits
+
+        os.makedirs(out_dir, exist_ok=True)
+        written = []
+        for df, name in ((acc, "accuracy.tsv"), (fit, "fit.tsv"), (loo, "leave_one_out.tsv")):
+            if df is not None:
+                path = os.path.join(out_dir, name)
+                df.to_csv(path, sep="\t", index=False, float_format="%.6g")
+                written.append(path)
+        written += plot_gain_fits(st, os.path.join(out_dir, "gain_fits"))
+        written += plot_estimates(st, os.path.join(out_dir, "estimates"))
+        click.echo("\nwrote " + " ".join(written), err=fmt != "table")

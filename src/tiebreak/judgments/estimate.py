@@ -85,6 +85,10 @@ __all__ = [
     "accuracy",
     "tau_distance",
     "weighted_distance",
+    "EstimateStudy",
+    "run_estimate_study",
+    "accuracy_table",
+    "fit_table",
 ]
 
 KMAX = 1000
@@ -285,7 +289,7 @@ def simplex_minimise(fun, jac, dim: int, x0=None) -> np.ndarray:
     r = minimize(fun, x0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * dim,
                  constraints=({"type": "eq", "fun": lambda w: 1.0 - w.sum(),
                                "jac": lambda w: -np.ones_like(w)},),
-                 options={"maxiter": 200, "ftol": 1e-10})
+                 options={"maxiter": 100, "ftol": 1e-9})
     w = np.clip(r.x, 0, 1)
     s = w.sum()
     return w / s if s > 0 else np.full(dim, 1.0 / dim)
@@ -413,7 +417,8 @@ def _shallow_depth(tl: TopicLists) -> int:
 def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime: int | None,
                     p: float = 0.95, depth: int = 100, models=("lin", "zipf", "weibull"),
                     losses=("b",), theta: float = 0.018, score_runs: list[str] | None = None,
-                    rank_level=MODELS, progress=None) -> Estimates:
+                    rank_level=MODELS, thetas=(), clip: bool = False,
+                    progress=None) -> Estimates:
     """Estimate RBP(p)@depth of runs from shallow judgments.
 
     Parameters
@@ -436,11 +441,16 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
     losses : list of {"a", "b"}
         Two-stage estimators ``L_a`` / ``L_b`` to compute.
     theta : float
-        Chao-Lee gate on gamma / n (0 adjusts every topic).
+        Chao-Lee gate on gamma / n for the two-stage estimators (0 adjusts every topic).
     score_runs : list of str, optional
         Runs to score (default all runs of ``L``).
     rank_level : list of str
-        Rank-level estimators to report (any of :data:`MODELS`).
+        Rank-level estimators to report (any of :data:`MODELS`); they adjust every topic.
+    thetas : list of float
+        Extra gates: for each, the estimators ``lin|theta=x`` and ``L_a|theta=x`` /
+        ``L_b|theta=x`` (unadjusted topics keep LB), as in the thesis's Tables 6.7-6.9.
+    clip : bool
+        Clip every estimate to [lower, upper] (RM can leave the range).
 
     Raises
     ------
@@ -459,7 +469,10 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
     sidx = [L.names.index(s) for s in (score_runs or L.names)]
     need = sorted(set(models) | set(rank_level))
     two = [f"L_{x}" for x in losses]
-    est_names = ["LB", "UB", "mid", "RM", *rank_level, *two]
+    gated = [(f"{e}|theta={th:g}", e, th) for th in thetas
+             for e in (["lin"] if "lin" in rank_level else []) + two]
+    est_names = ["LB", "UB", "mid", "RM", *rank_level, *two, *[g[0] for g in gated]]
+    min_theta = min([theta, *thetas])
     nT = len(L.topics)
     scores = np.zeros((len(est_names), len(sidx), nT))
     lower = np.zeros((len(sidx), nT))
@@ -485,7 +498,7 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
         adj[t] = gam[t] > theta
         combined = {}
         for x in losses:
-            if adj[t]:
+            if gam[t] > min_theta:
                 res = two_stage(tl, [fm[m] for m in models], x, p, depth)
                 combined[f"L_{x}"] = res
                 dg[(f"L_{x}", t)] = (tl.docs[~tl.judged], res["gain"][~tl.judged])
@@ -515,8 +528,15 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
                 found = tl.docs[pos] == doc[~jd]
                 est = np.where(found, res["gain"][pos], res["absent"])
                 row[name] = base + float(np.sum(wr[~jd] * est))
+            for name, e, th in gated:
+                row[name] = row[e] if gam[t] > th else base
+            for name in two:
+                if not adj[t]:
+                    row[name] = base
             for e, name in enumerate(est_names):
                 scores[e, a, t] = row[name]
+    if clip:
+        scores = np.clip(scores, lower[None], upper[None])
     return Estimates([L.names[s] for s in sidx], list(L.topics), est_names, scores, lower, upper,
                      gam, adj, fitted, emp, dg)
 
@@ -564,3 +584,182 @@ def weighted_distance(ref: np.ndarray, new: np.ndarray) -> float:
     p_one-tailed)`` in the direction of the mean difference (0 for equal means), p from the
     paired t-test over topics. ``ref``, ``new``: (n_systems, n_topics)."""
     return float(np.sum(np.abs(_sigma(new) - _sigma(ref))))
+
+
+# ---------------------------------------------------------------------------------- study
+
+
+@dataclass
+class EstimateStudy:
+    """Everything ``tiebreak study estimate`` computes.
+
+    Attributes
+    ----------
+    runs : list[str]
+        Contributing runs scored, shape (n_runs,).
+    topics : list[str]
+    dprimes : list[int]
+        Simulated pool depths d'.
+    depth : int
+        Reference (scoring) depth d.
+    p : float
+    truth_lb, truth_ub : ndarray (n_runs, n_topics)
+        RBP(p)@d on the deep qrels and that plus its residual (the final range).
+    estimates : dict[int, Estimates]
+        Per d'.
+    fit_rmse : dict[int, dict[str, float]]
+        Per d' and model: RMSE between the fitted G(k) and the empirical gain of the deep
+        judgments on the test ranks d' <= k <= d, averaged over topics (Table 6.4).
+    deep_gains : list[ndarray]
+        Per topic, the empirical gain of the deep judgments at ranks 1..d.
+    loo : dict[int, ndarray] or None
+        Per d': leave-one-run-out scores (n_estimators, n_runs, n_topics).
+    """
+
+    runs: list[str]
+    topics: list[str]
+    dprimes: list[int]
+    depth: int
+    p: float
+    truth_lb: np.ndarray
+    truth_ub: np.ndarray
+    estimates: dict
+    fit_rmse: dict
+    deep_gains: list
+    loo: dict | None = None
+
+
+_STUDY_STATE = None
+
+
+def _study_one(dp):
+    from .pool import pool_depth, restrict_qrels
+
+    L, qrels, contributing, kw, leave_one_out = _STUDY_STATE
+    shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
+    E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
+    loo = None
+    if leave_one_out:
+        parts = []
+        for r in contributing:
+            others = [c for c in contributing if c != r]
+            sh = restrict_qrels(qrels, pool_depth(L, dp, others))
+            parts.append(estimate_scores(L, sh, others, dp, score_runs=[r], **kw).scores)
+        loo = np.concatenate(parts, axis=1)
+    return dp, E, loo
+
+
+def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int = 100,
+                       p: float = 0.95, contributing: list[str] | None = None,
+                       models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
+                       order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
+                       progress=None) -> EstimateStudy:
+    """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
+    runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
+    6.4-6.9).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        Deep judgments (the ground truth).
+    runs : list of Run
+    dprimes : list of int
+        Shallow pool depths d' (< depth).
+    depth : int
+        Reference depth d: scores are RBP(p)@d.
+    contributing : list of str, optional
+        Runs forming the pools (default all); they are the systems scored.
+    models, losses, thetas : see :func:`estimate_scores` (the two-stage estimators use theta 0;
+        ``thetas`` add gated variants).
+    leave_one_out : bool
+        Also estimate each contributing run from a pool without it (system bias, Table 6.8).
+    jobs : int
+        Worker processes (fork), one d' each.
+
+    Raises
+    ------
+    ValueError
+        d' >= depth, fewer than 2 contributing runs, unknown run names.
+    """
+    global _STUDY_STATE
+    import multiprocessing as mp
+
+    from .depth import score_runs
+    from .pool import run_lists
+
+    say = progress or (lambda m: None)
+    names = [r.name for r in runs]
+    contributing = list(names) if contributing is None else list(contributing)
+    bad = [c for c in contributing if c not in names]
+    if bad:
+        raise ValueError(f"contributing runs not among the runs: {', '.join(bad[:5])}")
+    if len(contributing) < 2:
+        raise ValueError("the study needs at least 2 contributing runs")
+    dprimes = sorted(set(int(x) for x in dprimes))
+    if not dprimes or dprimes[-1] >= depth or dprimes[0] < 1:
+        raise ValueError(f"shallow depths must lie in 1..{depth - 1}")
+    say("ranking runs")
+    L = run_lists(runs, qrels, order)
+    regime = "file" if order == "file" else "trec_eval"
+    crun = [runs[names.index(c)] for c in contributing]
+    tr = score_runs(qrels, crun, [f"RBP(p={p})"], [depth], [regime])
+    lb = tr["scores"][:, 0, 0, 0]
+    ub = lb + tr["residual"][:, 0, 0, 0]
+    kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
+          "theta": 0.0, "thetas": tuple(thetas)}
+    _STUDY_STATE = (L, qrels, contributing, kw, leave_one_out)
+    out, loo = {}, {}
+    try:
+        if jobs > 1 and len(dprimes) > 1 and "fork" in mp.get_all_start_methods():
+            say(f"estimating at d' = {dprimes} ({min(jobs, len(dprimes))} processes)")
+            with mp.get_context("fork").Pool(min(jobs, len(dprimes))) as pool:
+                res = pool.map(_study_one, dprimes)
+        else:
+            res = []
+            for dp in dprimes:
+                say(f"estimating at d' = {dp}")
+                res.append(_study_one(dp))
+    finally:
+        _STUDY_STATE = None
+    for dp, E, lo in res:
+        out[dp] = E
+        loo[dp] = lo
+    cidx = [L.names.index(c) for c in contributing]
+    deep_g = [empirical_gains(tl, depth) for tl in topic_lists(L, qrels, cidx, depth)]
+    fit = {}
+    for dp, E in out.items():
+        fit[dp] = {}
+        for m in MODELS:
+            errs = [np.sqrt(np.mean((E.models[t][m].curve[dp - 1:depth] - g[dp - 1:]) ** 2))
+                    for t, g in enumerate(deep_g) if m in E.models[t]]
+            if errs:
+                fit[dp][m] = float(np.mean(errs))
+    return EstimateStudy(contributing, list(L.topics), dprimes, depth, p, lb, ub, out, fit,
+                         deep_g, loo if leave_one_out else None)
+
+
+def accuracy_table(st: EstimateStudy, loo: bool = False):
+    """Per d' and estimator: RMSE (Eq. 6.3), Acc%, RMSE_sys, MAE, normalised tau distance and
+    weighted distance against the deep LB ordering (Tables 6.5-6.9). With ``loo`` the
+    leave-one-run-out estimates are scored instead (Table 6.8). DataFrame."""
+    import pandas as pd
+
+    rows = []
+    for dp in st.dprimes:
+        E = st.estimates[dp]
+        S = st.loo[dp] if loo else E.scores
+        for e, name in enumerate(E.estimators):
+            est = S[e]
+            a = accuracy(est, st.truth_lb, st.truth_ub)
+            rows.append({"dprime": dp, "estimator": name, **a,
+                         "tau_dist": tau_distance(st.truth_lb.mean(1), est.mean(1)),
+                         "wdist": weighted_distance(st.truth_lb, est),
+                         "adjusted": int(E.adjusted.sum())})
+    return pd.DataFrame(rows)
+
+
+def fit_table(st: EstimateStudy):
+    """Table 6.4 analogue: goodness-of-fit RMSE per d' (rows) and model (columns)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"dprime": dp, **st.fit_rmse[dp]} for dp in st.dprimes])

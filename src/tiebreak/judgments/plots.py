@@ -70,3 +70,56 @@ def plot_volatility(mats: dict, depths, stem: str, pool_depth: int) -> list[str]
     out = _save(fig, stem)
     plt.close(fig)
     return out
+
+
+def plot_gain_fits(st, stem: str, topic: int | None = None) -> list[str]:
+    """Fitted gain curves against the empirical gain of the deep judgments, one panel per d'
+    for one topic (default: the topic with the most relevant documents in the deep gains).
+    Writes ``<stem>.png`` and ``.svg``."""
+    plt = pyplot()
+    if topic is None:
+        topic = int(np.argmax([g.sum() for g in st.deep_gains]))
+    n = len(st.dprimes)
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.2), squeeze=False, sharey=True)
+    k = np.arange(1, st.depth + 1)
+    for ax, dp in zip(axes[0], st.dprimes):
+        E = st.estimates[dp]
+        ax.plot(k, st.deep_gains[topic], ".", ms=3, color="grey", label="deep empirical")
+        for name, m in E.models[topic].items():
+            if name in ("const",):
+                continue
+            ax.plot(k, m.curve[: st.depth], lw=1, label=name)
+        ax.axvline(dp, color="k", ls=":", lw=0.8)
+        ax.set_title(f"topic {st.topics[topic]}, d' = {dp}", fontsize=9)
+        ax.set_xlabel("rank k")
+    axes[0][0].set_ylabel("gain")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    out = _save(fig, stem)
+    plt.close(fig)
+    return out
+
+
+def plot_estimates(st, stem: str, estimators=("LB", "RM", "lin", "L_b")) -> list[str]:
+    """Mean estimated RBP against the deep range [LB, UB] per system (error bars), one panel
+    per d'. Writes ``<stem>.png`` and ``.svg``."""
+    plt = pyplot()
+    n = len(st.dprimes)
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.4), squeeze=False, sharey=True)
+    lo, hi = st.truth_lb.mean(1), st.truth_ub.mean(1)
+    o = np.argsort(lo)
+    x = np.arange(len(o))
+    for ax, dp in zip(axes[0], st.dprimes):
+        E = st.estimates[dp]
+        ax.fill_between(x, lo[o], hi[o], color="#cccccc", step="mid", label="deep [LB, UB]")
+        for e in estimators:
+            if e in E.estimators:
+                ax.plot(x, E.get(e).mean(1)[o], marker="o", ms=3, lw=0.8, label=e)
+        ax.set_title(f"d' = {dp}", fontsize=9)
+        ax.set_xlabel("system (by deep LB)")
+    axes[0][0].set_ylabel(f"mean RBP({st.p})@{st.depth}")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    out = _save(fig, stem)
+    plt.close(fig)
+    return out
