@@ -419,11 +419,15 @@ def _models(text: str) -> list[str]:
               help="Write per-document estimated gains (qid docno gain) of the two-stage "
                    "estimator to this file.")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
+@click.option("--deep-qrels", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Deeper judgments of the same topics: also print every estimator's accuracy "
+                   "against their [LB, UB] range, for contributing and other runs (stderr "
+                   "unless --format table).")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
-                 order, clip, gains_path, topics, fmt, runs):
+                 order, clip, gains_path, topics, deep_qrels, fmt, runs):
     """Estimate deep RBP scores of RUNS from shallow QRELS (Lu 2018, ch. 6).
 
     Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
@@ -468,6 +472,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
         for i, r in enumerate(E.runs):
             click.echo(f"{r:30s} {S[i].mean():9.4f} {E.lower[i].mean():9.4f} "
                        f"{E.upper[i].mean():9.4f}")
+    if deep_qrels:
+        _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
         with open(gains_path, "w", encoding="latin-1") as fh:
             fh.write("qid\tdocno\tgain\n")
@@ -476,6 +482,41 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                     continue
                 for d, v in zip(docs, g):
                     fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+
+
+def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from ..io import InputError, read_qrels
+    from .depth import score_runs
+    from .estimate import accuracy, tau_distance, weighted_distance
+    from .pool import subset_topics
+
+    try:
+        deep = subset_topics(read_qrels(deep_path), list(q.topics))
+    except (InputError, ValueError) as e:
+        _fail(str(e))
+    tr = score_runs(deep, run_objs, [f"RBP(p={p})"], [depth])
+    lb = tr["scores"][:, 0, 0, 0]
+    ub = lb + tr["residual"][:, 0, 0, 0]
+    contrib = np.array([r in set(names) for r in E.runs])
+    rows = []
+    for e in E.estimators:
+        S = E.get(e)
+        row = {"estimator": e}
+        for label, sel in (("contrib", contrib), ("new", ~contrib), ("all", np.ones_like(contrib))):
+            if sel.any():
+                a = accuracy(S[sel], lb[sel], ub[sel])
+                row[f"RMSE_{label}"] = a["RMSE"]
+                row[f"Acc_{label}"] = a["Acc"]
+        row["tau_dist"] = tau_distance(lb.mean(1), S.mean(1))
+        row["wdist"] = weighted_distance(lb, S)
+        rows.append(row)
+    text = (f"\nAccuracy against {deep_path} [LB, UB] of RBP(p={p})@{depth} "
+            f"({int(contrib.sum())} contributing, {int((~contrib).sum())} other runs)\n"
+            + _fmt_table(pd.DataFrame(rows), "{:.4f}"))
+    click.echo(text, err=fmt != "table")
 
 
 @click.command("estimate")
