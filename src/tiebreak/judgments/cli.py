@@ -339,12 +339,10 @@ def _write_outputs(st, D, table, extra, out_dir, systems, cross) -> list[str]:
         written.append(p)
 
     tsv(table, "depth_table.tsv")
-    names = ["pool_counts.tsv", "leave_one_run_out.tsv", "leave_one_group_out.tsv",
-             "new_systems.tsv"]
-    for (title, df) in extra.items():
+    for title, df in extra.items():
         key = ("pool_counts.tsv" if "Pool counts" in title else
                "leave_one_run_out.tsv" if "run out" in title else
-               "leave_one_group_out.tsv" if "group out" in title else names[3])
+               "leave_one_group_out.tsv" if "group out" in title else "new_systems.tsv")
         if df is not None:
             tsv(df, key)
     written += plot_coverage(table, os.path.join(out_dir, "coverage"), st.pool_depth)

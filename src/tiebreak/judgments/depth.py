@@ -318,11 +318,7 @@ def leave_out(L: RunLists, qrels_pool: Qrels, runs: list[Run], depth: int, metri
     for u in units:
         members = [c for c in contributing if unit_of[c] == u]
         others = [c for c in contributing if unit_of[c] != u]
-        pool = pool_depth(L, depth, others) if others else None
-        if pool is None:
-            q = restrict_qrels(qrels_pool, pool_depth(L, depth, []))
-        else:
-            q = restrict_qrels(qrels_pool, pool)
+        q = restrict_qrels(qrels_pool, pool_depth(L, depth, others))
         mi = [contributing.index(c) for c in members]
         s = score_runs(q, [crun[i] for i in mi], metrics, [eval_depth], [regime])["scores"]
         reduced[mi] = s[:, :, 0, 0].mean(axis=2)

@@ -376,14 +376,10 @@ def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: flo
         taken = np.zeros(len(docs), bool)
         g = gain[t][docs] if gain is not None else None
         k = min(int(budget[t]), len(docs))
-        order_a = None
-        for _ in range(k):
-            if method == "A":
-                if order_a is None:
-                    score = np.asarray(W.sum(axis=1)).ravel()
-                    order_a = np.lexsort((docs, -score))[:k]
-                    taken[order_a] = True
-                break
+        if method == "A":  # static contributions: the k largest, docno ascending among equals
+            score = np.asarray(W.sum(axis=1)).ravel()
+            taken[np.lexsort((docs, -score))[:k]] = True
+        for _ in range(k if method != "A" else 0):
             factor = delta if method == "B" else delta * np.power(np.maximum(base + delta, 0),
                                                                    1.5)
             score = W @ factor
