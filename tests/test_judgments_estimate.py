@@ -213,3 +213,20 @@ def test_estimate_cli_tsv(tmp_path):
     assert gp.read_text().startswith("qid\tdocno\tgain\n")
     bad = CliRunner().invoke(main, ["estimate", "--qrels", str(qp), "--metric", "AP", *paths])
     assert bad.exit_code == 2 and "RBP" in bad.stderr
+
+
+def test_infrbp_limits():
+    """With every candidate sampled, InfRBP is the deep RBP (up to the smoothing constants);
+    with an empty sample it adds a third of the unjudged weight (1e-5 / 3e-5)."""
+    from tiebreak.judgments.estimate import infrbp_scores
+
+    runs, q = _toy()
+    L = run_lists(runs, q)
+    deep = score_runs(q, runs, ["RBP(p=0.8)"], [10])["scores"][:, 0, 0, 0]
+    full = infrbp_scores(L, q, L.names, 2, rate=1.0, dmax=10, p=0.8, depth=10)
+    assert full == pytest.approx(deep, abs=1e-4)
+    none = infrbp_scores(L, q, L.names, 2, rate=0.01, dmax=10, p=0.8, depth=10)
+    J = restrict_qrels(q, pool_depth(L, 2))
+    E = estimate_scores(L, J, L.names, 2, p=0.8, depth=10, losses=(), theta=0.0)
+    unj = E.upper - E.lower - 0.8 ** 10  # unjudged weight inside the top 10
+    assert none == pytest.approx(E.lower + unj / 3, abs=1e-6)

@@ -535,6 +535,9 @@ def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) 
               show_default=True)
 @click.option("--leave-one-out", is_flag=True,
               help="Also estimate each contributing run from a pool without it (system bias).")
+@click.option("--two-strata", "rate", type=float, default=0.1, show_default=True,
+              help="Sampling rate of stratum 2 for the InfRBP estimator (0 = leave it out).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample.")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
@@ -544,7 +547,7 @@ def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) 
               help="Processes (one shallow depth each).")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
-                       order, leave_one_out, topics, fmt, out_dir, jobs, runs):
+                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs, runs):
     """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
 
     Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
@@ -570,7 +573,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, jobs,
+            order, leave_one_out, jobs, rate, seed,
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True))
     except ValueError as e:
         _fail(str(e))

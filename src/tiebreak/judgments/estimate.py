@@ -89,6 +89,7 @@ __all__ = [
     "run_estimate_study",
     "accuracy_table",
     "fit_table",
+    "infrbp_scores",
 ]
 
 KMAX = 1000
@@ -541,6 +542,50 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
                      gam, adj, fitted, emp, dg)
 
 
+def infrbp_scores(L: RunLists, deep: Qrels, contributing: list[str], dprime: int,
+                  rate: float = 0.1, dmax: int = 100, p: float = 0.95, depth: int = 100,
+                  seed: int = 0, score_runs: list[str] | None = None) -> np.ndarray:
+    """InfRBP (Lu 2018 Eq. 6.1): RM applied to a two-strata sample.
+
+    Stratum 1 is the depth-``dprime`` pool J' of the contributing runs, stratum 2 J_s a uniform
+    sample of ``rate`` of the remaining candidates to depth ``dmax``
+    (:func:`tiebreak.judgments.pool.pool_two_strata`, seeded); both take their judgments from
+    ``deep``. For a run, with ``W(j) = (1-p) p^(j-1)`` over ranks j <= depth:
+
+        est = sum_{s_j in J'} W(j) r_j + U * (G_s + 1e-5) / (W_s + 3e-5)
+
+    where U is the weight of the ranks not in J', and G_s and W_s are the gain-weighted and
+    plain weights of the sampled ranks. The gain rate observed on the sample is scaled up to
+    all the weight outside stratum 1. The smoothing constants are those of the thesis's code.
+
+    Returns ndarray float64 (n_runs, n_topics) for ``score_runs`` (default all runs).
+    """
+    from .pool import pool_depth, pool_two_strata
+
+    s1 = pool_depth(L, dprime, contributing)
+    ts = pool_two_strata(L, dprime, rate, dmax, contributing, seed)
+    sample = np.setdiff1d(ts.keys, s1.keys)
+    ks, vs = _judgment_lookup(deep, L)
+    key = L.key()
+    gain = (_values(ks, vs, key) >= 1).astype(np.float64)
+    within = L.rank <= depth
+    w = np.where(within, (1 - p) * p ** (L.rank - 1.0), 0.0)
+    in1 = np.isin(key, s1.keys)
+    ins = np.isin(key, sample)
+    nT = len(L.topics)
+    cell = L.run * nT + L.topic
+    size = L.n_runs * nT
+
+    def total(x):
+        return np.bincount(cell, weights=x, minlength=size).reshape(L.n_runs, nT)
+
+    base = total(w * gain * in1)
+    unj = total(w * ~in1)
+    est = base + unj * (total(w * gain * ins) + 1e-5) / (total(w * ins) + 3e-5)
+    idx = [L.names.index(r) for r in (score_runs or L.names)]
+    return est[idx]
+
+
 # ------------------------------------------------------------------------------ accuracy
 
 
@@ -635,16 +680,27 @@ _STUDY_STATE = None
 def _study_one(dp):
     from .pool import pool_depth, restrict_qrels
 
-    L, qrels, contributing, kw, leave_one_out = _STUDY_STATE
+    L, qrels, contributing, kw, leave_one_out, strata = _STUDY_STATE
     shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
     E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
+    rate, seed = strata
+    if rate:
+        inf = infrbp_scores(L, qrels, contributing, dp, rate, kw["depth"], kw["p"], kw["depth"],
+                            seed, contributing)
+        E.scores = np.concatenate([E.scores, inf[None]])
+        E.estimators = [*E.estimators, "InfRBP"]
     loo = None
     if leave_one_out:
         parts = []
         for r in contributing:
             others = [c for c in contributing if c != r]
             sh = restrict_qrels(qrels, pool_depth(L, dp, others))
-            parts.append(estimate_scores(L, sh, others, dp, score_runs=[r], **kw).scores)
+            sc = estimate_scores(L, sh, others, dp, score_runs=[r], **kw).scores
+            if rate:
+                inf = infrbp_scores(L, qrels, others, dp, rate, kw["depth"], kw["p"],
+                                    kw["depth"], seed, [r])
+                sc = np.concatenate([sc, inf[None]])
+            parts.append(sc)
         loo = np.concatenate(parts, axis=1)
     return dp, E, loo
 
@@ -653,6 +709,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
                        p: float = 0.95, contributing: list[str] | None = None,
                        models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
                        order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
+                       two_strata: float = 0.0, seed: int = 0,
                        progress=None) -> EstimateStudy:
     """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
     runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
@@ -675,6 +732,9 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
         Also estimate each contributing run from a pool without it (system bias, Table 6.8).
     jobs : int
         Worker processes (fork), one d' each.
+    two_strata : float
+        When > 0, also the InfRBP estimator (:func:`infrbp_scores`) on a two-strata sample at
+        this rate to ``depth`` (stratum 1 = the depth-d' pool), drawn with ``seed``.
 
     Raises
     ------
@@ -707,7 +767,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     ub = lb + tr["residual"][:, 0, 0, 0]
     kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
           "theta": 0.0, "thetas": tuple(thetas)}
-    _STUDY_STATE = (L, qrels, contributing, kw, leave_one_out)
+    _STUDY_STATE = (L, qrels, contributing, kw, leave_one_out, (two_strata, seed))
     out, loo = {}, {}
     try:
         if jobs > 1 and len(dprimes) > 1 and "fork" in mp.get_all_start_methods():
