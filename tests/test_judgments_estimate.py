@@ -230,3 +230,29 @@ def test_infrbp_limits():
     E = estimate_scores(L, J, L.names, 2, p=0.8, depth=10, losses=(), theta=0.0)
     unj = E.upper - E.lower - 0.8 ** 10  # unjudged weight inside the top 10
     assert none == pytest.approx(E.lower + unj / 3, abs=1e-6)
+
+
+def test_study_estimate_smoke(shared_data, tmp_path):
+    d = shared_data / "robust03_trectools"
+    runs = [str(d / "runs" / f"input.{r}.gz") for r in ("InexpC2", "Sel50", "uwmtCR0")]
+    out = tmp_path / "o"
+    res = CliRunner().invoke(main, [
+        "study", "estimate", "--qrels", str(d / "qrels" / "robust03_qrels.txt.gz"),
+        "--topics", "601-604", "--pool-depth", "3,5", "--reference-depth", "10",
+        "--loss", "b", "--leave-one-out", "--format", "json", "--out", str(out), *runs])
+    assert res.exit_code == 0, res.output
+    import json
+
+    data = json.loads(res.stdout)
+    acc = {(r["dprime"], r["estimator"]): r for r in data["accuracy"]}
+    assert {"LB", "RM", "lin", "L_b", "InfRBP", "L_b|theta=0.018"} <= {e for _, e in acc}
+    for r in data["accuracy"]:
+        assert 0 <= r["Acc"] <= 100 and r["RMSE"] >= 0 and 0 <= r["tau_dist"] <= 1
+    assert len(data["leave_one_out"]) == len(data["accuracy"])
+    assert [r["dprime"] for r in data["fit"]] == [3, 5]
+    assert (out / "gain_fits.png").exists() and (out / "estimates.png").exists()
+    bad = CliRunner().invoke(main, ["study", "estimate", "--qrels",
+                                    str(d / "qrels" / "robust03_qrels.txt.gz"), "--topics",
+                                    "601-604", "--pool-depth", "30", "--reference-depth", "20",
+                                    *runs])
+    assert bad.exit_code == 2
