@@ -245,3 +245,20 @@ def test_pool_properties(data, order):
                                                                 str(q.docnos[dd])) in retrieved}
     got = {(J.topics[t], str(J.docnos[dd]), int(v)) for t, dd, v in zip(J.topic, J.docid, J.value)}
     assert got == want
+
+
+def test_condensed_run_keeps_judged_lines_in_file_order(toy):
+    from tiebreak.judgments.pool import condense_run
+
+    runs, _ = toy
+    q = _qrels("1 0 d9 0\n1 0 d5 1\n1 0 d3 -1\n2 0 e1 1\n")
+    c = condense_run(runs[1], q)  # run b: d9 d3 d4 d5 | e3 e1
+    assert [c.docno(i) for i in range(len(c))] == ["d9", "d5", "e1"]
+    assert c.score.tolist() == [9.0, 5.0, 8.0]
+    assert len(runs[1]) == 6  # the original is untouched
+    # in file order the condensed run puts the relevant d5 at rank 2: P@2 = 1/2 (it was 0 on
+    # the full run, where d3 and d4 come first)
+    from tiebreak.judgments.depth import score_runs
+
+    s = score_runs(q, [runs[1], c], ["P"], [2], ["file"])["scores"][:, 0, 0, 0, 0]
+    assert s.tolist() == [0.0, 0.5]

@@ -232,6 +232,8 @@ def _fmt_table(df, floatfmt="{:.3f}"):
               help="Leave-group-out: a file of 'run group' lines, or 'prefix' (run name up to "
                    "the first - _ or .).")
 @click.option("--no-leave-out", is_flag=True, help="Skip leave-one-run-out.")
+@click.option("--condensed", is_flag=True,
+              help="Score condensed runs (unjudged documents removed, Sakai 2007).")
 @click.option("--cross", "cross", multiple=True, metavar="M1,M2",
               help="Cross-metric volatility pair, repeatable (default: the first three metric "
                    "pairs of the list).")
@@ -245,8 +247,8 @@ def _fmt_table(df, floatfmt="{:.3f}"):
               help="Processes for evaluation.")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
-              regimes, order, contributing, systems, groups, no_leave_out, cross, topics, alpha,
-              fmt, out_dir, jobs, runs):
+              regimes, order, contributing, systems, groups, no_leave_out, condensed, cross,
+              topics, alpha, fmt, out_dir, jobs, runs):
     """Evaluation depth against pooling depth (Lu 2018, ch. 5) for RUNS.
 
     Per metric and evaluation depth k: discrimination, coverage and inversion ratio against the
@@ -283,7 +285,7 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
         grp = _groups(groups, [r.name for r in run_objs])
         st = D.run_depth_study(
             q, run_objs, pool_depth, ks, metric_list, reg, names, reference_depth, deep, vk,
-            order, not no_leave_out, grp, alpha, jobs,
+            order, not no_leave_out, grp, alpha, jobs, condensed,
             progress=lambda m: click.echo(f"[study depth] {m}", err=True))
     except (MeasureError, ValueError) as e:
         _fail(str(e))

@@ -450,7 +450,8 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
                     reference_depth: int | None = None, deep_qrels: Qrels | None = None,
                     vol_depths=tuple(range(1, 51)), order: str = "trec_eval",
                     leave_one_out: bool = True, groups: dict[str, str] | None = None,
-                    alpha: float = 0.05, jobs: int = 1, progress=None) -> DepthStudy:
+                    alpha: float = 0.05, jobs: int = 1, condensed: bool = False,
+                    progress=None) -> DepthStudy:
     """Run the evaluation-depth study of Lu (2018) ch. 5.
 
     Parameters
@@ -486,6 +487,10 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         Significance level of the paired t-tests.
     jobs : int
         Worker processes for scoring (:func:`score_runs_parallel`).
+    condensed : bool
+        Score condensed runs (:func:`tiebreak.judgments.pool.condense_run`: unjudged documents
+        removed against the shallow judgments) for the study's metrics and volatility; the deep
+        scores, pool counts and leave-out use the runs as they are.
     progress : callable(str), optional
         Called with a message before each stage.
 
@@ -522,8 +527,15 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
     info.update({"judgments_kept": len(shallow), "relevant_kept": int(shallow.num_rel().sum())})
     kref = int(reference_depth or d)
     depths = sorted(set(int(k) for k in eval_depths))
+    scored = runs
+    if condensed:
+        from .pool import condense_run
+
+        scored = [condense_run(r, shallow) for r in runs]
+        info["condensed_mean_length"] = float(np.mean(
+            [len(r) / max(len(shallow.topics), 1) for r in scored]))
     say(f"scoring {len(runs)} runs at {len(depths)} depths")
-    sc = score_runs_parallel(shallow, runs, metrics, depths + [kref], regimes, jobs)
+    sc = score_runs_parallel(shallow, scored, metrics, depths + [kref], regimes, jobs)
     ref = sc["scores"][:, :, -1]
     dp = None
     if deep is not None:
@@ -531,7 +543,7 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         dp = score_runs_parallel(deep, runs, metrics, depths + [kref], regimes, jobs)["scores"]
     vol = sorted(set(int(k) for k in vol_depths))
     say(f"volatility grid ({len(vol)} depths)")
-    vm = score_runs_parallel(shallow, runs, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
+    vm = score_runs_parallel(shallow, scored, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
     loo = logo = None
     if leave_one_out:
         say("leave one run out")
