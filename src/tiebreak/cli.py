@@ -30,6 +30,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
+    "pool": "tiebreak.judgments.cli:pool_cmd",
+    "estimate": "tiebreak.judgments.cli:estimate_cmd",
 }
 
 
@@ -37,6 +39,8 @@ LAZY_COMMANDS: dict[str, str] = {
 LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.experiments.study_bands:bands_cmd",
     "ties": "tiebreak.experiments.study_ties:ties_cmd",
+    "depth": "tiebreak.judgments.cli:depth_cmd",
+    "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
 }
 
 
