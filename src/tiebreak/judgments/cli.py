@@ -377,10 +377,10 @@ def _rbp_p(metric: str) -> float:
         m = parse_measure(metric)
     except MeasureError as e:
         _fail(str(e))
-    if m.family != "RBP" or m.cutoff is not None or m.gains is not None:
+    if m.family.name != "RBP" or m.cutoff is not None or m["gains"] is not None:
         _fail(f"--metric {metric}: only RBP(p=...) can be estimated (give the depth with "
               "--depth)")
-    return float(m.p)
+    return float(m["p"])
 
 
 def _models(text: str) -> list[str]:

@@ -207,6 +207,7 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
     """
     from ..evaluate import Evaluator
     from ..measures import parse_measure
+    from ..measures.parse import residual_of
 
     plan = [[_plan(m, k) for k in depths] for m in metrics]
     names: list[str] = []
@@ -232,8 +233,8 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
                     f = np.where(R > 0, R / np.minimum(R, k), 0.0)
                 v = v * f
             out[:, a, b] = v
-            if m.family == "RBP":
-                resid[:, a, b] = res.per_topic[:, idx[str(m.residual())]]
+            if m.family.name == "RBP":
+                resid[:, a, b] = res.per_topic[:, idx[str(residual_of(m))]]
     judged = np.stack([res.per_topic[:, idx[j]] for j in judged_names], axis=1)
     return {"scores": out, "residual": resid, "judged": judged, "names": list(res.runs)}
 
