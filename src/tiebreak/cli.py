@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
+    "compare": "tiebreak.compare:compare_cmd",
 }
 
 
