@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
     "compare": "tiebreak.compare:compare_cmd",
+    "report": "tiebreak.report:report_cmd",
 }
 
 
