@@ -103,7 +103,8 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
     run file in it. Runs are named by their run tag (column 6), else by file name.
     """
     from .evaluate import Evaluator
-    from .io import InputError, read_qrels, run_paths
+    from .io import InputError, run_paths
+    from .io.frames import as_qrels
     from .measures import MeasureError
     from .output import format_warnings, write_json, write_table, write_tsv
 
@@ -111,7 +112,7 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         paths = run_paths(runs)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
-        q = read_qrels(qrels)
+        q = as_qrels(qrels)
         ev = Evaluator(q, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average)
     except (InputError, MeasureError, ValueError) as e:
