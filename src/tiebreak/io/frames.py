@@ -80,7 +80,8 @@ def _scores(values, col: str, name: str) -> np.ndarray:
         raise
     bad = np.flatnonzero(~np.isfinite(s))
     if len(bad):
-        raise InputError(f"{name}: row {bad[0]}: {col} {s[bad[0]]!r} is not a finite number")
+        raise InputError(f"{name}: row {bad[0]}: {col} {float(s[bad[0]])!r} is not a finite "
+                         "number")
     return s
 
 
