@@ -11,6 +11,7 @@ Example
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,8 +112,8 @@ class Evaluator:
 
     Parameters
     ----------
-    qrels : Qrels
-        Judgments (see :func:`tiebreak.read_qrels`).
+    qrels : Qrels, path, "irds:ID", DataFrame or dict
+        Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
     regimes : list of str or "all", optional
@@ -130,6 +131,10 @@ class Evaluator:
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
             raise ValueError("score_precision must be 'float64' or 'float32'")
+        if not isinstance(qrels, Qrels):
+            from .io.frames import as_qrels
+
+            qrels = as_qrels(qrels)
         self.qrels = qrels
         ms = measures if measures is not None else DEFAULT_MEASURES
         names = [m for m in ms if isinstance(m, str)]
@@ -204,13 +209,20 @@ class Evaluator:
         return w
 
     def _one(self, r, on_duplicate="error"):
-        run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
+        if isinstance(r, Run):
+            run = r
+        elif isinstance(r, (str, os.PathLike)):
+            run = read_run(r, on_duplicate=on_duplicate)
+        else:  # a DataFrame or {qid: {docno: score}}
+            from .io.frames import as_run
+
+            run = as_run(r)
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w
 
     def _iter(self, runs, jobs: int, on_duplicate: str):
         runs = list(runs) if jobs > 1 else runs
-        if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
+        if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             import multiprocessing as mp
 
             if "fork" in mp.get_all_start_methods():
@@ -229,8 +241,9 @@ class Evaluator:
 
         Parameters
         ----------
-        runs : iterable of Run or paths
-            Paths are read with :func:`tiebreak.read_run`.
+        runs : iterable of Run, paths, DataFrames or ``{qid: {docno: score}}`` dicts
+            Paths are read with :func:`tiebreak.read_run`, the rest converted with
+            :func:`tiebreak.io.frames.as_run`.
         progress : callable, optional
             Called with the run name after each run.
         jobs : int
@@ -277,6 +290,6 @@ def _work(path):
 
 def evaluate(qrels: Qrels, runs, measures=None, regimes=None, **kw) -> EvalResult:
     """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``."""
-    if isinstance(runs, Run):
+    if isinstance(runs, (Run, dict)) or hasattr(runs, "columns"):  # one run, DataFrame, dict
         runs = [runs]
     return Evaluator(qrels, measures, regimes, **kw).evaluate(runs)
