@@ -229,3 +229,18 @@ def test_tie_measure_in_pt_experiment():
         assert row["tiebreak.AP.lower"] == pytest.approx(res.value(row["name"], "AP", "lower"))
     with pytest.raises(ValueError):
         tie_measure("AP", "sideways")
+
+
+def test_evaluator_takes_frames_and_dicts(covid):
+    qpath, rpath, _ = covid
+    frame = _run_frame(rpath)
+    qrels = tb.read_qrels(qpath)
+    qd: dict = {}
+    for t, d, v in zip(qrels.topic, qrels.docid, qrels.value.tolist()):
+        qd.setdefault(qrels.topics[t], {})[qrels.docnos[d]] = v
+    ref = tb.evaluate(qrels, tb.read_run(rpath), ["AP", "P@10"], "all")
+    got = tb.evaluate(qd, frame, ["AP", "P@10"], "all")
+    np.testing.assert_array_equal(got.per_topic, ref.per_topic)
+    nested = {q: dict(zip(g["docno"], g["score"])) for q, g in frame.groupby("qid", sort=False)}
+    got = tb.Evaluator(str(qpath), ["AP"], "expected").evaluate([nested, frame])
+    np.testing.assert_array_equal(got.per_topic[0], got.per_topic[1])
