@@ -208,11 +208,12 @@ class Evaluator:
             w[WARN_TIED] = n_tied
         return w
 
-    def _one(self, r, on_duplicate="error"):
+    def _one(self, r, on_duplicate="error", name_by="tag"):
         if isinstance(r, Run):
             run = r
         elif isinstance(r, (str, os.PathLike)):
-            run = read_run(r, on_duplicate=on_duplicate)
+            name = os.path.basename(os.fspath(r)) if name_by == "file" and r != "-" else None
+            run = read_run(r, name=name, on_duplicate=on_duplicate)
         else:  # a DataFrame or {qid: {docno: score}}
             from .io.frames import as_run
 
@@ -220,23 +221,23 @@ class Evaluator:
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w
 
-    def _iter(self, runs, jobs: int, on_duplicate: str):
+    def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag"):
         runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             import multiprocessing as mp
 
             if "fork" in mp.get_all_start_methods():
                 global _WORKER
-                _WORKER = (self, on_duplicate)
+                _WORKER = (self, on_duplicate, name_by)
                 with mp.get_context("fork").Pool(min(jobs, len(runs))) as pool:
                     yield from pool.imap(_work, runs)
                 _WORKER = None
                 return
         for r in runs:
-            yield self._one(r, on_duplicate)
+            yield self._one(r, on_duplicate, name_by)
 
     def evaluate(self, runs, progress=None, jobs: int = 1,
-                 on_duplicate: str = "error") -> EvalResult:
+                 on_duplicate: str = "error", name_by: str = "tag") -> EvalResult:
         """Evaluate runs.
 
         Parameters
@@ -251,11 +252,21 @@ class Evaluator:
             is kept). 1 = in this process.
         on_duplicate : {"error", "first"}
             Passed to :func:`tiebreak.read_run` for paths.
+        name_by : {"tag", "file"}
+            Name of a run read from a path: its run tag (column 6; the file name when it has
+            none), or its file name. A name seen before gets ``#2``, ``#3``, ... in input order.
+
+        Raises
+        ------
+        ValueError
+            Unknown ``name_by``.
         """
+        if name_by not in ("tag", "file"):
+            raise ValueError("name_by must be 'tag' or 'file'")
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for name, source, v, w in self._iter(runs, jobs, on_duplicate):
+        for name, source, v, w in self._iter(runs, jobs, on_duplicate, name_by):
             if name in warnings:
                 i = 2
                 while f"{name}#{i}" in warnings:
@@ -284,8 +295,8 @@ _WORKER = None
 
 
 def _work(path):
-    ev, on_duplicate = _WORKER
-    return ev._one(path, on_duplicate)
+    ev, on_duplicate, name_by = _WORKER
+    return ev._one(path, on_duplicate, name_by)
 
 
 def evaluate(qrels: Qrels, runs, measures=None, regimes=None, **kw) -> EvalResult:
