@@ -85,7 +85,11 @@ def study_group() -> None:
 @click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
-                                      "(no header, full precision); json: records.")
+                                      "(full precision); json: records.")
+@click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
+@click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
+              help="Name runs by their run tag (column 6), or by their file name.")
+@click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
 @click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
 @click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
@@ -95,12 +99,13 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
-def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate, jobs):
+def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
+             score_precision, average, on_duplicate, jobs):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
-    run file in it. Runs are named by their run tag (column 6), else by file name.
+    run file in it; QRELS may also be irds:DATASET_ID (ir_datasets). Runs are named by their
+    run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
     from .evaluate import Evaluator
     from .io import InputError, run_paths
@@ -124,7 +129,7 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
             os.cpu_count() or 1)
     jobs = jobs if len(paths) >= 4 else 1
-    kw = dict(jobs=jobs, on_duplicate=on_duplicate)
+    kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
     try:
         if len(paths) > 3 and sys.stderr.isatty():
             with click.progressbar(length=len(paths), label="evaluating runs",
@@ -141,18 +146,15 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}"
                                                               for k, v in q.warnings.items()))
     if fmt == "tsv":
-        write_tsv(res, out, per_topic)
+        write_tsv(res, out, per_topic, header)
     elif fmt == "json":
         meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
                 "topics": len(q.topics)}
         write_json(res, out, per_topic, meta)
     else:
         write_table(res, out, per_topic)
-        if warn_lines:
-            out.write("\nwarnings (counted per run):\n")
-            for line in warn_lines:
-                out.write(f"  {line}\n")
-    if fmt != "table":
+    if not quiet:
+        out.flush()
         for line in warn_lines:
             click.echo(f"tiebreak: warning: {line}", err=True)
 
