@@ -477,7 +477,7 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
     return None
 
 
-def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs):
+def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag"):
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
@@ -494,7 +494,7 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs):
             bidx = 0
     q = _load_qrels(qrels_spec)
     ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime))
-    res = ev.evaluate(paths, jobs=jobs if len(paths) >= 4 else 1)
+    res = ev.evaluate(paths, jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if baseline is not None and bidx is None:
         if baseline not in res.runs:
             raise ValueError(f"--baseline {baseline!r} is neither one of the run files nor a "
@@ -535,6 +535,11 @@ def compare_options(f):
                      help="Random seed of the resampling."),
         click.option("-j", "--jobs", type=int, default=1, show_default=True,
                      help="Processes that read and evaluate run files."),
+        click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag",
+                     show_default=True,
+                     help="Name runs by their run tag (column 6), or by their file name."),
+        click.option("--quiet", is_flag=True,
+                     help="Do not print input warnings (they go to stderr)."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -550,7 +555,7 @@ def compare_options(f):
               help="table: readable; markdown; latex: booktabs, best in bold, markers as "
                    "superscripts; tsv: header row, full precision; json.")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, fmt):
+                regime, level, resamples, seed, jobs, name_by, quiet, fmt):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -565,20 +570,26 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     from .measures import MeasureError
 
     try:
-        _, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs)
+        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
+                                            name_by)
         c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
                     all_pairs=all_pairs, regime=regime, level=level, n=resamples,
                     seed=seed)
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
     click.echo(c.format(fmt), nl=False)
-    _warn(res)
+    if not quiet:
+        for line in input_warnings(q, res):
+            click.echo(f"tiebreak: warning: {line}", err=True)
 
 
 
-def _warn(res) -> None:
+def input_warnings(q, res) -> list[str]:
+    """One line per run with warnings, after one for the qrels when it has any."""
     from .output import format_warnings
 
-    for line in format_warnings(res):
-        click.echo(f"tiebreak: warning: {line}", err=True)
+    out = format_warnings(res)
+    if q.warnings:
+        out.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}" for k, v in q.warnings.items()))
+    return out
 

@@ -27,7 +27,13 @@ import math
 import click
 import numpy as np
 
-from .compare import CompareResult, compare, compare_options, evaluate_for_compare
+from .compare import (
+    CompareResult,
+    compare,
+    compare_options,
+    evaluate_for_compare,
+    input_warnings,
+)
 from .evaluate import EvalResult
 
 __all__ = ["build_report", "report_cmd"]
@@ -259,7 +265,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
               default="report.html", show_default=True, help="HTML file to write ('-': stdout).")
 @click.option("--title", default="tiebreak comparison", show_default=True, help="Page title.")
 def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs, regime,
-               level, resamples, seed, jobs, output, title):
+               level, resamples, seed, jobs, name_by, quiet, output, title):
     """Write one self-contained HTML page comparing RUNS.
 
     It holds the comparison table of 'tiebreak compare' (same options), each system's tie range
@@ -269,23 +275,22 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     from .cli import _fail
     from .io import InputError
     from .measures import MeasureError
-    from .output import format_warnings
-
     try:
-        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs)
+        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
+                                            name_by)
         c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
                     all_pairs=all_pairs, regime=regime, level=level, n=resamples, seed=seed)
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
-    warn = format_warnings(res)
-    if q.warnings:
-        warn.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}" for k, v in q.warnings.items()))
+    warn = input_warnings(q, res)
     page = build_report(res, c, warn, title, q.name)
     if output == "-":
         click.echo(page, nl=False)
     else:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(page)
-        click.echo(f"tiebreak: wrote {output}", err=True)
-    for line in warn:
-        click.echo(f"tiebreak: warning: {line}", err=True)
+        if not quiet:
+            click.echo(f"tiebreak: wrote {output}", err=True)
+    if not quiet:
+        for line in warn:
+            click.echo(f"tiebreak: warning: {line}", err=True)
