@@ -112,3 +112,15 @@ def test_name_by_file(shared_data):
     r = invoke(*args, "--name-by", "file")
     names = [x.split("\t")[0] for x in r.stdout.splitlines()]
     assert names == sorted(p.name for p in (d / "runs").iterdir())
+
+
+def test_missing_extra_is_named(monkeypatch):
+    import tiebreak.cli as cli
+
+    monkeypatch.setitem(cli.EXTRAS, "plot", ("no_such_module_for_tiebreak",))
+    r = CliRunner().invoke(main, ["report", QRELS, RUN])
+    assert r.exit_code == 2
+    assert "needs the plot extra" in r.output and "pip install 'tiebreak[plot]'" in r.output
+    r = CliRunner().invoke(main, ["study", "ties", "--qrels", QRELS, RUN])
+    assert r.exit_code == 2 and "'tiebreak study ties' needs the plot extra" in r.output
+    assert invoke(QRELS, RUN, "-m", "AP", "--quiet").exit_code == 0  # eval needs no extra

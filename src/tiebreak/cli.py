@@ -42,6 +42,31 @@ LAZY_STUDIES: dict[str, str] = {
 }
 
 
+# Optional dependency groups (the extras in pyproject.toml), the modules that show each one is
+# installed, and the commands that need one ("study NAME" for studies).
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "search": ("numba", "Stemmer", "ir_datasets"),
+    "plot": ("matplotlib",),
+}
+COMMAND_EXTRAS: dict[str, str] = {
+    "index": "search", "search": "search", "report": "plot",
+    "study bands": "plot", "study ties": "plot",
+}
+
+
+def _need_extra(command: str) -> None:
+    """Stop with a message naming the extra when ``command`` needs one that is not installed."""
+    extra = COMMAND_EXTRAS.get(command)
+    if extra is None:
+        return
+    from importlib.util import find_spec
+
+    missing = [m for m in EXTRAS[extra] if find_spec(m) is None]
+    if missing:
+        _fail(f"'tiebreak {command}' needs the {extra} extra (missing: {', '.join(missing)}): "
+              f"pip install 'tiebreak[{extra}]'")
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
     when needed."""
@@ -52,6 +77,12 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def resolve_command(self, ctx, args):
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if name is not None:
+            _need_extra(name if self.lazy is LAZY_COMMANDS else f"{self.name} {name}")
+        return name, cmd, rest
 
     def get_command(self, ctx, name):
         if name in self.lazy:

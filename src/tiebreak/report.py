@@ -139,9 +139,8 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise click.ClickException(
-            "the HTML report draws its figures with matplotlib: pip install 'tiebreak[plot]'"
-        ) from None
+        raise ImportError("the HTML report draws its figures with matplotlib: "
+                          "pip install 'tiebreak[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -38,7 +38,7 @@ def read_irds_qrels(dataset_id: str) -> Qrels:
         import ir_datasets
     except ImportError:
         raise InputError(f"irds:{dataset_id}: reading ir_datasets ids needs the ir_datasets "
-                         "package: pip install 'tiebreak[search]'") from None
+                         "package: pip install 'tiebreak[irds]'") from None
     import logging
 
     try:
