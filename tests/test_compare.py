@@ -189,3 +189,14 @@ def test_cli_tsv_equals_api(covid):
     assert r.exit_code == 0 and "BERT (baseline)" in r.stdout
     r = CliRunner().invoke(main, ["compare", qrels, *paths, "--baseline", "nosuch"])
     assert r.exit_code == 2 and "nosuch" in r.output
+
+
+def test_too_few_resamples_for_the_family_is_noted(covid):
+    _, _, res = covid
+    c = compare(res, all_pairs=True, measures=["AP"], test="randomization", n=100)
+    # 10 pairs, min p 1/101, Holm: 10/101 > 0.05 -> nothing can be significant
+    assert not any(x.significant for x in c.comparisons)
+    assert len(c.notes) == 1 and "--resamples >= 200" in c.notes[0]
+    assert compare(res, all_pairs=True, measures=["AP"], test="randomization", n=1000).notes == []
+    assert compare(res, all_pairs=True, measures=["AP"], test="randomization", n=100,
+                   correction="bh").notes == []

@@ -102,7 +102,8 @@ class CompareResult:
     ``systems`` (n_systems,) and ``measures`` (n_measures,) name the axes of ``means`` (float64,
     (n_systems, n_measures), primary regime) and of ``ranges``: regime name -> float64
     (n_systems, n_measures) for ``expected``, ``realistic`` and ``optimistic``.
-    ``baseline`` is the baseline's name, or None in all-pairs mode.
+    ``baseline`` is the baseline's name, or None in all-pairs mode. ``notes`` says when the
+    settings cannot show any difference significant (too few resamples for the family).
     """
 
     systems: list[str]
@@ -116,6 +117,7 @@ class CompareResult:
     comparisons: list[Comparison]
     means: np.ndarray
     ranges: dict[str, np.ndarray] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------------------ access
     def to_pandas(self):
@@ -194,15 +196,13 @@ class CompareResult:
         return "\n".join(lines) + "\n"
 
     def _json(self) -> str:
-        def clean(v):
-            if isinstance(v, float) and not math.isfinite(v):
-                return None if math.isnan(v) else (1e308 if v > 0 else -1e308)
-            return v
+        def clean(v):  # JSON has no NaN or infinity: null
+            return None if isinstance(v, float) and not math.isfinite(v) else v
 
         doc = {
             "meta": {"regime": self.regime, "test": self.test, "correction": self.correction,
                      "alpha": self.alpha, "level": self.level, "baseline": self.baseline,
-                     "systems": self.systems, "measures": self.measures},
+                     "systems": self.systems, "measures": self.measures, "notes": self.notes},
             "means": [{"system": s, "measure": m, "mean": float(self.means[i, j]),
                        **{g: float(r[i, j]) for g, r in self.ranges.items()}}
                       for i, s in enumerate(self.systems) for j, m in enumerate(self.measures)],
@@ -439,8 +439,27 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
             comps.append(c)
     means = per[:, :, k0].mean(axis=2)
     ranges = {g: per[:, :, res.regimes.index(g)].mean(axis=2) for g in TIE_REGIMES}
+    notes = _resolution_notes(test, correction, alpha, n, len(ii), per.shape[-1])
     return CompareResult(list(res.runs), ms, regime, test, correction, float(alpha),
-                         float(level), base_name, comps, means, ranges)
+                         float(level), base_name, comps, means, ranges, notes)
+
+
+def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: int,
+                      n_topics: int) -> list[str]:
+    """A randomization test's p-value is at least 1/(n+1) (2/2^T when exact), so Holm and
+    Bonferroni over a large family may make every difference non-significant whatever the
+    data; say so."""
+    if test != "randomization" or correction not in ("holm", "bonferroni"):
+        return []
+    exact = n_topics < 63 and 2**n_topics <= n
+    p_min = 2.0 / 2**n_topics if exact else 1.0 / (n + 1)
+    if p_min * family < alpha:
+        return []
+    need = int(math.ceil(family / alpha))
+    return [f"the randomization test's smallest p-value is {p_min:.2g}; {correction} over "
+            f"{family} comparisons per measure raises it to at least {p_min * family:.2g}, not "
+            f"below alpha {alpha:g}, so no difference can be significant: use --resamples "
+            f">= {need} (or --correction bh)"]
 
 
 def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "trec_eval",
@@ -578,6 +597,8 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
     click.echo(c.format(fmt), nl=False)
+    for note in c.notes:
+        click.echo(f"tiebreak: note: {note}", err=True)
     if not quiet:
         for line in input_warnings(q, res):
             click.echo(f"tiebreak: warning: {line}", err=True)

@@ -225,7 +225,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
         f'<p class="meta">qrels: {_esc(qrels_name)}; {len(res.topics)} topics; '
         f"{len(c.systems)} runs; measures: {_esc(', '.join(c.measures))}.</p>",
         "<h2>Comparison</h2>", f'<p class="legend">{_esc(c.legend())}</p>',
-    ]
+    ] + [f'<p class="note"><strong>Note:</strong> {_esc(n)}</p>' for n in c.notes]
     for m in c.measures:
         parts.append(f"<h3>{_esc(m)}</h3>" + _table(c, m))
     parts.append("<h2>Tie ranges</h2><p class=\"legend\">Mean of each system with the "

@@ -609,7 +609,7 @@ def paired_pvalues_rows(d, test: str = "t", n: int = 10000, seed=0) -> np.ndarra
     """Two-sided p-values of a paired test for every row of per-topic differences.
 
     ``d``: float array (n_pairs, n_topics), ``d[k] = a_k - b_k``. ``test``: ``"t"``
-    (:func:`paired_t`, vectorised), ``"wilcoxon"`` (:func:`wilcoxon`, one row at a time),
+    (:func:`paired_t`, vectorised), ``"wilcoxon"`` (:func:`wilcoxon`, vectorised),
     ``"randomization"`` (:func:`randomization_test`; rows share the sign vectors) or
     ``"bootstrap"`` (:func:`bootstrap_test`; rows share the resamples). Each entry equals the
     single-pair function called with the same ``n`` and ``seed``. Returns float64 (n_pairs,).
@@ -627,8 +627,13 @@ def paired_pvalues_rows(d, test: str = "t", n: int = 10000, seed=0) -> np.ndarra
             out[k:k + step] = _ttest_rows(d[k:k + step], "two-sided")[1]
         return out
     if test == "wilcoxon":
-        z = np.zeros(d.shape[1])
-        return np.array([wilcoxon(row, z).pvalue for row in d])
+        from scipy import stats as st
+
+        out = np.ones(d.shape[0])  # all differences zero: p = 1, as wilcoxon()
+        live = np.any(d != 0, axis=1)
+        if live.any():
+            out[live] = st.wilcoxon(d[live], axis=1).pvalue
+        return out
     n = _check_n(n)
     if test == "randomization":
         return _signflip_pvalues(d, n, seed, "two-sided")
@@ -659,17 +664,16 @@ def paired_ci_rows(d, method: str = "t", level: float = 0.95, n: int = 10000,
     if method != "bootstrap":
         raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
     n = _check_n(n)
-    rng = np.random.default_rng(seed)
     t = d.shape[1]
-    means = np.empty((d.shape[0], n))
-    rows = max(1, _CHUNK // max(t * max(d.shape[0], 1), 1))
-    for start in range(0, n, rows):
-        m = min(rows, n - start)
-        idx = rng.integers(0, t, size=(m, t))
-        w = np.zeros((m, t))
-        np.add.at(w, (np.repeat(np.arange(m), t), idx.ravel()), 1.0 / t)
-        means[:, start:start + m] = (w @ d.T).T
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=1)
+    idx = np.random.default_rng(seed).integers(0, t, size=(n, t))
+    w = np.zeros((n, t))  # w[b, i]: weight of topic i in resample b (its count / t)
+    np.add.at(w, (np.repeat(np.arange(n), t), idx.ravel()), 1.0 / t)
+    lo, hi = np.empty(d.shape[0]), np.empty(d.shape[0])
+    step = max(1, _CHUNK // n)  # rows per block: at most _CHUNK resampled means in memory
+    for k in range(0, d.shape[0], step):
+        means = d[k:k + step] @ w.T  # (rows, n)
+        lo[k:k + step], hi[k:k + step] = np.quantile(means, [(1 - level) / 2, (1 + level) / 2],
+                                                     axis=1)
     return lo, hi
 
 
