@@ -373,6 +373,12 @@ def test_row_pvalues_equal_single_pair_functions():
     np.testing.assert_allclose(stats.paired_pvalues_rows(d, "wilcoxon"),
                                [st.wilcoxon(s, SCORES[0]).pvalue for s in SCORES[1:]],
                                rtol=1e-12)
+    # rows with zero and tied differences (scipy then leaves the exact method) and all zeros
+    dz = np.round(RNG.normal(0, 0.1, (40, 20)), 2)
+    dz[:10, :4] = 0
+    dz[10] = 0
+    np.testing.assert_allclose(stats.paired_pvalues_rows(dz, "wilcoxon"),
+                               [stats.wilcoxon(r, np.zeros(20)).pvalue for r in dz], rtol=1e-12)
     r = stats.paired_pvalues_rows(d, "randomization", n=5000, seed=3)
     assert r.tolist() == [stats.randomization_test(s, SCORES[0], n=5000, seed=3).pvalue
                           for s in SCORES[1:]]

@@ -631,8 +631,24 @@ def paired_pvalues_rows(d, test: str = "t", n: int = 10000, seed=0) -> np.ndarra
 
         out = np.ones(d.shape[0])  # all differences zero: p = 1, as wilcoxon()
         live = np.any(d != 0, axis=1)
-        if live.any():
-            out[live] = st.wilcoxon(d[live], axis=1).pvalue
+        a = np.sort(np.abs(d), axis=1)
+        # scipy's method="auto" decides over the whole array (exact only without zeros or tied
+        # |d|); decide per row as wilcoxon() does: clean rows together, rows with zeros or ties
+        # together (normal approximation), or one by one when short enough for scipy to
+        # enumerate their sign flips.
+        rough = (a[:, 0] == 0) | np.any(a[:, 1:] == a[:, :-1], axis=1)
+        clean = live & ~rough
+        if clean.any():
+            out[clean] = st.wilcoxon(d[clean], axis=1).pvalue
+        rough &= live
+        if rough.any() and d.shape[1] > 13:
+            try:
+                out[rough] = st.wilcoxon(d[rough], axis=1, method="asymptotic").pvalue
+            except ValueError:  # pragma: no cover - scipy < 1.13 calls it "approx"
+                out[rough] = st.wilcoxon(d[rough], axis=1, method="approx").pvalue
+        elif rough.any():
+            z = np.zeros(d.shape[1])
+            out[rough] = [wilcoxon(row, z).pvalue for row in d[rough]]
         return out
     n = _check_n(n)
     if test == "randomization":
