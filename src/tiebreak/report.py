@@ -43,7 +43,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;m
 color:#222;padding:0 1em}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
-th,td{padding:.25em .6em;text-align:right;border-bottom:1px solid #e4e4e4}
+th,td{padding:.25em .6em;text-align:right;border-bottom:1px solid #e4e4e4;white-space:nowrap}
+td[data-col=tie_robust]{text-align:left;white-space:normal}
 th{border-bottom:2px solid #888}td.name,th.name{text-align:left}
 tr.baseline td{color:#666;font-style:italic}
 td.sig-up{color:#0a6b2b;font-weight:600}td.sig-down{color:#a11;font-weight:600}
