@@ -565,7 +565,7 @@ def compare_options(f):
     return f
 
 
-@click.command("compare")
+@click.command("compare", short_help="Significance tests between runs; flags tie-dependent wins.")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @compare_options

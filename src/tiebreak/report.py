@@ -257,7 +257,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
     return "\n".join(parts) + "\n"
 
 
-@click.command("report")
+@click.command("report", short_help="Write a self-contained HTML report comparing runs.")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @compare_options
