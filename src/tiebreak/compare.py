@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass, field
 
 import click
@@ -464,9 +465,10 @@ def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: 
 
 def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "trec_eval",
                  jobs: int = 1, **kw) -> CompareResult:
-    """Evaluate ``runs`` (Run objects or paths) against ``qrels`` in the regimes a comparison
-    needs, then :func:`compare` them; ``kw`` goes to :func:`compare`. Also returns nothing else:
-    use :class:`~tiebreak.evaluate.Evaluator` and :func:`compare` to keep the evaluation."""
+    """Evaluate ``runs`` (Run objects, paths, DataFrames or dicts) against ``qrels`` in the
+    regimes a comparison needs, then :func:`compare` them; ``kw`` goes to :func:`compare`.
+    To keep the per-topic values too, call :class:`~tiebreak.evaluate.Evaluator` with
+    :func:`needed_regimes` and then :func:`compare`."""
     ev = Evaluator(qrels, measures, needed_regimes(regime))
     res = ev.evaluate(runs, jobs=jobs)
     return compare(res, baseline, regime=regime, **kw)
@@ -475,16 +477,8 @@ def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "tr
 # --------------------------------------------------------------------------------------- CLI
 
 
-def _load_qrels(spec):
-    from .io.frames import as_qrels
-
-    return as_qrels(spec)
-
-
 def _match_baseline(baseline: str, paths: list[str]) -> int | None:
     """Index of ``baseline`` among the run paths (same file), else None."""
-    import os
-
     for i, p in enumerate(paths):
         if p == baseline:
             return i
@@ -500,9 +494,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
-    import os
-
     from .io import run_paths
+    from .io.frames import as_qrels
 
     paths = run_paths(runs)
     bidx = None
@@ -511,7 +504,7 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
         if bidx is None and os.path.isfile(baseline):
             paths = [baseline] + paths
             bidx = 0
-    q = _load_qrels(qrels_spec)
+    q = as_qrels(qrels_spec)
     ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime))
     res = ev.evaluate(paths, jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if baseline is not None and bidx is None:
