@@ -130,8 +130,15 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Random orderings per tied group for 'expected' values without a closed "
+                   "form (a note on stderr gives the largest standard error).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
+                   "LocalCluster (needs pip install 'tiebreak[dask]').")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
-             score_precision, average, on_duplicate, jobs):
+             score_precision, average, on_duplicate, jobs, samples, seed, dask_address):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -150,7 +157,8 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
             _fail("qrels and run cannot both come from standard input")
         q = as_qrels(qrels)
         ev = Evaluator(q, list(measures) or None, list(regimes) or None,
-                       score_precision=score_precision, average=average)
+                       score_precision=score_precision, average=average, samples=samples,
+                       seed=seed)
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
@@ -160,14 +168,23 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
         jobs = cpus()
     jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
+    if dask_address:
+        from .evaluate import dask_client
+
+        try:
+            kw["client"] = dask_client(dask_address)
+        except (ImportError, OSError, ValueError) as e:
+            _fail(str(e))
     try:
         if len(paths) > 3 and sys.stderr.isatty():
-            with click.progressbar(length=len(paths), label="evaluating runs",
-                                   file=sys.stderr) as bar:
+            from tqdm import tqdm
+
+            with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
+                      leave=False) as bar:
                 res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
         else:
             res = ev.evaluate(paths, **kw)
-    except InputError as e:
+    except (InputError, MeasureError) as e:
         _fail(str(e))
 
     out = sys.stdout
@@ -195,6 +212,24 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
     if not quiet:
         for line in warn_lines:
             click.echo(f"tiebreak: warning: {line}", err=True)
+
+
+@main.command("measures")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "tsv"]), default="markdown",
+              show_default=True, help="markdown: the README's table; tsv: a header row and "
+                                      "every column.")
+def measures_cmd(fmt):
+    """List every measure: names in each tradition, kind, how the expected value over ties is
+    computed (closed form, linear, sampled), parameters and definition."""
+    from .measures.table import markdown, rows
+
+    if fmt == "markdown":
+        click.echo(markdown(), nl=False)
+        return
+    rs = rows()
+    click.echo("\t".join(rs[0]))
+    for r in rs:
+        click.echo("\t".join(str(v) for v in r.values()))
 
 
 @main.command("example")

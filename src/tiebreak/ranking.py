@@ -545,6 +545,8 @@ class Ranking:
         x = np.asarray(x, np.float64)
         if where is not None:
             x = np.where(where, x, 0.0)
+        if np.array_equal(x, np.rint(x)):  # whole numbers: any order is exact
+            return np.bincount(self.topic, weights=x, minlength=self.n_topics)
         return self.at(self.cumsum(x), self.n_ret)
 
     def cached(self, key, fn):
@@ -596,10 +598,11 @@ def expected_ranking(P: Prepared) -> Ranking:
                    (code_full, t_full, keep, mean_of))
 
 
-def sampled_ranking(P: Prepared, n_samples: int, seed: int) -> Ranking:
+def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     """``n_samples`` seeded random within-group orderings of every topic, stacked as
-    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``)."""
-    rng = np.random.default_rng(seed)
+    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``). ``seed`` is an int
+    or a numpy Generator."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     t0, rank0, code0, gid = _score_positions(P)
     T = len(P.topic_ids)
     ts, rs, cs = [], [], []
