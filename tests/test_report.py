@@ -113,3 +113,23 @@ def test_renders_in_browser_and_numbers_equal_tsv(page):
         assert float(c["mean_text"]) == pytest.approx(float(row["mean"]), abs=5e-5)
         assert float(c["delta_text"]) == pytest.approx(float(row["delta"]), abs=5e-5)
     assert np.isfinite([float(c["mean"]) for c in cells]).all()
+
+
+def test_all_pairs_page_and_a_tie_dependent_row():
+    pytest.importorskip("matplotlib", reason="the report needs matplotlib (tiebreak[plot])")
+    from test_compare import _flip_case  # tests/ is on sys.path under pytest
+
+    import tiebreak as tb
+    from tiebreak.compare import compare, needed_regimes
+    from tiebreak.report import build_report
+
+    q, a, b, c = _flip_case()
+    res = tb.Evaluator(q, ["AP"], needed_regimes()).evaluate([b, a, c])
+    cmp = compare(res, all_pairs=True)
+    text = build_report(res, cmp, ["qrels q: a warning"], qrels_name="flip")
+    assert text.count('class="comparison-row"') == 3  # 3 pairs
+    assert '<th class="name">vs</th>' in text
+    # B vs A is significant at trec_eval but reverses at the worst tie order: highlighted
+    assert re.search(r'class="fragile">no \(reverses at worst tie order', text)
+    assert text.count("<img") == 1 + 2  # one tie-range figure, A and C against B
+    assert "qrels q: a warning" in text
