@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 
 import click
@@ -506,7 +507,14 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
             bidx = 0
     q = as_qrels(qrels_spec)
     ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime))
-    res = ev.evaluate(paths, jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
+    kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
+    if len(paths) > 3 and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr, leave=False) as bar:
+            res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
+    else:
+        res = ev.evaluate(paths, **kw)
     if baseline is not None and bidx is None:
         if baseline not in res.runs:
             raise ValueError(f"--baseline {baseline!r} is neither one of the run files nor a "
