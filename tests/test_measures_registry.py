@@ -58,10 +58,11 @@ def test_non_string_measure_and_wrong_types_are_type_errors():
     q = _q("1 0 a 1\n")
     with pytest.raises(TypeError, match="must be a string"):
         tb.Evaluator(q, [3])
+    # {qid: {docno: ...}} dicts and DataFrames are inputs (tiebreak.io.frames); a list is not
     with pytest.raises(TypeError, match="Qrels"):
-        tb.Evaluator({"1": {"a": 1}}, ["AP"])
+        tb.Evaluator([("1", "a", 1)], ["AP"])
     with pytest.raises(TypeError, match="Run"):
-        tb.Evaluator(q, ["AP"]).evaluate([{"1": {"a": 1.0}}])
+        tb.Evaluator(q, ["AP"]).evaluate([[("1", "a", 1.0)]])
     res = tb.evaluate(q, [_r("1 Q0 a 1 1 t\n")], ["AP"], ["trec_eval"])
     with pytest.raises(KeyError, match="no run 'nosuchrun'.*runs: t"):
         res.value("nosuchrun", "AP", "trec_eval")

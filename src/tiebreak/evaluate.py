@@ -285,8 +285,8 @@ class Evaluator:
 
     Parameters
     ----------
-    qrels : Qrels
-        Judgments (see :func:`tiebreak.read_qrels`).
+    qrels : Qrels, path, "irds:ID", DataFrame or dict
+        Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
         Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
@@ -309,15 +309,21 @@ class Evaluator:
     ------
     MeasureError, ValueError, TypeError
         A bad measure name or parameter, regime or option.
+    InputError
+        Qrels given as a path, ``irds:ID``, DataFrame or dict that cannot be read.
     """
 
     def __init__(self, qrels: Qrels, measures=None, regimes=None,
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False):
+        if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
+            from .io.frames import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
+
+            qrels = as_qrels(qrels)
         if not isinstance(qrels, Qrels):
-            raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), not "
-                            f"{type(qrels).__name__}")
+            raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), a path, "
+                            f"irds:ID, a DataFrame or a dict, not {type(qrels).__name__}")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
@@ -407,44 +413,55 @@ class Evaluator:
             w[WARN_TIED] = n_tied
         return w
 
-    def _one(self, r, on_duplicate="error"):
-        if not isinstance(r, Run) and not isinstance(r, (str, bytes, os.PathLike)) \
-                and not hasattr(r, "read"):
-            raise TypeError(f"a run must be a tiebreak Run, a path or a binary file, not "
-                            f"{type(r).__name__}")
-        run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
+    def _one(self, r, on_duplicate="error", name_by="tag"):
+        if isinstance(r, Run):
+            run = r
+        elif isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
+            name = None
+            if name_by == "file" and not hasattr(r, "read") and r != "-":
+                name = os.path.basename(os.fsdecode(r))
+            run = read_run(r, name=name, on_duplicate=on_duplicate)
+        elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
+            from .io.frames import as_run
+
+            run = as_run(r)
+        else:
+            raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
+                            f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w, self.notes
 
-    def _iter(self, runs, jobs: int, on_duplicate: str, client=None):
+    def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
         if client is not None:
-            yield from self._iter_dask(list(runs), client, on_duplicate)
+            yield from self._iter_dask(list(runs), client, on_duplicate, name_by)
             return
         runs = list(runs) if jobs > 1 else runs
-        if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
+        if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             from .parallel import imap
 
-            yield from imap(_work, runs, jobs, (self, on_duplicate))
+            yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
             return
         for r in runs:
-            yield self._one(r, on_duplicate)
+            yield self._one(r, on_duplicate, name_by)
 
-    def _iter_dask(self, runs, client, on_duplicate):
+    def _iter_dask(self, runs, client, on_duplicate, name_by="tag"):
         """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
         once; each run file is read and evaluated by a worker; results come back in order."""
-        shared = client.scatter((self, on_duplicate), broadcast=True)
+        shared = client.scatter((self, on_duplicate, name_by), broadcast=True)
         futures = client.map(_work, [shared] * len(runs), runs, pure=False)
         for f in futures:
             yield f.result()
 
     def evaluate(self, runs, progress=None, jobs: int = 1,
-                 on_duplicate: str = "error", client=None) -> EvalResult:
+                 on_duplicate: str = "error", name_by: str = "tag",
+                 client=None) -> EvalResult:
         """Evaluate runs.
 
         Parameters
         ----------
-        runs : iterable of Run or paths
-            Paths are read with :func:`tiebreak.read_run`.
+        runs : iterable of Run, paths, DataFrames or ``{qid: {docno: score}}`` dicts
+            Paths are read with :func:`tiebreak.read_run`, the rest converted with
+            :func:`tiebreak.io.frames.as_run`.
         progress : callable, optional
             Called with the run name after each run.
         jobs : int
@@ -452,17 +469,28 @@ class Evaluator:
             is kept). 1 = in this process.
         on_duplicate : {"error", "first"}
             Passed to :func:`tiebreak.read_run` for paths.
+        name_by : {"tag", "file"}
+            Name of a run read from a path: its run tag (column 6; the file name when it has
+            none), or its file name. A name seen before gets ``#2``, ``#3``, ... in input order.
         client : dask.distributed.Client, optional
             Evaluate on a Dask cluster instead (``pip install 'tiebreak[dask]'``): run files
             are read where the workers are (paths must be visible to them), the qrels are sent
             once; results are identical to local evaluation.
+
+        Raises
+        ------
+        ValueError
+            Unknown ``name_by``.
         """
-        if isinstance(runs, (str, Run)) or not hasattr(runs, "__iter__"):
+        if name_by not in ("tag", "file"):
+            raise ValueError("name_by must be 'tag' or 'file'")
+        if isinstance(runs, (str, Run, dict)) or not hasattr(runs, "__iter__") or hasattr(
+                runs, "columns"):  # one run: a path, Run, dict or DataFrame
             runs = [runs]
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, client):
+        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, name_by, client):
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
@@ -497,15 +525,15 @@ class Evaluator:
 
 
 def _work(shared, path):
-    ev, on_duplicate = shared
-    return ev._one(path, on_duplicate)
+    ev, on_duplicate, name_by = shared
+    return ev._one(path, on_duplicate, name_by)
 
 
 def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jobs: int = 1,
              **kw) -> EvalResult:
     """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``;
     ``client`` (a dask.distributed Client) evaluates on a Dask cluster."""
-    if isinstance(runs, Run):
+    if isinstance(runs, (Run, dict)) or hasattr(runs, "columns"):  # one run, DataFrame, dict
         runs = [runs]
     return Evaluator(qrels, measures, regimes, **kw).evaluate(runs, jobs=jobs, client=client)
 
