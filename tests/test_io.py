@@ -370,6 +370,7 @@ def test_compiled_decimal_parser_matches_float_on_random_doubles():
     random doubles in five spellings parses to the same double as Python's float()."""
     import struct
 
+    pytest.importorskip("numba", reason="the compiled reader needs numba (extra 'fast')")
     from tiebreak.io._fast import parse_decimals
 
     rng = np.random.default_rng(7)

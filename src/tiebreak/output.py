@@ -7,11 +7,16 @@ import json
 from .evaluate import EvalResult
 from .io import LineCounts
 
+TSV_HEADER = ("run", "measure", "regime", "qid", "value")
 
-def write_tsv(res: EvalResult, fh, per_topic: bool = False) -> None:
-    """Rows ``run<TAB>measure<TAB>regime<TAB>qid<TAB>value``, no header, qid ``all`` for the
-    mean, values at full double precision (Python ``repr``)."""
+
+def write_tsv(res: EvalResult, fh, per_topic: bool = False, header: bool = False) -> None:
+    """Rows ``run<TAB>measure<TAB>regime<TAB>qid<TAB>value``, qid ``all`` for the mean, values
+    at full double precision (Python ``repr``); with ``header`` a first row naming the columns
+    (:data:`TSV_HEADER`)."""
     w = fh.write
+    if header:
+        w("\t".join(TSV_HEADER) + "\n")
     for r, m, g, q, v in res.records(per_topic):
         w(f"{r}\t{m}\t{g}\t{q}\t{v!r}\n")
 
@@ -39,19 +44,32 @@ def _fmt(v: float) -> str:
     return "-" if v != v else f"{v:.4f}"
 
 
+PAIRS = (
+    ("[realistic, optimistic]", "realistic", "optimistic",
+     "the worst and best order of every tied group, unjudged documents non-relevant "
+     "(Cabanac et al. 2010)"),
+    ("YMT [lower, upper]", "lower", "upper",
+     "bounds of Yang, Moffat & Turpin (2016); the upper bound of a measure that only grows "
+     "with a gain (P, RR, Success, RBP, ERR, DCG) counts unjudged documents as relevant"),
+)
+
+
 def table_rows(res: EvalResult, per_topic: bool = False):
     """Header and rows of the readable grid: per run and measure the trec_eval value, the
-    expected value and the [lower, upper] range, then any other regime asked for."""
+    expected value, the tie range [realistic, optimistic] and, apart from it, the YMT bounds
+    [lower, upper]; then any other regime asked for."""
     regs = list(res.regimes)
     cols: list[tuple[str, list[int]]] = []
     for g in ("trec_eval", "expected"):
         if g in regs:
             cols.append((g, [regs.index(g)]))
-    if "lower" in regs and "upper" in regs:
-        cols.append(("[lower, upper]", [regs.index("lower"), regs.index("upper")]))
+    paired = set()
+    for head, a, b, _ in PAIRS:
+        if a in regs and b in regs:
+            cols.append((head, [regs.index(a), regs.index(b)]))
+            paired |= {a, b}
     for g in regs:
-        if g in ("trec_eval", "expected") or (g in ("lower", "upper") and
-                                             "lower" in regs and "upper" in regs):
+        if g in ("trec_eval", "expected") or g in paired:
             continue
         cols.append((g, [regs.index(g)]))
     head = ["run", "measure"] + (["qid"] if per_topic else []) + [c for c, _ in cols]
@@ -72,6 +90,12 @@ def table_rows(res: EvalResult, per_topic: bool = False):
                         row.append(_fmt(vals[idx[0]]))
                 rows.append(row)
     return head, rows
+
+
+def legend(res: EvalResult) -> list[str]:
+    """What the paired columns of the table mean (only those shown)."""
+    regs = set(res.regimes)
+    return [f"{h}: {text}" for h, a, b, text in PAIRS if a in regs and b in regs]
 
 
 def write_table(res: EvalResult, fh, per_topic: bool = False) -> None:

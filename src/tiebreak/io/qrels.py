@@ -187,9 +187,11 @@ _FAST_MIN_BYTES = 1 << 17
 def _read_qrels_fast(data: bytes, nl: int):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
     most 18 digits (see :mod:`tiebreak.io._fast`); None for anything else."""
-    from ._fast import intern, parse_integers, split_fields
-
     if nl == 0:
+        return None
+    try:
+        from ._fast import intern, parse_integers, split_fields
+    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
         return None
     a = np.frombuffer(data, np.uint8)
     status, st, en = split_fields(a, nl, 4)

@@ -4,7 +4,8 @@ Two readers give the same result on every input they both accept:
 
 * the **strict reader** goes line by line and is the definition: it names the file, line and
   field of every problem;
-* the **fast reader** (files of 128 KiB and more) runs compiled kernels over the raw bytes
+* the **fast reader** (files of 128 KiB and more, when numba is installed: the ``fast`` or
+  ``search`` extra) runs compiled kernels over the raw bytes
   (:mod:`tiebreak.io._fast`: fields, decimal numbers, interning of qids, docnos and tags, with no
   Python object per line) and is used only when they prove the input is what the strict reader
   would read the same way: every line holds exactly six fields (C ``isspace`` separators), none
@@ -215,9 +216,11 @@ def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes):
 def _read_run_fast(data: bytes, nl: int):
     """Read a run whose every line holds exactly six fields with compiled kernels (no Python
     object per line); None when the input is anything else (the strict reader handles it)."""
-    from ._fast import intern, split_fields
-
     if nl == 0:
+        return None
+    try:
+        from ._fast import intern, split_fields
+    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
         return None
     a = np.frombuffer(data, np.uint8)
     status, st, en = split_fields(a, nl, 6)
