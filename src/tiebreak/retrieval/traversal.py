@@ -1,0 +1,293 @@
+"""The traversal layer: one entry point for exhaustive, rank-safe pruned, quantised, band-safe and
+anytime top-k retrieval over BM25 and query likelihood.
+
+>>> from tiebreak.retrieval.traversal import retrieve
+>>> d, s = retrieve(idx, terms, 10, model="bm25", algorithm="bmw")          # == exhaustive
+>>> d, s = retrieve(idx, terms, 10, model="bm25", algorithm="bmw", quantize=8)
+>>> d, s = retrieve(idx, terms, 1000, model="bm25", rho="1.4")              # band-safe
+>>> d, s = retrieve(idx, terms, 1000, model="ql", budget=20000)             # anytime (JASS)
+
+A model is reduced to *impacts*: a per-posting array ``imp`` (P,), per-query-term weights ``w``
+and, for query likelihood, a per-document additive prior. The contribution of posting ``j`` of
+query term ``i`` is ``w[i] * imp[j]``:
+
+=====  =====================================  ==============  =============================
+model  imp[j]                                 w[i]            prior[d] (times pw)
+=====  =====================================  ==============  =============================
+bm25   ``(k1+1) tf / (K_D + tf)``             ``f_{q,Q} idf``  --
+ql     ``log(1 + tf |C| / (mu f_{q,C}))``     ``f_{q,Q}``      ``log(mu/(|D|+mu))`` (pw=|Q|)
+=====  =====================================  ==============  =============================
+
+With ``quantize=BITS`` the per-posting contributions ``idf * imp`` (bm25) or ``imp`` (ql) are
+replaced by integers (:mod:`tiebreak.retrieval.quantize`) fitted to the whole index, the weights
+become the integer query frequencies and scores are int64 sums (returned as float64, exactly).
+
+Result order everywhere: score descending, then docno descending in byte order (trec_eval's
+reading order), never a heap or traversal artefact. The pruned algorithms return exactly the
+exhaustive top k (same documents, bit-identical scores, same order); see
+``docs/precise-enough.md``.
+
+References: H. Turtle and J. Flood, "Query evaluation: strategies and optimizations", IP&M 31(6),
+1995 (MaxScore); S. Ding and T. Suel, "Faster top-k document retrieval using block-max indexes",
+SIGIR 2011 (block-max WAND); A. Broder et al., "Efficient query evaluation using a two-level
+retrieval process", CIKM 2003 (WAND); J. Lin and A. Trotman, "Anytime ranking for
+impact-ordered indexes", ICTIR 2015 (JASS); Z. Yang, A. Moffat and A. Turpin, "How precise does
+document scoring need to be?", AIRS 2016 (bands).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernels as K
+from .quantize import QUANTIZERS, Quantizer
+
+__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "impacts", "QUANTIZERS"]
+
+ALGORITHMS = ("exhaustive", "maxscore", "bmw")
+TRAVERSAL_MODELS = ("bm25", "ql")
+
+
+@dataclass
+class Plan:
+    """Everything a kernel needs for one query (see the module docstring)."""
+
+    tids: np.ndarray      # (m,) int64 distinct query term ids
+    w: np.ndarray         # (m,) float64 or int64 weights
+    imp: np.ndarray       # (P,) float64 or int32 impacts
+    key: tuple            # cache key of imp
+    prior: np.ndarray     # (N,) float64 or int64, or (0,)
+    pw: object            # weight of the prior (float or int)
+    has_prior: bool
+    zarr: np.ndarray      # (1,) zero of the score dtype
+
+    @property
+    def integer(self) -> bool:
+        return self.zarr.dtype.kind == "i"
+
+
+# ------------------------------------------------------------------ impacts (cached per index)
+def _flat(index):
+    from .models import _flat as flat
+
+    return flat(index)
+
+
+def impacts(index, model: str, quantize: int | None = None, quantizer: str = "linear",
+            **params) -> tuple[tuple, np.ndarray, np.ndarray | None]:
+    """Per-posting impacts of ``model`` for the whole index, cached on ``index``.
+
+    Returns ``(key, imp, prior)``: ``imp`` (P,) float64 (exact) or int32 (quantised; for bm25
+    the idf is folded in), ``prior`` (N,) for ql (float64 or int64) else None.
+
+    Raises
+    ------
+    ValueError
+        Unknown model, quantiser or parameter values.
+    """
+    from . import models as M
+
+    c = index._cache
+    pp, pd, pt = _flat(index)
+    if model == "bm25":
+        k1 = float(params.get("k1", 0.9))
+        b = float(params.get("b", 0.4))
+        idf = str(params.get("idf", "rsj"))
+        doclen = str(params.get("doclen", "exact"))
+        fkey = ("full-bm25", k1, b, doclen)
+        if fkey not in c:
+            c[fkey] = M.bm25_impacts(index, k1, b, doclen)
+        imp, prior = c[fkey], None
+        if quantize is None:
+            return fkey, imp, None
+        qkey = fkey + (idf, int(quantize), quantizer)
+        if qkey not in c:
+            tw = M.idf_weights(index, np.arange(index.vocab_size), idf)
+            x = imp * np.repeat(tw, np.diff(np.asarray(pp)))
+            qz = Quantizer.fit(x, quantize, quantizer)
+            c[qkey] = (qz(x), None, qz)
+        return qkey, c[qkey][0], None
+    if model == "ql":
+        mu = float(params.get("mu", 2500.0))
+        if not mu > 0:
+            raise ValueError("mu must be > 0")
+        fkey = ("full-ql", mu)
+        if fkey not in c:
+            c[fkey] = M.ql_impacts(index, mu)
+        imp, prior = c[fkey]
+        if quantize is None:
+            return fkey, imp, prior
+        qkey = fkey + (int(quantize), quantizer)
+        if qkey not in c:
+            qz = Quantizer.fit(imp, quantize, quantizer)
+            c[qkey] = (qz(imp), qz.additive(prior), qz)
+        return qkey, c[qkey][0], c[qkey][1]
+    raise ValueError(f"traversal supports models {', '.join(TRAVERSAL_MODELS)}, got {model!r}")
+
+
+def plan(index, model: str, query_terms, quantize: int | None = None,
+         quantizer: str = "linear", **params) -> Plan | None:
+    """The :class:`Plan` of one query, None when no query term is in the vocabulary."""
+    from . import models as M
+
+    tids, qtf = M.query_term_ids(index, query_terms)
+    if tids.size == 0 or index.num_docs == 0:
+        return None
+    key, imp, prior = impacts(index, model, quantize, quantizer, **params)
+    integer = quantize is not None
+    if model == "bm25":
+        known = {"k1", "b", "idf", "doclen"}
+        w = qtf.astype(np.int64) if integer else \
+            M.idf_weights(index, tids, str(params.get("idf", "rsj"))) * qtf
+        pw = 0
+    else:
+        known = {"mu"}
+        w = qtf.astype(np.int64) if integer else qtf.astype(np.float64)
+        pw = int(qtf.sum()) if integer else float(qtf.sum())
+    bad = set(params) - known
+    if bad:
+        raise ValueError(f"unknown parameter(s) for {model}: {', '.join(sorted(bad))}")
+    zarr = np.zeros(1, np.int64 if integer else np.float64)
+    if prior is None:
+        prior = np.zeros(0, zarr.dtype)
+    return Plan(tids, w, imp, key, prior, pw, prior.size > 0, zarr)
+
+
+def _bounds(index, p: Plan):
+    """Per-term bounds, block maxima, prior bound and float slack for plan ``p``."""
+    c = index._cache
+    bkey = ("blockmax",) + p.key
+    if bkey not in c:
+        pp, pd, _ = _flat(index)
+        tmax, tmin = K.term_max_min(pp, p.imp)
+        c[bkey] = (tmax, tmin) + K.block_max(pp, pd, p.imp, K.BLOCK)
+    tmax, tmin, blk_ptr, blk_last, bmax, bmin = c[bkey]
+    w = p.w.astype(np.float64)
+    hi = np.where(w >= 0, w * tmax[p.tids], w * tmin[p.tids])
+    ub = np.maximum(hi, 0.0)
+    if p.has_prior:
+        pk = ("priormax",) + p.key
+        if pk not in c:
+            c[pk] = (float(p.prior.max()), float(p.prior.min()))
+        pmax, pmin = c[pk]
+        pbound = max(float(p.pw) * pmax, float(p.pw) * pmin)
+        pabs = max(abs(float(p.pw) * pmax), abs(float(p.pw) * pmin))
+    else:
+        pbound = pabs = 0.0
+    if p.integer:
+        tol = 0.0
+    else:
+        lo = np.where(w >= 0, w * tmin[p.tids], w * tmax[p.tids])
+        tol = 1e-9 * (float(np.abs(hi).sum() + np.abs(lo).sum()) + pabs + 1.0)
+    return ub, float(pbound), tol, blk_ptr, blk_last, bmax, bmin
+
+
+def _scratch(index, dtype):
+    c = index._cache
+    key = ("tscratch", np.dtype(dtype).str)
+    if key not in c:
+        N = index.num_docs
+        c[key] = (np.zeros(N, dtype), np.zeros(N, np.bool_), np.empty(N, np.int32))
+    return c[key]
+
+
+def _rank(index):
+    c = index._cache
+    if "rank" not in c:
+        c["rank"] = np.ascontiguousarray(index.docno_rank)
+    return c["rank"]
+
+
+def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
+             stats: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top ``k`` of plan ``p`` with ``algorithm``; ``stats`` (int64 (2,), optional) receives
+    postings scored and documents fully evaluated."""
+    if stats is None:
+        stats = np.zeros(2, np.int64)
+    pp, pd, _ = _flat(index)
+    rank = _rank(index)
+    if algorithm == "exhaustive":
+        acc, seen, touched = _scratch(index, p.zarr.dtype)
+        return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
+                      rank, k, stats)
+    ub, pbound, tol, blk_ptr, blk_last, bmax, bmin = _bounds(index, p)
+    if algorithm == "maxscore":
+        return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
+                          p.has_prior, p.zarr, index.num_docs, rank, k, stats)
+    if algorithm == "bmw":
+        return K.bmw(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw, p.has_prior,
+                     p.zarr, index.num_docs, rank, k, blk_ptr, blk_last, bmax, bmin, K.BLOCK,
+                     stats)
+    raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+
+
+def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
+             algorithm: str = "exhaustive", quantize: int | None = None,
+             quantizer: str = "linear", rho=None, budget: int | None = None,
+             stats: np.ndarray | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+    """Top ``k`` documents of one query.
+
+    Parameters
+    ----------
+    index : tiebreak.index.Index
+    query_terms : list of str
+        Analysed terms (repeats count as query term frequency).
+    k : int
+        Documents to return (>= 1).
+    model : {"bm25", "ql"}
+    algorithm : {"exhaustive", "maxscore", "bmw"}
+        Rank-safe: all three return the same documents, scores and order.
+    quantize : int, optional
+        Impact bits (1..16); scores become integer sums.
+    quantizer : {"linear", "geometric"}
+    rho : rational-like, optional
+        Band-safe top-k with geometric bands of ratio ``rho`` (> 1): see
+        :func:`tiebreak.retrieval.bandsafe.band_safe`.
+    budget : int, optional
+        Anytime score-at-a-time processing of at most ``budget`` postings in impact order.
+    stats : ndarray of int64, shape (2,), optional
+        Incremented by postings scored and documents fully evaluated.
+    **params
+        Model parameters (bm25: k1, b, idf, doclen; ql: mu).
+
+    Returns
+    -------
+    docids : ndarray of int32, shape (<= k,)
+    scores : ndarray of float64, shape (<= k,)
+        Score descending, then docno descending.
+
+    Raises
+    ------
+    ValueError
+        Unknown model, algorithm, quantiser or parameter, k < 1, bits outside 1..16,
+        rho <= 1 or budget < 1.
+    """
+    k = int(k)
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if quantize is not None and not 1 <= int(quantize) <= 16:
+        raise ValueError(f"quantize: bits must be 1..16, got {quantize}")
+    if quantizer not in QUANTIZERS:
+        raise ValueError(f"quantizer: expected one of {', '.join(QUANTIZERS)}, got {quantizer!r}")
+    if stats is None:
+        stats = np.zeros(2, np.int64)
+    p = plan(index, model, query_terms, None if quantize is None else int(quantize), quantizer,
+             **params)
+    if p is None:
+        return np.zeros(0, np.int32), np.zeros(0, np.float64)
+    if rho is not None or budget is not None:
+        from . import bandsafe
+
+        if rho is not None and budget is not None:
+            raise ValueError("use either rho or budget, not both")
+        if rho is not None:
+            d, s = bandsafe.band_safe(index, p, k, rho, stats)
+        else:
+            d, s = bandsafe.anytime(index, p, k, int(budget), stats)
+    else:
+        d, s = run_plan(index, p, k, algorithm, stats)
+    return d, s.astype(np.float64)
