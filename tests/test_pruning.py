@@ -191,3 +191,19 @@ def test_bad_options(indexes):
         bm25(idx, ["t1"], 10, algoritm="bmw")
     d, s = bm25(idx, ["t1", "nope"], 10, algorithm="bmw")
     _same((d, s), bm25(idx, ["t1"], 10))
+
+
+@pytest.mark.parametrize("name,kw", [("bm25", {}), ("bm25", {"idf": "lucene"}), ("ql", {})])
+@pytest.mark.parametrize("quant", [None, 8])
+def test_retrieve_many_equals_retrieve(indexes, name, kw, quant):
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = indexes[2]
+    rng = np.random.default_rng(5)
+    qs = [[f"t{i}" for i in rng.integers(0, 200, rng.integers(0, 6))] for _ in range(60)]
+    qs.append(["nope"])
+    for alg in ("exhaustive", "maxscore", "bmw"):
+        got = retrieve_many(idx, qs, 20, name, alg, quantize=quant, **kw)
+        assert len(got) == len(qs)
+        for q, g in zip(qs, got):
+            _same(g, retrieve(idx, q, 20, name, "exhaustive", quantize=quant, **kw))

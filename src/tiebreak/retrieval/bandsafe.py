@@ -109,10 +109,15 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray):
         d, _ = K._topk_of(acc, seen, touched, n, rank, k)
         return _banded(index, d, rho)
     # exhausted without certificate (ties or near-ties at a boundary): float sums read in impact
-    # order may differ from query-order sums in the last bit, so rank exactly
+    # order may differ from query-order sums in the last bit, so every document within 2 tol of
+    # the k-th sum is rescored in query order (exactly as exhaustive scoring adds) and ranked
+    sums = acc[touched[:n]].copy()
     K.reset(acc, seen, touched, n)
-    d, _ = run_plan(index, p, k, "exhaustive", stats)
-    return _banded(index, d, rho)
+    thr = np.partition(sums, n - k)[n - k] if n > k else -np.inf
+    cand = touched[:n][sums >= thr - 2 * tol].copy()
+    exact = K.exact_scores(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, cand)
+    d, _ = K.sort_result(cand, exact, rank)
+    return _banded(index, d[:k], rho)
 
 
 def anytime(index, p, k: int, budget: int, stats: np.ndarray):

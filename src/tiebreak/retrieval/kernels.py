@@ -637,3 +637,60 @@ def reset(acc, seen, touched, n):
         d = touched[i]
         acc[d] = 0
         seen[d] = False
+
+
+# ------------------------------------------------------------------ batches
+@njit(cache=True)
+def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
+              has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, acc, seen,
+              touched, stats):
+    """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
+    ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
+    results (docids int32, scores) and per-query counts (int64)."""
+    nq = q_ptr.size - 1
+    out_d = np.empty(nq * k, np.int32)
+    out_s = np.empty(nq * k, zarr.dtype)
+    cnt = np.zeros(nq, np.int64)
+    o = 0
+    for i in range(nq):
+        a = q_ptr[i]
+        b = q_ptr[i + 1]
+        if b == a:
+            continue
+        tids = q_tids[a:b]
+        w = q_w[a:b]
+        if alg == 0:
+            d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
+                        k, stats)
+        elif alg == 1:
+            d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
+                            q_pw[i], has_prior, zarr, n_docs, rank, k, stats)
+        else:
+            d, s = bmw(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior, q_pw[i],
+                       has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block,
+                       stats)
+        for j in range(d.size):
+            out_d[o + j] = d[j]
+            out_s[o + j] = s[j]
+        o += d.size
+        cnt[i] = d.size
+    return out_d[:o], out_s[:o], cnt
+
+
+@njit(cache=True)
+def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
+    """Scores of ``docs`` summed in query order (as :func:`taat` sums them), by binary search
+    of each document in each query term's docid-sorted postings."""
+    out = np.empty(docs.size, zarr.dtype)
+    for x in range(docs.size):
+        d = docs[x]
+        s = zarr[0]
+        for qi in range(tids.size):
+            t = tids[qi]
+            j = _next_geq(pd, pp[t], pp[t + 1], d)
+            if j < pp[t + 1] and pd[j] == d:
+                s += w[qi] * imp[j]
+        if has_prior:
+            s += pw * prior[d]
+        out[x] = s
+    return out

@@ -4,10 +4,10 @@ Two quantisers map a real contribution ``x`` (one posting's share of a document 
 integer; the document score is the integer sum, so equal sums are deliberate ties that
 ``tiebreak eval`` can see.
 
-* ``linear`` (as PISA's linear quantiser and Anh, de Kretser & Moffat 2001's uniform method):
-  ``q = round(x * L / M)`` with ``L = 2**bits - 1`` and ``M`` the largest ``|x|`` in the index;
-  a non-zero ``x`` never becomes 0 (``q`` is at least 1 in magnitude), so "contains the term"
-  is preserved.
+* ``linear`` (PISA's linear quantiser; Anh, de Kretser & Moffat 2001's uniform method):
+  ``q = floor(|x| / M * (L - 1)) + 1`` for ``x != 0`` (0 for ``x == 0``), with the sign of
+  ``x``, ``L = 2**bits - 1`` and ``M`` the largest ``|x|`` in the index: codes ``1 .. L``, so
+  a non-zero contribution never becomes 0 ("contains the term" is preserved).
 * ``geometric`` (Anh & Moffat's left-geometric / logarithmic variant): the ``L`` codes are
   spaced geometrically between the smallest non-zero ``|x|`` (``lo``) and ``M``; code
   ``c = 1 + round((L - 1) * log(|x| / lo) / log(M / lo))`` and the integer added is its
@@ -75,7 +75,7 @@ class Quantizer:
     def scale(self) -> float:
         """Integer units per unit of score for additive real terms (the QL length prior)."""
         if self.kind == "linear":
-            return self.levels / self.M
+            return (self.levels - 1) / self.M if self.levels > 1 else 1.0 / self.M
         return FIXED_POINT / self.M
 
     def __call__(self, x) -> np.ndarray:
@@ -84,8 +84,8 @@ class Quantizer:
         a = np.abs(x)
         L = self.levels
         if self.kind == "linear":
-            q = np.rint(a * (L / self.M))
-            q = np.where(a > 0, np.maximum(q, 1.0), 0.0)
+            q = np.floor(a / self.M * (L - 1)) + 1.0
+            q = np.where(a > 0, np.minimum(q, L), 0.0)
         else:
             lo = min(max(self.lo, np.finfo(float).tiny), self.M)
             span = np.log(self.M / lo)

@@ -44,7 +44,7 @@ import numpy as np
 from . import kernels as K
 from .quantize import QUANTIZERS, Quantizer
 
-__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "impacts", "QUANTIZERS"]
+__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "impacts", "QUANTIZERS"]
 
 ALGORITHMS = ("exhaustive", "maxscore", "bmw")
 TRAVERSAL_MODELS = ("bm25", "ql")
@@ -127,28 +127,34 @@ def impacts(index, model: str, quantize: int | None = None, quantizer: str = "li
     raise ValueError(f"traversal supports models {', '.join(TRAVERSAL_MODELS)}, got {model!r}")
 
 
+def _check_params(model: str, params: dict) -> None:
+    known = {"bm25": {"k1", "b", "idf", "doclen"}, "ql": {"mu"}}.get(model)
+    if known is None:
+        raise ValueError(f"traversal supports models {', '.join(TRAVERSAL_MODELS)}, "
+                         f"got {model!r}")
+    bad = set(params) - known
+    if bad:
+        raise ValueError(f"unknown parameter(s) for {model}: {', '.join(sorted(bad))}")
+
+
 def plan(index, model: str, query_terms, quantize: int | None = None,
          quantizer: str = "linear", **params) -> Plan | None:
     """The :class:`Plan` of one query, None when no query term is in the vocabulary."""
     from . import models as M
 
+    _check_params(model, params)
     tids, qtf = M.query_term_ids(index, query_terms)
     if tids.size == 0 or index.num_docs == 0:
         return None
     key, imp, prior = impacts(index, model, quantize, quantizer, **params)
     integer = quantize is not None
     if model == "bm25":
-        known = {"k1", "b", "idf", "doclen"}
         w = qtf.astype(np.int64) if integer else \
             M.idf_weights(index, tids, str(params.get("idf", "rsj"))) * qtf
         pw = 0
     else:
-        known = {"mu"}
         w = qtf.astype(np.int64) if integer else qtf.astype(np.float64)
         pw = int(qtf.sum()) if integer else float(qtf.sum())
-    bad = set(params) - known
-    if bad:
-        raise ValueError(f"unknown parameter(s) for {model}: {', '.join(sorted(bad))}")
     zarr = np.zeros(1, np.int64 if integer else np.float64)
     if prior is None:
         prior = np.zeros(0, zarr.dtype)
@@ -291,3 +297,104 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
     else:
         d, s = run_plan(index, p, k, algorithm, stats)
     return d, s.astype(np.float64)
+
+
+def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
+                  algorithm: str = "exhaustive", quantize: int | None = None,
+                  quantizer: str = "linear", rho=None, budget: int | None = None,
+                  stats: np.ndarray | None = None, **params) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`retrieve` for a list of queries (each a list of analysed terms), with the
+    exhaustive / maxscore / bmw loop over queries inside one compiled call. Same arguments,
+    results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
+    from collections import Counter
+
+    from . import models as M
+
+    k = int(k)
+    if rho is not None or budget is not None or k < 1:
+        return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
+                         **params) for q in queries]
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if quantize is not None and not 1 <= int(quantize) <= 16:
+        raise ValueError(f"quantize: bits must be 1..16, got {quantize}")
+    if stats is None:
+        stats = np.zeros(2, np.int64)
+    nq = len(queries)
+    if index.num_docs == 0 or nq == 0:
+        return [(np.zeros(0, np.int32), np.zeros(0, np.float64)) for _ in queries]
+    if quantizer not in QUANTIZERS:
+        raise ValueError(f"quantizer: expected one of {', '.join(QUANTIZERS)}, got {quantizer!r}")
+    _check_params(model, params)
+    key, imp, prior = impacts(index, model, None if quantize is None else int(quantize),
+                              quantizer, **params)
+    integer = quantize is not None
+    tid_of = index.term_id
+    q_ptr = np.zeros(nq + 1, np.int64)
+    tl: list[int] = []
+    fl: list[int] = []
+    for i, q in enumerate(queries):
+        for t, f in Counter(q).items():
+            tid = tid_of(t)
+            if tid >= 0:
+                tl.append(tid)
+                fl.append(f)
+        q_ptr[i + 1] = len(tl)
+    q_tids = np.asarray(tl, np.int64)
+    qtf = np.asarray(fl, np.float64)
+    qid = np.repeat(np.arange(nq), np.diff(q_ptr))
+    nqt = np.bincount(qid, weights=qtf, minlength=nq)
+    if model == "bm25":
+        idf_all = index._cache.get(("idf-all", params.get("idf", "rsj")))
+        if idf_all is None:
+            idf_all = index._cache[("idf-all", params.get("idf", "rsj"))] = M.idf_weights(
+                index, np.arange(index.vocab_size), str(params.get("idf", "rsj")))
+        q_w = qtf.astype(np.int64) if integer else idf_all[q_tids] * qtf
+        q_pw = np.zeros(nq, np.int64 if integer else np.float64)
+    else:
+        q_w = qtf.astype(np.int64) if integer else qtf
+        q_pw = nqt.astype(np.int64) if integer else nqt
+    zarr = np.zeros(1, np.int64 if integer else np.float64)
+    has_prior = prior is not None
+    if prior is None:
+        prior = np.zeros(0, zarr.dtype)
+    p = Plan(q_tids, q_w, imp, key, prior, 0, has_prior, zarr)
+    pp, pd, _ = _flat(index)
+    rank = _rank(index)
+    acc, seen, touched = _scratch(index, zarr.dtype)
+    if algorithm == "exhaustive":
+        q_ub, q_pb, q_tol = np.zeros(0), np.zeros(nq), np.zeros(nq)
+        blk = (np.zeros(1, np.int64), np.zeros(0, np.int32), imp[:0], imp[:0])
+    else:
+        bkey = ("blockmax",) + key
+        if bkey not in index._cache:
+            tmax, tmin = K.term_max_min(pp, imp)
+            index._cache[bkey] = (tmax, tmin) + K.block_max(pp, pd, imp, K.BLOCK)
+        tmax, tmin, *blk = index._cache[bkey]
+        w = q_w.astype(np.float64)
+        hi = np.where(w >= 0, w * tmax[q_tids], w * tmin[q_tids])
+        lo = np.where(w >= 0, w * tmin[q_tids], w * tmax[q_tids])
+        q_ub = np.maximum(hi, 0.0)
+        if has_prior:
+            pmax, pmin = float(prior.max()), float(prior.min())
+            pwf = q_pw.astype(np.float64)
+            q_pb = np.maximum(pwf * pmax, pwf * pmin)
+            pabs = np.maximum(np.abs(pwf * pmax), np.abs(pwf * pmin))
+        else:
+            q_pb = np.zeros(nq)
+            pabs = np.zeros(nq)
+        if integer:
+            q_tol = np.zeros(nq)
+        else:
+            mag = np.abs(hi) + np.abs(lo)
+            s = np.bincount(qid, weights=mag, minlength=nq)
+            q_tol = 1e-9 * (s + pabs + 1.0)
+    alg = ALGORITHMS.index(algorithm)
+    out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_pb, q_tol,
+                                    q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
+                                    blk[0], blk[1], blk[2], blk[3], K.BLOCK, acc, seen, touched,
+                                    stats)
+    out_s = out_s.astype(np.float64)
+    bounds = np.concatenate([[0], np.cumsum(cnt)])
+    return [(out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
+            for i in range(nq)]
