@@ -78,6 +78,23 @@ def bm25s_engine(ids, vocab, queries, tmp):
     return run, size
 
 
+class _quiet_fd2:
+    """Silence PISA's C++ progress output on file descriptor 2."""
+
+    def __enter__(self):
+        import sys
+
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        self.null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(self.null, 2)
+
+    def __exit__(self, *exc):
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        os.close(self.null)
+
+
 def pisa_engine(doc_tokens, docnos, queries, tmp):
     """(run(k, algorithm, quantised) -> callable, index MiB) or None when PISA is unavailable."""
     try:
@@ -90,7 +107,7 @@ def pisa_engine(doc_tokens, docnos, queries, tmp):
         return None
     path = tmp / "pisa"
     t = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _quiet_fd2():
         warnings.simplefilter("ignore")
         pi = PisaIndex(str(path), stemmer="none", stops="none", threads=1)
         pi.index({"docno": dn, "text": " ".join(toks)} for dn, toks in zip(docnos, doc_tokens))
@@ -102,7 +119,7 @@ def pisa_engine(doc_tokens, docnos, queries, tmp):
     def run(k, algorithm, quantised=False):
         key = (k, algorithm, quantised)
         if key not in cache:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _quiet_fd2():
                 warnings.simplefilter("ignore")
                 cache[key] = pi.bm25(k1=0.9, b=0.4, num_results=k, threads=1,
                                      query_algorithm=algorithm, precompute_impact=quantised)
@@ -115,7 +132,7 @@ def pisa_engine(doc_tokens, docnos, queries, tmp):
 def measure(configs: dict, queries, rounds: int) -> dict[str, float]:
     """Median q/s over interleaved rounds after one warm-up round."""
     times: dict[str, list[float]] = {n: [] for n in configs}
-    for n, fn in configs.items():
+    for fn in configs.values():
         fn(queries)
     for _ in range(rounds):
         for n, fn in configs.items():
