@@ -15,7 +15,7 @@ from tiebreak.retrieval.models import bm25, ql
 from tiebreak.retrieval.quantize import Quantizer
 from tiebreak.retrieval.traversal import impacts, retrieve
 
-SETTINGS = settings(max_examples=40, deadline=None,
+SETTINGS = settings(max_examples=30, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 
@@ -131,13 +131,15 @@ def test_quantizer_values():
 
 @SETTINGS
 @given(which=st.integers(0, 2), q=queries, model=models, k=st.sampled_from([5, 30, 200]),
-       rho=st.sampled_from(["1.1", "1.4", "2", "3/2"]), quant=st.sampled_from([None, 8]))
-def test_rho_every_document_in_its_exact_band(indexes, which, q, model, k, rho, quant):
+       rho=st.sampled_from(["1.1", "1.4", "2", "3/2"]), quant=st.sampled_from([None, 8]),
+       method=st.sampled_from(["exact", "interval"]))
+def test_rho_every_document_in_its_exact_band(indexes, which, q, model, k, rho, quant, method):
     idx = indexes[which]
     name, kw = model
     terms = _terms(idx, q)
     ref, _ = retrieve(idx, terms, k, name, quantize=quant, **kw)
-    d, s = retrieve(idx, terms, k, name, rho=rho, quantize=quant, **kw)
+    d, s = retrieve(idx, terms, k, name, rho=rho, quantize=quant, band_method=method,
+                    algorithm="maxscore", **kw)
     n = len(ref)
     g = np.searchsorted(band_starts(rho, n), np.arange(1, n + 1), side="right")
     assert sorted(d.tolist()) == sorted(ref.tolist())
@@ -207,3 +209,6 @@ def test_retrieve_many_equals_retrieve(indexes, name, kw, quant):
         assert len(got) == len(qs)
         for q, g in zip(qs, got):
             _same(g, retrieve(idx, q, 20, name, "exhaustive", quantize=quant, **kw))
+    for q, g in zip(qs, retrieve_many(idx, qs, 20, name, rho="1.4", quantize=quant, **kw)):
+        _same(g, retrieve(idx, q, 20, name, rho="1.4", band_method="interval", quantize=quant,
+                          **kw))

@@ -23,7 +23,9 @@ import numpy as np
 
 from . import kernels as K
 
-__all__ = ["band_safe", "anytime", "band_scores"]
+__all__ = ["band_safe", "anytime", "band_scores", "banded", "BAND_METHODS"]
+
+BAND_METHODS = ("exact", "interval")
 
 
 def _impact_order(index, p) -> np.ndarray:
@@ -60,16 +62,23 @@ def band_scores(n: int, rho) -> np.ndarray:
     return 1.0 / g.astype(np.float64)
 
 
-def _banded(index, docids: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray]:
-    """Documents in exact rank order -> bands: score 1/g, docno descending inside a band."""
+def banded(index, docids: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray]:
+    """Documents in exact rank order (int32 (n,)) -> the same documents grouped into bands:
+    scores ``1/g`` float64 (n,), docno descending inside a band. Raises ValueError on a bad
+    ``rho``."""
     from .traversal import _rank
 
     s = band_scores(len(docids), rho)
     return K.sort_result(np.asarray(docids, np.int32), s, _rank(index))
 
 
-def band_safe(index, p, k: int, rho, stats: np.ndarray):
+def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
+              algorithm: str = "exhaustive"):
     """Band-safe top ``k`` of plan ``p`` (see the module docstring).
+
+    ``method="exact"``: the exact top k by the rank-safe ``algorithm``, then banded;
+    ``method="interval"``: score-interval refinement over impact-ordered postings, stopping as
+    soon as every band boundary is certain (``docs/precise-enough.md`` has the argument).
 
     Returns
     -------
@@ -84,12 +93,18 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray):
     from .traversal import _bounds, _flat, _rank, _scratch, run_plan
 
     starts = band_starts(rho, k)           # validates rho (exact rational, >= 1)
+    if method not in BAND_METHODS:
+        raise ValueError(f"band_method: expected one of {', '.join(BAND_METHODS)}, "
+                         f"got {method!r}")
+    if method == "exact":
+        d, _ = run_plan(index, p, k, algorithm, stats)
+        return banded(index, d, rho)
     sizes = np.unique(np.append(starts[1:] - 1, k)).astype(np.int64)
     pp, pd, _ = _flat(index)
     total = int(sum(int(pp[t + 1] - pp[t]) for t in p.tids))
     if total <= k:                          # nothing to save: exact order, then bands
         d, _ = run_plan(index, p, k, "exhaustive", stats)
-        return _banded(index, d, rho)
+        return banded(index, d, rho)
     iord = _impact_order(index, p)
     ub, pbound, tol, *_ = _bounds(index, p)
     acc, seen, touched = _scratch(index, p.zarr.dtype)
@@ -104,10 +119,10 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray):
     if status == 1:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
-        return _banded(index, d, rho)
+        return banded(index, d, rho)
     if p.integer:                          # exhausted: integer sums are exact in any order
         d, _ = K._topk_of(acc, seen, touched, n, rank, k)
-        return _banded(index, d, rho)
+        return banded(index, d, rho)
     # exhausted without certificate (ties or near-ties at a boundary): float sums read in impact
     # order may differ from query-order sums in the last bit, so every document within 2 tol of
     # the k-th sum is rescored in query order (exactly as exhaustive scoring adds) and ranked
@@ -117,7 +132,7 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray):
     cand = touched[:n][sums >= thr - 2 * tol].copy()
     exact = K.exact_scores(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, cand)
     d, _ = K.sort_result(cand, exact, rank)
-    return _banded(index, d[:k], rho)
+    return banded(index, d[:k], rho)
 
 
 def anytime(index, p, k: int, budget: int, stats: np.ndarray):

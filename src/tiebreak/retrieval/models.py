@@ -343,7 +343,8 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0,
                     np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched, rank, k)
 
 
-TRAVERSAL_OPTIONS = ("algorithm", "quantize", "quantizer", "rho", "budget", "stats")
+TRAVERSAL_OPTIONS = ("algorithm", "quantize", "quantizer", "rho", "budget", "stats",
+                     "band_method")
 
 
 def _wants_traversal(opts: dict) -> bool:
@@ -351,7 +352,8 @@ def _wants_traversal(opts: dict) -> bool:
     if bad:
         raise TypeError(f"unexpected parameter(s): {', '.join(sorted(bad))}")
     return any(v is not None and not (n == "algorithm" and v == "exhaustive")
-               and not (n == "quantizer" and v == "linear") for n, v in opts.items())
+               and not (n == "quantizer" and v == "linear")
+               and not (n == "band_method" and v == "exact") for n, v in opts.items())
 
 
 def _knorm(index, k1: float, b: float, doclen: str):

@@ -232,7 +232,8 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
 def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
              algorithm: str = "exhaustive", quantize: int | None = None,
              quantizer: str = "linear", rho=None, budget: int | None = None,
-             stats: np.ndarray | None = None, **params) -> tuple[np.ndarray, np.ndarray]:
+             stats: np.ndarray | None = None, band_method: str = "exact",
+             **params) -> tuple[np.ndarray, np.ndarray]:
     """Top ``k`` documents of one query.
 
     Parameters
@@ -249,8 +250,12 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
         Impact bits (1..16); scores become integer sums.
     quantizer : {"linear", "geometric"}
     rho : rational-like, optional
-        Band-safe top-k with geometric bands of ratio ``rho`` (> 1): see
+        Band-safe top-k with geometric bands of ratio ``rho`` (>= 1): see
         :func:`tiebreak.retrieval.bandsafe.band_safe`.
+    band_method : {"exact", "interval"}
+        How ``rho`` is served: the exact top k by ``algorithm``, then banded (default, the
+        fastest here), or score-interval refinement over impact-ordered postings that stops as
+        soon as every band boundary is certain.
     budget : int, optional
         Anytime score-at-a-time processing of at most ``budget`` postings in impact order.
     stats : ndarray of int64, shape (2,), optional
@@ -291,7 +296,7 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
         if rho is not None and budget is not None:
             raise ValueError("use either rho or budget, not both")
         if rho is not None:
-            d, s = bandsafe.band_safe(index, p, k, rho, stats)
+            d, s = bandsafe.band_safe(index, p, k, rho, stats, band_method, algorithm)
         else:
             d, s = bandsafe.anytime(index, p, k, int(budget), stats)
     else:
@@ -302,7 +307,8 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
 def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
                   algorithm: str = "exhaustive", quantize: int | None = None,
                   quantizer: str = "linear", rho=None, budget: int | None = None,
-                  stats: np.ndarray | None = None, **params) -> list[tuple[np.ndarray, np.ndarray]]:
+                  stats: np.ndarray | None = None, band_method: str = "exact",
+                  **params) -> list[tuple[np.ndarray, np.ndarray]]:
     """:func:`retrieve` for a list of queries (each a list of analysed terms), with the
     exhaustive / maxscore / bmw loop over queries inside one compiled call. Same arguments,
     results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
@@ -311,9 +317,15 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     from . import models as M
 
     k = int(k)
+    if rho is not None and budget is None and band_method == "exact" and k >= 1:
+        from .bandsafe import banded
+
+        return [banded(index, d, rho) for d, _ in retrieve_many(
+            index, queries, k, model, algorithm, quantize, quantizer, None, None, stats,
+            **params)]
     if rho is not None or budget is not None or k < 1:
         return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
-                         **params) for q in queries]
+                         band_method, **params) for q in queries]
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     if quantize is not None and not 1 <= int(quantize) <= 16:
