@@ -212,3 +212,31 @@ def test_retrieve_many_equals_retrieve(indexes, name, kw, quant):
     for q, g in zip(qs, retrieve_many(idx, qs, 20, name, rho="1.4", quantize=quant, **kw)):
         _same(g, retrieve(idx, q, 20, name, rho="1.4", band_method="interval", quantize=quant,
                           **kw))
+
+
+def test_search_cli_options(indexes, tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    idx = indexes[1]
+    topics = tmp_path / "t.tsv"
+    topics.write_text("1\tt1 t7 t30\n2\tt2 t2 t55\n")
+    base = ["search", str(idx.path), "--topics", str(topics), "-q", "-k", "50"]
+    out = {}
+    for name, extra in [("exh", []), ("bmw", ["--algorithm", "bmw"]),
+                        ("ms", ["--algorithm", "maxscore", "--model", "bm25"]),
+                        ("q8", ["--quantize", "8"]), ("rho", ["--rho", "1.4"]),
+                        ("budget", ["--budget", "1000000"])]:
+        r = CliRunner().invoke(main, base + extra)
+        assert r.exit_code == 0, r.output
+        out[name] = r.output
+    assert out["bmw"] == out["exh"] == out["ms"] == out["budget"]
+    # quantised scores are integers, band scores are 1/g
+    assert all(float(x.split()[4]).is_integer() for x in out["q8"].splitlines())
+    assert out["rho"].splitlines()[0].split()[4] == "1.0"
+    for extra, msg in [(["--rho", "0.5"], "rho"), (["--model", "sdm", "--algorithm", "bmw"],
+                                                   "bm25 or ql"),
+                       (["--quantize", "0"], "0")]:
+        r = CliRunner().invoke(main, base + extra)
+        assert r.exit_code == 2 and msg in r.output, r.output
