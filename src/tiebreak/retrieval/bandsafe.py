@@ -19,6 +19,8 @@ SIGIR 2006; J. Lin and A. Trotman, "Anytime ranking for impact-ordered indexes",
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from . import kernels as K
@@ -54,12 +56,19 @@ def _mask(index):
 
 
 def band_scores(n: int, rho) -> np.ndarray:
-    """Score ``1/g`` of ranks ``1..n`` (g = band of the rank), float64 (n,)."""
+    """Score ``1/g`` of ranks ``1..n`` (g = band of the rank), float64 (n,), read-only."""
+    return _band_scores(int(n), str(rho) if isinstance(rho, float) else rho)
+
+
+@lru_cache(maxsize=256)
+def _band_scores(n: int, rho) -> np.ndarray:
     from ..bands import band_starts
 
     starts = band_starts(rho, n)
     g = np.searchsorted(starts, np.arange(1, n + 1), side="right")
-    return 1.0 / g.astype(np.float64)
+    out = 1.0 / g.astype(np.float64)
+    out.flags.writeable = False
+    return out
 
 
 def banded(index, docids: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +78,7 @@ def banded(index, docids: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray]:
     from .traversal import _rank
 
     s = band_scores(len(docids), rho)
-    return K.sort_result(np.asarray(docids, np.int32), s, _rank(index))
+    return K.sort_result(np.asarray(docids, np.int32), s.copy(), _rank(index))
 
 
 def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
