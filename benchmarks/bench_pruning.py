@@ -8,8 +8,9 @@ Every engine gets the same tokens (Vaswani analysed by tiebreak's default analys
 collection of Zipf-distributed term ids as in ``bench_retrieval.py``) and the same BM25 (k1 0.9,
 b 0.4, Lucene idf ``log(1 + (N - df + .5)/(df + .5))``), one thread, queries of 2-5 terms
 (Vaswani: the first 2-5 analysed terms of each topic, cycling 2, 3, 4, 5, the 93 topics
-repeated 20 times; Zipf: 2-5 random terms skipping the 20 most frequent). PISA runs through the ``pyterrier-pisa`` wheel (no Java needed;
-terms are passed as ASCII ids so its tokenizer sees the same tokens); it is skipped when the
+repeated 20 times; Zipf: 2-5 random terms skipping the 20 most frequent). PISA runs through
+the ``pyterrier-pisa`` wheel (no Java needed; terms are passed as ASCII ids so its tokenizer
+sees the same tokens); it is skipped when the
 wheel is missing. Timing: every configuration answers all queries once per round, rounds are
 interleaved (robust to the load of a shared machine), the median round is reported, after one
 warm-up round (numba compilation and lazily built impact/block arrays excluded).
