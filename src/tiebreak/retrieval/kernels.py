@@ -194,14 +194,16 @@ def _exact_score(cb, has, m, zero, prior, pw, has_prior, d):
 # ------------------------------------------------------------------ MaxScore (DAAT)
 @njit(cache=True)
 def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
-             stats):
+             theta0, stats):
     """Rank-safe MaxScore (Turtle & Flood 1995) document-at-a-time.
 
     ``ub[i]``: an upper bound (float64, >= 0) of term i's contribution; ``pbound``: an upper
     bound of ``pw * prior[d]`` (0 without a prior); ``tol``: absolute slack for the rounding of
-    float bound sums. Terms are sorted by ub; the lowest ones whose bound sum cannot reach the
-    threshold are non-essential: they are only probed (galloping search) for documents found in
-    the essential lists, and only while the running bound can still reach the threshold.
+    float bound sums; ``theta0``: a score that at least k documents are known to reach (or
+    -inf), the starting threshold. Terms are sorted by ub; the lowest ones whose bound sum
+    cannot reach the threshold are non-essential: they are only probed (galloping search) for
+    documents found in the essential lists, and only while the running bound can still reach
+    the threshold.
     """
     m = tids.size
     zero = zarr[0]
@@ -221,8 +223,10 @@ def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, 
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
     n = 0
-    theta = -np.inf
+    theta = theta0
     n_ne = 0
+    while n_ne < m and prefix[n_ne] + pbound + tol < theta:
+        n_ne += 1
     cb = np.empty(m, zarr.dtype)
     has = np.zeros(m, np.bool_)
     scored = 0
@@ -268,7 +272,7 @@ def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, 
         evaluated += 1
         s = _exact_score(cb, has, m, zero, prior, pw, has_prior, d)
         n = _heap_push(hs, hr, hd, n, k, s, rank[d], d)
-        if n == k:
+        if n == k and np.float64(hs[0]) > theta:
             theta = np.float64(hs[0])
             while n_ne < m and prefix[n_ne] + pbound + tol < theta:
                 n_ne += 1
@@ -289,7 +293,7 @@ def _term_bound(w, bmax, bmin, bi):
 
 @njit(cache=True)
 def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
-        blk_ptr, blk_last, bmax, bmin, block, stats):
+        blk_ptr, blk_last, bmax, bmin, block, theta0, stats):
     """Rank-safe block-max WAND (Ding & Suel 2011) document-at-a-time.
 
     Per term: a global bound ``ub``; per block of ``block`` postings: the last docid
@@ -314,7 +318,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
     n = 0
-    theta = -np.inf
+    theta = theta0
     cb = np.empty(m, zarr.dtype)
     has = np.zeros(m, np.bool_)
     scored = 0
@@ -372,7 +376,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
                 evaluated += 1
                 s = _exact_score(cb, has, m, zero, prior, pw, has_prior, pdoc)
                 n = _heap_push(hs, hr, hd, n, k, s, rank[pdoc], pdoc)
-                if n == k:
+                if n == k and np.float64(hs[0]) > theta:
                     theta = np.float64(hs[0])
             else:
                 for j in range(piv):
@@ -426,6 +430,25 @@ def block_max(pp, pd, imp, block):
             bi += 1
             j = je
     return blk_ptr, blk_last, bmax, bmin
+
+
+@njit(cache=True)
+def term_kth(pp, imp, ks):
+    """(len(ks), V) float64: the ks[r]-th largest impact of every term (-inf when df < ks[r])."""
+    V = pp.size - 1
+    out = np.full((ks.size, V), -np.inf)
+    for t in range(V):
+        df = pp[t + 1] - pp[t]
+        if df < ks[0]:
+            continue
+        neg = np.empty(df, np.float64)
+        for j in range(df):
+            neg[j] = -np.float64(imp[pp[t] + j])
+        for r in range(ks.size):
+            kk = ks[r]
+            if df >= kk:
+                out[r, t] = -np.partition(neg, kk - 1)[kk - 1]
+    return out
 
 
 @njit(cache=True)
@@ -642,8 +665,8 @@ def reset(acc, seen, touched, n):
 # ------------------------------------------------------------------ batches
 @njit(cache=True)
 def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
-              has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, acc, seen,
-              touched, stats):
+              has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, q_theta0,
+              acc, seen, touched, stats):
     """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
     ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
     results (docids int32, scores) and per-query counts (int64)."""
@@ -664,11 +687,11 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
                         k, stats)
         elif alg == 1:
             d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
-                            q_pw[i], has_prior, zarr, n_docs, rank, k, stats)
+                            q_pw[i], has_prior, zarr, n_docs, rank, k, q_theta0[i], stats)
         else:
             d, s = bmw(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior, q_pw[i],
                        has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block,
-                       stats)
+                       q_theta0[i], stats)
         for j in range(d.size):
             out_d[o + j] = d[j]
             out_s[o + j] = s[j]

@@ -190,6 +190,37 @@ def _bounds(index, p: Plan):
     return ub, float(pbound), tol, blk_ptr, blk_last, bmax, bmin
 
 
+KTH = np.array([10, 100, 1000], np.int64)
+
+
+def _theta0(index, key, imp, tids, w, qid, nq, k, tol, pw, pmin):
+    """Per query, a score at least ``k`` documents reach (a safe starting threshold), float64
+    (nq,): for an anchor term t with w >= 0, its k'-th largest contribution (k' >= k, from
+    :data:`KTH`) plus the lowest possible contribution of every other term (0 if the document
+    lacks it) plus the lowest possible prior, minus the rounding slack; -inf without one."""
+    out = np.full(nq, -np.inf)
+    r = int(np.searchsorted(KTH, k))
+    if r >= KTH.size or tids.size == 0:
+        return out
+    c = index._cache
+    kk = ("kth",) + key
+    if kk not in c:
+        pp, _, _ = _flat(index)
+        c[kk] = K.term_kth(pp, imp, KTH)
+    kth = c[kk][r][tids]
+    bkey = ("blockmax",) + key
+    tmax, tmin = c[bkey][0][tids], c[bkey][1][tids]
+    wf = w.astype(np.float64)
+    low = np.minimum(0.0, np.where(wf >= 0, wf * tmin, wf * tmax))
+    sumlow = np.bincount(qid, weights=low, minlength=nq)
+    with np.errstate(invalid="ignore"):
+        anchor = np.where((wf >= 0) & np.isfinite(kth), wf * kth - low, -np.inf)
+    np.maximum.at(out, qid, anchor)
+    out = out + sumlow + pw * pmin - tol
+    out[~np.isfinite(out)] = -np.inf
+    return out
+
+
 def _scratch(index, dtype):
     c = index._cache
     key = ("tscratch", np.dtype(dtype).str)
@@ -219,13 +250,16 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
                       rank, k, stats)
     ub, pbound, tol, blk_ptr, blk_last, bmax, bmin = _bounds(index, p)
+    pmin = float(index._cache[("priormax",) + p.key][1]) if p.has_prior else 0.0
+    th0 = float(_theta0(index, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k,
+                        tol, float(p.pw), pmin)[0])
     if algorithm == "maxscore":
         return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
-                          p.has_prior, p.zarr, index.num_docs, rank, k, stats)
+                          p.has_prior, p.zarr, index.num_docs, rank, k, th0, stats)
     if algorithm == "bmw":
         return K.bmw(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw, p.has_prior,
                      p.zarr, index.num_docs, rank, k, blk_ptr, blk_last, bmax, bmin, K.BLOCK,
-                     stats)
+                     th0, stats)
     raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
 
 
@@ -377,6 +411,7 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     if algorithm == "exhaustive":
         q_ub, q_pb, q_tol = np.zeros(0), np.zeros(nq), np.zeros(nq)
         blk = (np.zeros(1, np.int64), np.zeros(0, np.int32), imp[:0], imp[:0])
+        q_th0 = np.zeros(nq)
     else:
         bkey = ("blockmax",) + key
         if bkey not in index._cache:
@@ -401,11 +436,14 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
             mag = np.abs(hi) + np.abs(lo)
             s = np.bincount(qid, weights=mag, minlength=nq)
             q_tol = 1e-9 * (s + pabs + 1.0)
+        pmin = float(prior.min()) if has_prior else 0.0
+        q_th0 = _theta0(index, key, imp, q_tids, q_w, qid, nq, k, q_tol,
+                        q_pw.astype(np.float64), pmin)
     alg = ALGORITHMS.index(algorithm)
     out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_pb, q_tol,
                                     q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
-                                    blk[0], blk[1], blk[2], blk[3], K.BLOCK, acc, seen, touched,
-                                    stats)
+                                    blk[0], blk[1], blk[2], blk[3], K.BLOCK, q_th0, acc, seen,
+                                    touched, stats)
     out_s = out_s.astype(np.float64)
     bounds = np.concatenate([[0], np.cumsum(cnt)])
     return [(out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
