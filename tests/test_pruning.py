@@ -240,3 +240,21 @@ def test_search_cli_options(indexes, tmp_path):
                        (["--quantize", "0"], "0")]:
         r = CliRunner().invoke(main, base + extra)
         assert r.exit_code == 2 and msg in r.output, r.output
+
+
+@SETTINGS
+@given(which=st.integers(1, 2), q=queries, model=models, k=st.sampled_from([1, 10, 100]),
+       quant=st.sampled_from([None, 8]))
+def test_starting_threshold_is_reached_by_k_documents(indexes, which, q, model, k, quant):
+    from tiebreak.retrieval.traversal import _bounds, _theta0, plan
+
+    idx = indexes[which]
+    name, kw = model
+    p = plan(idx, name, _terms(idx, q), quant, **kw)
+    _, _, tol, *_ = _bounds(idx, p)
+    pmin = float(p.prior.min()) if p.has_prior else 0.0
+    th0 = _theta0(idx, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k, tol,
+                  float(p.pw), pmin)[0]
+    d, s = retrieve(idx, _terms(idx, q), k, name, quantize=quant, **kw)
+    if np.isfinite(th0):
+        assert len(s) == k and s[-1] >= th0
