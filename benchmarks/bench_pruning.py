@@ -151,7 +151,7 @@ def agreement(a, b, n=10):
 
 
 def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
-    tmp = tmp / name.split()[0].lower()
+    tmp = tmp / ("engines-" + name.split()[0].lower())
     tmp.mkdir()
     print(f"\n== {name}: {idx.num_docs:,} docs, {idx.num_postings:,} postings, "
           f"{len(queries)} queries (2-5 terms), one thread, median of {rounds} rounds ==")
