@@ -15,7 +15,7 @@ from tiebreak.retrieval.models import bm25, ql
 from tiebreak.retrieval.quantize import Quantizer
 from tiebreak.retrieval.traversal import impacts, retrieve
 
-SETTINGS = settings(max_examples=30, deadline=None,
+SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 
@@ -106,7 +106,7 @@ def _brute_quantised(idx, terms, k, name, bits, kind):
     return np.array(top, np.int32), np.array([score[d] for d in top], np.float64)
 
 
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.integers(0, 1), q=queries, name=st.sampled_from(["bm25", "ql"]),
        bits=st.sampled_from([2, 4, 8]), kind=st.sampled_from(["linear", "geometric"]))
