@@ -717,3 +717,20 @@ def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
             s += pw * prior[d]
         out[x] = s
     return out
+
+
+@njit(cache=True)
+def band_batch(docids, counts, band_score, rank):
+    """Band every query's exact ranking at once: query i's documents (``counts[i]`` of them,
+    concatenated in ``docids``, exact order) get ``band_score[:counts[i]]`` and are re-sorted
+    (score descending, docno descending). Returns (docids int32, scores float64)."""
+    out_d = np.empty(docids.size, np.int32)
+    out_s = np.empty(docids.size, np.float64)
+    o = 0
+    for i in range(counts.size):
+        n = counts[i]
+        d, s = sort_result(docids[o:o + n].copy(), band_score[:n].copy(), rank)
+        out_d[o:o + n] = d
+        out_s[o:o + n] = s
+        o += n
+    return out_d, out_s

@@ -352,11 +352,16 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
 
     k = int(k)
     if rho is not None and budget is None and band_method == "exact" and k >= 1:
-        from .bandsafe import banded
+        from .bandsafe import band_scores
 
-        return [banded(index, d, rho) for d, _ in retrieve_many(
-            index, queries, k, model, algorithm, quantize, quantizer, None, None, stats,
-            **params)]
+        bs = band_scores(k, rho)      # validates rho; a prefix serves every shorter ranking
+        res = retrieve_many(index, queries, k, model, algorithm, quantize, quantizer, None, None,
+                            stats, **params)
+        cnt = np.array([len(d) for d, _ in res], np.int64)
+        d_all = np.concatenate([d for d, _ in res]) if res else np.zeros(0, np.int32)
+        d_all, s_all = K.band_batch(d_all.astype(np.int32), cnt, bs.copy(), _rank(index))
+        b = np.concatenate([[0], np.cumsum(cnt)])
+        return [(d_all[b[i]:b[i + 1]], s_all[b[i]:b[i + 1]]) for i in range(len(res))]
     if rho is not None or budget is not None or k < 1:
         return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
                          band_method, **params) for q in queries]
