@@ -726,11 +726,19 @@ def band_batch(docids, counts, band_score, rank):
     (score descending, docno descending). Returns (docids int32, scores float64)."""
     out_d = np.empty(docids.size, np.int32)
     out_s = np.empty(docids.size, np.float64)
+    big = np.int64(rank.size) + 1
     o = 0
     for i in range(counts.size):
         n = counts[i]
-        d, s = sort_result(docids[o:o + n].copy(), band_score[:n].copy(), rank)
-        out_d[o:o + n] = d
-        out_s[o:o + n] = s
+        key = np.empty(n, np.int64)
+        g = 0
+        for j in range(n):
+            if j == 0 or band_score[j] != band_score[j - 1]:
+                g += 1
+            key[j] = g * big - np.int64(rank[docids[o + j]])
+        srt = np.argsort(key)
+        for j in range(n):
+            out_d[o + j] = docids[o + srt[j]]
+            out_s[o + j] = band_score[j]
         o += n
     return out_d, out_s
