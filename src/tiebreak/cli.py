@@ -43,6 +43,7 @@ LAZY_STUDIES: dict[str, str] = {
     "ties": "tiebreak.experiments.study_ties:ties_cmd",
     "depth": "tiebreak.judgments.cli:depth_cmd",
     "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
+    "precision": "tiebreak.experiments.study_precision:precision_cmd",
 }
 
 
@@ -55,6 +56,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 COMMAND_EXTRAS: dict[str, str] = {
     "index": "search", "search": "search", "report": "plot",
     "study bands": "plot", "study ties": "plot", "study depth": "plot", "study estimate": "plot",
+    "study precision": "search",
 }
 
 

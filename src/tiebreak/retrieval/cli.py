@@ -59,9 +59,21 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--numbering", type=click.Choice(["id", "sequential"]), default="id",
               show_default=True,
               help="Topic ids as in the file, or 1, 2, ... in file order (Cranfield cran.qry).")
+@click.option("--algorithm", type=click.Choice(["exhaustive", "maxscore", "bmw"]), default=None,
+              help="bm25/ql traversal: exhaustive (default), or rank-safe MaxScore / block-max "
+                   "WAND (same documents, scores and tie order).")
+@click.option("--quantize", type=click.IntRange(1, 16), default=None, metavar="BITS",
+              help="bm25/ql: impacts quantised to BITS-bit integers (-p quantizer=geometric for "
+                   "the geometric variant); scores are the integer sums.")
+@click.option("--rho", default=None, metavar="RHO",
+              help="bm25/ql: band-safe top-k, every document in its exact geometric band "
+                   "(b1=1, b[g+1]=ceil(RHO*b[g])), band g scored 1/g.")
+@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
+              help="bm25/ql: anytime impact-ordered scoring of at most N postings per query.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
-               query_fields, numbering, quiet):
+               query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
+               budget=None):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -82,6 +94,11 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         if not eq or not name.strip():
             fail(f"-p expects NAME=VALUE, got {p!r}")
         kw[name.strip()] = _value(val.strip())
+    trav = {n: v for n, v in (("algorithm", algorithm), ("quantize", quantize), ("rho", rho),
+                              ("budget", budget)) if v is not None}
+    if trav and model not in ("bm25", "ql"):
+        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not {model}")
+    kw.update(trav)
     try:
         check_params(model, kw)
     except ValueError as e:

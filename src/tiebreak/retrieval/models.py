@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
-           "lucene_doclen"]
+           "lucene_doclen", "bm25_impacts", "ql_impacts"]
 
 IDF_VARIANTS = ("rsj", "rw", "lucene")
 
@@ -250,7 +250,7 @@ def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
 
 
 def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
-         idf: str = "rsj", doclen: str = "exact") -> tuple[np.ndarray, np.ndarray]:
+         idf: str = "rsj", doclen: str = "exact", **traversal) -> tuple[np.ndarray, np.ndarray]:
     """Okapi BM25, spec ``proximity-retrieval.md`` §1.2, Eq. 2.3 with the IDF of Eq. 2.4.
 
     ``score(Q, D) = sum_q f_{q,Q} w_q (k1 + 1) f_{q,D} / (K_D + f_{q,D})``,
@@ -263,7 +263,16 @@ def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
 
     ``doclen="lucene"`` replaces |D| by Lucene's lossy one-byte length (:func:`lucene_doclen`),
     to reproduce Lucene/Anserini rankings; ``avgdl`` stays exact, as in Lucene.
+
+    ``traversal`` options (``algorithm``, ``quantize``, ``quantizer``, ``rho``, ``budget``)
+    select pruned, quantised, band-safe or anytime retrieval through
+    :func:`tiebreak.retrieval.traversal.retrieve`; without them scoring is exhaustive.
     """
+    if _wants_traversal(traversal):
+        from .traversal import retrieve
+
+        return retrieve(index, query_terms, k, "bm25", k1=k1, b=b, idf=idf, doclen=doclen,
+                        **traversal)
     k = int(k)
     k1 = float(k1)
     b = float(b)
@@ -305,7 +314,8 @@ def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
     return imp
 
 
-def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
+def ql(index, query_terms, k: int = 1000, mu: float = 2500.0,
+       **traversal) -> tuple[np.ndarray, np.ndarray]:
     """Query likelihood with Dirichlet smoothing, spec ``proximity-retrieval.md`` §1.3, Eq. 2.5
     in its rank-equivalent form:
 
@@ -313,7 +323,12 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarra
 
     ``|Q|`` counts the in-vocabulary query tokens (with repeats); out-of-vocabulary terms are
     dropped (their ``f_{q,C}`` is 0). Only documents containing a query term are ranked.
+    ``traversal`` options as for :func:`bm25`.
     """
+    if _wants_traversal(traversal):
+        from .traversal import retrieve
+
+        return retrieve(index, query_terms, k, "ql", mu=mu, **traversal)
     k = int(k)
     mu = float(mu)
     if mu <= 0:
@@ -326,6 +341,76 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0) -> tuple[np.ndarra
     cf = np.asarray(index.cf)
     return _ql_topk(pp, pd, pt, tids, qtf, cf, float(index.collection_length), mu,
                     np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched, rank, k)
+
+
+TRAVERSAL_OPTIONS = ("algorithm", "quantize", "quantizer", "rho", "budget", "stats",
+                     "band_method")
+
+
+def _wants_traversal(opts: dict) -> bool:
+    bad = set(opts) - set(TRAVERSAL_OPTIONS)
+    if bad:
+        raise TypeError(f"unexpected parameter(s): {', '.join(sorted(bad))}")
+    return any(v is not None and not (n == "algorithm" and v == "exhaustive")
+               and not (n == "quantizer" and v == "linear")
+               and not (n == "band_method" and v == "exact") for n, v in opts.items())
+
+
+def _knorm(index, k1: float, b: float, doclen: str):
+    key = ("knorm", k1, b, doclen)
+    if key not in index._cache:
+        dl = np.asarray(index.doclen, np.float64)
+        if doclen == "lucene":
+            dl = lucene_doclen(index.doclen).astype(np.float64)
+        index._cache[key] = k1 * ((1.0 - b) + b * dl / index.avgdl) if index.avgdl > 0 else \
+            np.full(index.num_docs, k1 * (1.0 - b))
+    return key
+
+
+def bm25_impacts(index, k1: float = 0.9, b: float = 0.4, doclen: str = "exact") -> np.ndarray:
+    """BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` of every posting, float64 (P,),
+    bit-identical to the ones :func:`bm25` computes lazily (it shares the cache)."""
+    if doclen not in ("exact", "lucene"):
+        raise ValueError(f"doclen: expected exact or lucene, got {doclen!r}")
+    key = _knorm(index, float(k1), float(b), doclen)
+    pp, pd, pt = _flat(index)
+    ik = ("impact",) + key[1:]
+    entry = index._cache.get(ik)
+    if entry is None:
+        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
+                                    np.zeros(index.vocab_size, bool))
+    imp, done = entry
+    if not done.all():
+        knorm = index._cache[key]
+        step = 1 << 22
+        for a in range(0, len(pd), step):
+            tf = np.asarray(pt[a:a + step], np.float64)
+            imp[a:a + step] = (tf * (float(k1) + 1.0)) / (tf + knorm[pd[a:a + step]])
+        done[:] = True
+    return imp
+
+
+@njit(cache=True)
+def _ql_impacts(post_ptr, post_tf, cf, coll_len, mu, doclen):
+    V = post_ptr.size - 1
+    imp = np.empty(post_tf.size, np.float64)
+    for t in range(V):
+        c = coll_len / (mu * np.float64(cf[t]))
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            imp[j] = np.log(1.0 + np.float64(post_tf[j]) * c)
+    prior = np.empty(doclen.size, np.float64)
+    for d in range(doclen.size):
+        prior[d] = np.log(mu / (np.float64(doclen[d]) + mu))
+    return imp, prior
+
+
+def ql_impacts(index, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
+    """Query-likelihood impacts ``log(1 + tf |C| / (mu f_{q,C}))`` of every posting, float64
+    (P,), and the per-document prior ``log(mu / (|D| + mu))``, float64 (N,), computed as
+    :func:`ql` computes them (so sums are bit-identical)."""
+    pp, pd, pt = _flat(index)
+    return _ql_impacts(pp, pt, np.asarray(index.cf), float(index.collection_length), float(mu),
+                       np.asarray(index.doclen))
 
 
 def _lazy(name: str) -> Callable:

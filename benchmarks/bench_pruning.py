@@ -1,0 +1,307 @@
+"""Dynamic pruning, quantised impacts and band-safe top-k: tiebreak vs bm25s vs PISA, one process.
+
+    python benchmarks/bench_pruning.py                          # Vaswani + 1M-doc Zipf
+    python benchmarks/bench_pruning.py --zipf-docs 200000       # smaller synthetic collection
+    python benchmarks/bench_pruning.py --skip-zipf --rounds 5
+
+Every engine gets the same tokens (Vaswani analysed by tiebreak's default analyser; a synthetic
+collection of Zipf-distributed term ids as in ``bench_retrieval.py``) and the same BM25 (k1 0.9,
+b 0.4, Lucene idf ``log(1 + (N - df + .5)/(df + .5))``), one thread, queries of 2-5 terms
+(Vaswani: the first 2-5 analysed terms of each topic, cycling 2, 3, 4, 5, the 93 topics
+repeated 20 times; Zipf: 2-5 random terms skipping the 20 most frequent). PISA runs through
+the ``pyterrier-pisa`` wheel (no Java needed; terms are passed as ASCII ids so its tokenizer
+sees the same tokens); it is skipped when the
+wheel is missing. Timing: every configuration answers all queries once per round, rounds are
+interleaved (robust to the load of a shared machine), the median round is reported, after one
+warm-up round (numba compilation and lazily built impact/block arrays excluded).
+
+Output: queries/s per engine and configuration for top-10 and top-1000, ratios against
+tiebreak exhaustive, bm25s and PISA, top-10 agreement with tiebreak exhaustive, postings scored,
+and index sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from tiebreak.index import Analyzer
+from tiebreak.index.build import build_index_from_tokens
+from tiebreak.index.readers import iter_documents, read_topics
+from tiebreak.retrieval.models import bm25
+from tiebreak.retrieval.traversal import retrieve, retrieve_many
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+BM = dict(k1=0.9, b=0.4, idf="lucene")
+
+
+def dir_mib(path: Path, skip=()) -> float:
+    return sum(f.stat().st_size for f in Path(path).rglob("*")
+               if f.is_file() and f.stem not in skip) / 2**20
+
+
+# ------------------------------------------------------------------ engines
+def tb_config(idx, k, **opt):
+    """All queries in one call (as bm25s and PISA are called); ``per-query`` = the loop over
+    :func:`tiebreak.retrieval.models.bm25`, as ``tiebreak search`` and bench_retrieval.py do."""
+    if opt.pop("per_query", False):
+        return lambda qs: [bm25(idx, q, k, **BM) for q in qs]
+    return lambda qs: retrieve_many(idx, qs, k, "bm25", **opt, **BM)
+
+
+def tb_postings(idx, qs, k, **opt):
+    st = np.zeros(2, np.int64)
+    for q in qs:
+        retrieve(idx, q, k, "bm25", stats=st, **opt, **BM)
+    return int(st[0])
+
+
+def bm25s_engine(ids, vocab, queries, tmp):
+    import bm25s
+    from bm25s.tokenization import Tokenized
+
+    r = bm25s.BM25(k1=0.9, b=0.4, method="lucene", backend="numba")
+    r.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    qs = [[w for w in q if w in vocab] for q in queries]
+    r.save(str(tmp / "bm25s"))
+    size = dir_mib(tmp / "bm25s")
+
+    def run(k):
+        return lambda _qs: r.retrieve(qs, k=k, show_progress=False, n_threads=1)
+    return run, size
+
+
+class _quiet_fd2:
+    """Silence PISA's C++ progress output on file descriptor 2."""
+
+    def __enter__(self):
+        import sys
+
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        self.null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(self.null, 2)
+
+    def __exit__(self, *exc):
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        os.close(self.null)
+
+
+def pisa_engine(doc_tokens, docnos, queries, tmp):
+    """(run(k, algorithm, quantised) -> callable, index MiB) or None when PISA is unavailable."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pandas as pd
+            from pyterrier_pisa import PisaIndex
+    except Exception as e:  # noqa: BLE001 - any import failure means "skip PISA"
+        print(f"PISA: skipped ({type(e).__name__}: {e})")
+        return None
+    path = tmp / "pisa"
+    t = time.perf_counter()
+    with warnings.catch_warnings(), _quiet_fd2():
+        warnings.simplefilter("ignore")
+        pi = PisaIndex(str(path), stemmer="none", stops="none", threads=1)
+        pi.index({"docno": dn, "text": " ".join(toks)} for dn, toks in zip(docnos, doc_tokens))
+    print(f"  (PISA index built in {time.perf_counter() - t:.1f} s)")
+    frame = pd.DataFrame({"qid": [str(i) for i in range(len(queries))],
+                          "query": [" ".join(q) for q in queries]})
+    cache = {}
+
+    def run(k, algorithm, quantised=False):
+        key = (k, algorithm, quantised)
+        if key not in cache:
+            with warnings.catch_warnings(), _quiet_fd2():
+                warnings.simplefilter("ignore")
+                cache[key] = pi.bm25(k1=0.9, b=0.4, num_results=k, threads=1,
+                                     query_algorithm=algorithm, precompute_impact=quantised)
+        tr = cache[key]
+        return lambda _qs: tr.transform(frame)
+    return run, dir_mib(path)
+
+
+# ------------------------------------------------------------------ measurement
+def measure(configs: dict, queries, rounds: int) -> dict[str, float]:
+    """Median q/s over interleaved rounds after one warm-up round."""
+    times: dict[str, list[float]] = {n: [] for n in configs}
+    for fn in configs.values():
+        fn(queries)
+    for _ in range(rounds):
+        for n, fn in configs.items():
+            t = time.perf_counter()
+            fn(queries)
+            times[n].append(time.perf_counter() - t)
+    return {n: len(queries) / statistics.median(v) for n, v in times.items()}
+
+
+def agreement(a, b, n=10):
+    """Fraction of queries whose top-n (docids and scores) are identical."""
+    same = [np.array_equal(x[0][:n], y[0][:n]) and np.array_equal(x[1][:n], y[1][:n])
+            for x, y in zip(a, b)]
+    return float(np.mean(same)) if same else float("nan")
+
+
+def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
+    tmp = tmp / ("engines-" + name.split()[0].lower())
+    tmp.mkdir()
+    print(f"\n== {name}: {idx.num_docs:,} docs, {idx.num_postings:,} postings, "
+          f"{len(queries)} queries (2-5 terms), one thread, median of {rounds} rounds ==")
+    t = time.perf_counter()
+    bs_run, bs_mib = bm25s_engine(ids, vocab, queries, tmp)
+    print(f"  (bm25s index built in {time.perf_counter() - t:.1f} s)")
+    pisa = pisa_engine(doc_tokens, docnos, queries, tmp)
+    sizes = {"tiebreak (all arrays)": dir_mib(idx.path),
+             "tiebreak (no positions)": dir_mib(idx.path, skip=("pos", "pos_ptr")),
+             "bm25s": bs_mib}
+    if pisa:
+        sizes["PISA (block_simdbp)"] = pisa[1]
+    for k in ks:
+        cfg = {"tb exhaustive": tb_config(idx, k),
+               "tb exh per-query": tb_config(idx, k, per_query=True),
+               "tb maxscore": tb_config(idx, k, algorithm="maxscore"),
+               "tb bmw": tb_config(idx, k, algorithm="bmw"),
+               "tb maxscore q8": tb_config(idx, k, algorithm="maxscore", quantize=8),
+               "tb bmw q8": tb_config(idx, k, algorithm="bmw", quantize=8),
+               "tb rho1.4": tb_config(idx, k, rho="1.4"),
+               "tb rho1.4 q8": tb_config(idx, k, rho="1.4", quantize=8),
+               "bm25s": bs_run(k)}
+        if k >= 1000:
+            cfg["tb rho1.4 interval"] = tb_config(idx, k, rho="1.4", band_method="interval")
+        if pisa:
+            run = pisa[0]
+            cfg.update({"PISA bmw": run(k, "block_max_wand"),
+                        "PISA maxscore": run(k, "maxscore"),
+                        "PISA ranked_or": run(k, "ranked_or"),
+                        "PISA bmw q8": run(k, "block_max_wand", True)})
+        qps = measure(cfg, queries, rounds)
+        ex = tb_config(idx, k)(queries)
+        agree = {n: agreement(tb_config(idx, k, **o)(queries), ex) for n, o in
+                 (("tb maxscore", {"algorithm": "maxscore"}), ("tb bmw", {"algorithm": "bmw"}))}
+        post = {n: tb_postings(idx, queries, k, **o) for n, o in
+                (("tb exhaustive", {}), ("tb maxscore", {"algorithm": "maxscore"}),
+                 ("tb bmw", {"algorithm": "bmw"}), ("tb bmw q8", {"algorithm": "bmw",
+                                                                  "quantize": 8}),
+                 ("tb rho1.4", {"rho": "1.4"}))}
+        if k >= 1000:
+            post["tb rho1.4 interval"] = tb_postings(idx, queries, k, rho="1.4",
+                                                     band_method="interval")
+        print(f"\n  top-{k}")
+        print(f"  {'configuration':18s} {'q/s':>10s} {'x exh':>7s} {'x bm25s':>8s}"
+              + (f" {'x PISA bmw':>10s}" if pisa else "") + f" {'postings':>12s}")
+        for n, v in qps.items():
+            line = (f"  {n:18s} {v:10.0f} {v / qps['tb exhaustive']:7.2f} "
+                    f"{v / qps['bm25s']:8.2f}")
+            if pisa:
+                line += f" {v / qps['PISA bmw']:10.2f}"
+            if n in post:
+                line += f" {post[n]:12,d}"
+            print(line)
+        print("  identical top-10 (ids and scores) as tb exhaustive: "
+              + ", ".join(f"{n} {v:.3f}" for n, v in agree.items()))
+        r = qps
+        pruned = max(r["tb maxscore"], r["tb bmw"])
+        best = max(pruned, r["tb exhaustive"])
+        print("  targets: "
+              f"pruning/exhaustive {max(r['tb maxscore'], r['tb bmw']) / r['tb exhaustive']:.2f}x"
+              f" | pruning/bm25s {max(r['tb maxscore'], r['tb bmw']) / r['bm25s']:.2f}x"
+              + (f" | pruning/PISA bmw {max(r['tb maxscore'], r['tb bmw']) / r['PISA bmw']:.2f}x"
+                 f" | q8 pruning/PISA q8 bmw "
+                 f"{max(r['tb maxscore q8'], r['tb bmw q8']) / r['PISA bmw q8']:.2f}x"
+                 if pisa else "")
+              + f" | rho1.4/pruned rank-safe {r['tb rho1.4'] / pruned:.2f}x"
+              f" | rho1.4/best rank-safe {r['tb rho1.4'] / best:.2f}x"
+              + (f" | rho1.4 interval/best rank-safe {r['tb rho1.4 interval'] / best:.2f}x"
+                 if "tb rho1.4 interval" in r else ""))
+    print("\n  index MiB: " + ", ".join(f"{n} {v:.1f}" for n, v in sizes.items()))
+
+
+def vaswani(tmp, rounds, ks, copies=20):
+    src = SHARED / "vaswani" / "doc-text.trec.gz"
+    if not src.is_file():
+        print("Vaswani: ../shared/data not found, skipped")
+        return
+    an = Analyzer()
+    docnos, toks = [], []
+    for d, text in iter_documents(src):
+        docnos.append(d)
+        toks.append(an.analyze(text))
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in toks]
+    flat = np.fromiter((i for doc in ids for i in doc), np.int32)
+    ptr = np.concatenate([[0], np.cumsum([len(x) for x in ids])])
+    # ASCII term names (PISA's tokenizer would split "u.s.a" or "don't")
+    names = [f"w{i}" for i in range(len(vocab))]
+    idx = build_index_from_tokens(tmp / "vas", docnos, flat, ptr, names, an)
+    queries = []
+    for i, (_, t) in enumerate(read_topics(SHARED / "vaswani" / "query-text.trec")):
+        q = [f"w{vocab[w]}" for w in an.analyze(t) if w in vocab]
+        q = list(dict.fromkeys(q))[:2 + i % 4]
+        if len(q) >= 2:
+            queries.append(q)
+    # 93 topics take milliseconds: repeat the set so a round lasts long enough to time
+    queries = queries * copies
+    doc_tokens = [[names[i] for i in doc] for doc in ids]
+    bench("Vaswani", idx, doc_tokens, docnos, {n: i for i, n in enumerate(names)}, ids, queries,
+          tmp, rounds, ks)
+
+
+def zipf(tmp, n_docs, avg_len, vocab_size, n_queries, rounds, ks, seed=0):
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, vocab_size + 1) ** 1.07
+    p /= p.sum()
+    lens = rng.poisson(avg_len, n_docs).astype(np.int64)
+    flat = rng.choice(vocab_size, size=int(lens.sum()), p=p).astype(np.int32)
+    ptr = np.concatenate([[0], np.cumsum(lens)])
+    terms = [f"t{i}" for i in range(vocab_size)]
+    queries = []
+    for _ in range(n_queries):
+        m = int(rng.integers(2, 6))
+        q = rng.choice(vocab_size - 20, size=m, replace=False, p=p[20:] / p[20:].sum()) + 20
+        queries.append([terms[i] for i in q])
+    t = time.perf_counter()
+    docnos = [f"D{i}" for i in range(n_docs)]
+    idx = build_index_from_tokens(tmp / "zipf", docnos, flat, ptr, terms,
+                                  Analyzer("none", "none"))
+    print(f"\n(zipf: {int(lens.sum()):,} tokens; tiebreak index {time.perf_counter() - t:.1f} s)")
+    ids = [flat[ptr[i]:ptr[i + 1]].tolist() for i in range(n_docs)]
+    doc_tokens = ([terms[x] for x in doc] for doc in ids)
+    bench(f"Zipf synthetic (V={vocab_size:,}, avg len {avg_len})", idx, doc_tokens, docnos,
+          {w: i for i, w in enumerate(terms)}, ids, queries, tmp, rounds, ks)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--zipf-docs", type=int, default=1_000_000)
+    ap.add_argument("--zipf-len", type=int, default=40)
+    ap.add_argument("--zipf-vocab", type=int, default=200_000)
+    ap.add_argument("--zipf-queries", type=int, default=1000)
+    ap.add_argument("--skip-zipf", action="store_true")
+    ap.add_argument("--skip-vaswani", action="store_true")
+    ap.add_argument("--vaswani-copies", type=int, default=20,
+                    help="times the 93 Vaswani queries are repeated per round")
+    ap.add_argument("-k", type=int, action="append", help="top-k (repeatable; default 10 1000)")
+    a = ap.parse_args()
+    ks = a.k or [10, 1000]
+    tmp = Path(tempfile.mkdtemp(prefix="tb-prune-"))
+    try:
+        print(f"cpu: {os.cpu_count()} logical cores; single-threaded runs")
+        if not a.skip_vaswani:
+            vaswani(tmp, a.rounds, ks, a.vaswani_copies)
+        if not a.skip_zipf:
+            zipf(tmp, a.zipf_docs, a.zipf_len, a.zipf_vocab, a.zipf_queries, a.rounds, ks)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,744 @@
+"""Numba kernels of the traversal layer (see :mod:`tiebreak.retrieval.traversal`).
+
+All kernels score one query. A query is a list of ``m`` distinct term ids ``tids`` with weights
+``w`` (query order); the contribution of posting ``j`` of term ``tids[i]`` is ``w[i] * imp[j]``
+and a document's score is ``sum_i w[i] * imp[j_i]`` over the terms it contains, added **in query
+order starting from zero**, plus ``pw * prior[d]`` when ``has_prior`` (query likelihood's length
+part). Every algorithm adds in that same order, so floating-point scores are bit-identical across
+algorithms. Kernels are dtype-generic: float64 impacts and weights give float64 scores, int32
+impacts with int64 weights (quantised) give int64 scores.
+
+Order of the result: score descending, then ``rank`` (docno byte-order rank) descending --
+trec_eval's order. A document enters the top ``k`` when ``(score, rank)`` is lexicographically
+larger than the current k-th; "cannot enter" tests are therefore strict (``bound + tol < theta``)
+so that a document that could tie the threshold and win on docno is always scored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: postings per block of the block-max arrays
+BLOCK = 64
+
+
+# ------------------------------------------------------------------ result order and heap
+@njit(cache=True)
+def _better(s1, r1, s2, r2):
+    return s1 > s2 or (s1 == s2 and r1 > r2)
+
+
+@njit(cache=True)
+def _sift_down(hs, hr, hd, n, i):
+    while True:
+        l = 2 * i + 1
+        if l >= n:
+            return
+        c = l
+        if l + 1 < n and _better(hs[c], hr[c], hs[l + 1], hr[l + 1]):
+            c = l + 1
+        if _better(hs[i], hr[i], hs[c], hr[c]):
+            hs[i], hs[c] = hs[c], hs[i]
+            hr[i], hr[c] = hr[c], hr[i]
+            hd[i], hd[c] = hd[c], hd[i]
+            i = c
+        else:
+            return
+
+
+@njit(cache=True)
+def _heap_push(hs, hr, hd, n, k, s, r, d):
+    """Offer (s, r, d) to a min-heap (worst at the root) of capacity k holding n entries; returns
+    the new n."""
+    if n < k:
+        i = n
+        hs[i] = s
+        hr[i] = r
+        hd[i] = d
+        n += 1
+        while i > 0:
+            p = (i - 1) // 2
+            if _better(hs[p], hr[p], hs[i], hr[i]):
+                hs[i], hs[p] = hs[p], hs[i]
+                hr[i], hr[p] = hr[p], hr[i]
+                hd[i], hd[p] = hd[p], hd[i]
+                i = p
+            else:
+                break
+        return n
+    if _better(s, r, hs[0], hr[0]):
+        hs[0] = s
+        hr[0] = r
+        hd[0] = d
+        _sift_down(hs, hr, hd, n, 0)
+    return n
+
+
+@njit(cache=True)
+def sort_result(docids, scores, rank):
+    """Sort (docids, scores) by score descending, then docno rank descending."""
+    m = docids.size
+    r = np.empty(m, np.int64)
+    for i in range(m):
+        r[i] = -np.int64(rank[docids[i]])
+    o1 = np.argsort(r)
+    neg = np.empty(m, np.float64)
+    for i in range(m):
+        neg[i] = -np.float64(scores[o1[i]])
+    o2 = np.argsort(neg, kind="mergesort")
+    out_d = np.empty(m, np.int32)
+    out_s = np.empty(m, scores.dtype)
+    for i in range(m):
+        out_d[i] = docids[o1[o2[i]]]
+        out_s[i] = scores[o1[o2[i]]]
+    return out_d, out_s
+
+
+@njit(cache=True)
+def _heap_result(hs, hd, n, rank):
+    return sort_result(hd[:n].copy(), hs[:n].copy(), rank)
+
+
+# ------------------------------------------------------------------ exhaustive TAAT
+@njit(cache=True)
+def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k, stats):
+    """Exhaustive term-at-a-time scoring: every posting of every query term. Returns the top k
+    of the touched documents; resets acc/seen."""
+    n = 0
+    for qi in range(tids.size):
+        t = tids[qi]
+        wi = w[qi]
+        for j in range(pp[t], pp[t + 1]):
+            d = pd[j]
+            if not seen[d]:
+                seen[d] = True
+                touched[n] = d
+                n += 1
+            acc[d] += wi * imp[j]
+        stats[0] += pp[t + 1] - pp[t]
+    if has_prior:
+        for i in range(n):
+            d = touched[i]
+            acc[d] += pw * prior[d]
+    stats[1] += n
+    return _topk_of(acc, seen, touched, n, rank, k)
+
+
+@njit(cache=True)
+def _topk_of(acc, seen, touched, n, rank, k):
+    s = np.empty(n, acc.dtype)
+    for i in range(n):
+        d = touched[i]
+        s[i] = acc[d]
+        acc[d] = 0
+        seen[d] = False
+    if n > k:
+        thr = np.partition(s, n - k)[n - k]
+        m = 0
+        for i in range(n):
+            if s[i] >= thr:
+                m += 1
+        cd = np.empty(m, np.int32)
+        cs = np.empty(m, acc.dtype)
+        j = 0
+        for i in range(n):
+            if s[i] >= thr:
+                cd[j] = touched[i]
+                cs[j] = s[i]
+                j += 1
+    else:
+        cd = touched[:n].copy()
+        cs = s
+    od, os_ = sort_result(cd, cs, rank)
+    kk = min(k, od.size)
+    return od[:kk].copy(), os_[:kk].copy()
+
+
+# ------------------------------------------------------------------ cursors
+@njit(cache=True)
+def _next_geq(pd, p, e, target):
+    """First posting index in [p, e) whose docid is >= target (galloping search); e if none."""
+    if p >= e or pd[p] >= target:
+        return p
+    lo = p
+    step = 1
+    hi = p + 1
+    while hi < e and pd[hi] < target:
+        lo = hi
+        step *= 2
+        hi = lo + step
+    if hi > e:
+        hi = e
+    lo += 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if pd[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _exact_score(cb, has, m, zero, prior, pw, has_prior, d):
+    s = zero
+    for i in range(m):
+        if has[i]:
+            s += cb[i]
+    if has_prior:
+        s += pw * prior[d]
+    return s
+
+
+# ------------------------------------------------------------------ MaxScore (DAAT)
+@njit(cache=True)
+def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
+             theta0, stats):
+    """Rank-safe MaxScore (Turtle & Flood 1995) document-at-a-time.
+
+    ``ub[i]``: an upper bound (float64, >= 0) of term i's contribution; ``pbound``: an upper
+    bound of ``pw * prior[d]`` (0 without a prior); ``tol``: absolute slack for the rounding of
+    float bound sums; ``theta0``: a score that at least k documents are known to reach (or
+    -inf), the starting threshold. Terms are sorted by ub; the lowest ones whose bound sum
+    cannot reach the threshold are non-essential: they are only probed (galloping search) for
+    documents found in the essential lists, and only while the running bound can still reach
+    the threshold.
+    """
+    m = tids.size
+    zero = zarr[0]
+    order = np.argsort(ub)
+    prefix = np.empty(m, np.float64)
+    acc_ub = 0.0
+    for i in range(m):
+        acc_ub += ub[order[i]]
+        prefix[i] = acc_ub
+    pos = np.empty(m, np.int64)
+    end = np.empty(m, np.int64)
+    for i in range(m):
+        t = tids[order[i]]
+        pos[i] = pp[t]
+        end[i] = pp[t + 1]
+    hs = np.empty(k, zarr.dtype)
+    hr = np.empty(k, np.int64)
+    hd = np.empty(k, np.int32)
+    n = 0
+    theta = theta0
+    n_ne = 0
+    while n_ne < m and prefix[n_ne] + pbound + tol < theta:
+        n_ne += 1
+    cb = np.empty(m, zarr.dtype)
+    has = np.zeros(m, np.bool_)
+    scored = 0
+    evaluated = 0
+    while True:
+        d = n_docs
+        for i in range(n_ne, m):
+            if pos[i] < end[i]:
+                x = pd[pos[i]]
+                if x < d:
+                    d = x
+        if d >= n_docs:
+            break
+        for i in range(m):
+            has[i] = False
+        partial = 0.0
+        for i in range(n_ne, m):
+            if pos[i] < end[i] and pd[pos[i]] == d:
+                qi = order[i]
+                c = w[qi] * imp[pos[i]]
+                cb[qi] = c
+                has[qi] = True
+                partial += c
+                pos[i] += 1
+                scored += 1
+        ok = True
+        for i in range(n_ne - 1, -1, -1):
+            if partial + prefix[i] + pbound + tol < theta:
+                ok = False
+                break
+            p = _next_geq(pd, pos[i], end[i], d)
+            pos[i] = p
+            if p < end[i] and pd[p] == d:
+                qi = order[i]
+                c = w[qi] * imp[p]
+                cb[qi] = c
+                has[qi] = True
+                partial += c
+                pos[i] = p + 1
+                scored += 1
+        if not ok:
+            continue
+        evaluated += 1
+        s = _exact_score(cb, has, m, zero, prior, pw, has_prior, d)
+        n = _heap_push(hs, hr, hd, n, k, s, rank[d], d)
+        if n == k and np.float64(hs[0]) > theta:
+            theta = np.float64(hs[0])
+            while n_ne < m and prefix[n_ne] + pbound + tol < theta:
+                n_ne += 1
+    stats[0] += scored
+    stats[1] += evaluated
+    return _heap_result(hs, hd, n, rank)
+
+
+# ------------------------------------------------------------------ block-max WAND (DAAT)
+@njit(cache=True)
+def _term_bound(w, bmax, bmin, bi):
+    if w >= 0:
+        v = np.float64(w) * np.float64(bmax[bi])
+    else:
+        v = np.float64(w) * np.float64(bmin[bi])
+    return v if v > 0.0 else 0.0
+
+
+@njit(cache=True)
+def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
+        blk_ptr, blk_last, bmax, bmin, block, theta0, stats):
+    """Rank-safe block-max WAND (Ding & Suel 2011) document-at-a-time.
+
+    Per term: a global bound ``ub``; per block of ``block`` postings: the last docid
+    ``blk_last`` and the largest/smallest impact ``bmax``/``bmin`` (so a block's contribution
+    bound is ``max(0, w * bmax)`` for w >= 0, ``max(0, w * bmin)`` otherwise). Blocks of term t
+    are ``blk_ptr[t] .. blk_ptr[t+1]-1``.
+    """
+    m = tids.size
+    zero = zarr[0]
+    pos = np.empty(m, np.int64)
+    end = np.empty(m, np.int64)
+    start = np.empty(m, np.int64)
+    cd = np.empty(m, np.int64)
+    for i in range(m):
+        t = tids[i]
+        pos[i] = pp[t]
+        start[i] = pp[t]
+        end[i] = pp[t + 1]
+        cd[i] = pd[pos[i]] if pos[i] < end[i] else n_docs
+    ordr = np.arange(m)
+    hs = np.empty(k, zarr.dtype)
+    hr = np.empty(k, np.int64)
+    hd = np.empty(k, np.int32)
+    n = 0
+    theta = theta0
+    cb = np.empty(m, zarr.dtype)
+    has = np.zeros(m, np.bool_)
+    scored = 0
+    evaluated = 0
+    while True:
+        # insertion sort of the terms by current docid
+        for a in range(1, m):
+            x = ordr[a]
+            b = a - 1
+            while b >= 0 and cd[ordr[b]] > cd[x]:
+                ordr[b + 1] = ordr[b]
+                b -= 1
+            ordr[b + 1] = x
+        acc_ub = pbound
+        piv = -1
+        for j in range(m):
+            t = ordr[j]
+            if cd[t] >= n_docs:
+                break
+            acc_ub += ub[t]
+            if acc_ub + tol >= theta:
+                piv = j
+                break
+        if piv < 0:
+            break
+        pdoc = cd[ordr[piv]]
+        while piv + 1 < m and cd[ordr[piv + 1]] == pdoc:
+            piv += 1
+        # shallow move to the blocks holding pdoc
+        bsum = pbound
+        minlast = n_docs
+        for j in range(piv + 1):
+            t = ordr[j]
+            tid = tids[t]
+            bi = blk_ptr[tid] + (pos[t] - start[t]) // block
+            be = blk_ptr[tid + 1]
+            while bi < be and blk_last[bi] < pdoc:
+                bi += 1
+            if bi < be:
+                bsum += _term_bound(w[t], bmax, bmin, bi)
+                if blk_last[bi] < minlast:
+                    minlast = blk_last[bi]
+        if bsum + tol >= theta:
+            if cd[ordr[0]] == pdoc:
+                for i in range(m):
+                    has[i] = False
+                for j in range(piv + 1):
+                    t = ordr[j]
+                    c = w[t] * imp[pos[t]]
+                    cb[t] = c
+                    has[t] = True
+                    scored += 1
+                    pos[t] += 1
+                    cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+                evaluated += 1
+                s = _exact_score(cb, has, m, zero, prior, pw, has_prior, pdoc)
+                n = _heap_push(hs, hr, hd, n, k, s, rank[pdoc], pdoc)
+                if n == k and np.float64(hs[0]) > theta:
+                    theta = np.float64(hs[0])
+            else:
+                for j in range(piv):
+                    t = ordr[j]
+                    if cd[t] < pdoc:
+                        pos[t] = _next_geq(pd, pos[t], end[t], pdoc)
+                        cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+        else:
+            nxt = minlast + 1
+            if piv + 1 < m and cd[ordr[piv + 1]] < nxt:
+                nxt = cd[ordr[piv + 1]]
+            for j in range(piv + 1):
+                t = ordr[j]
+                if cd[t] < nxt:
+                    pos[t] = _next_geq(pd, pos[t], end[t], nxt)
+                    cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+    stats[0] += scored
+    stats[1] += evaluated
+    return _heap_result(hs, hd, n, rank)
+
+
+@njit(cache=True)
+def block_max(pp, pd, imp, block):
+    """Per-block last docid and max/min impact for every term (blocks of ``block`` postings,
+    aligned to each term's first posting). Returns (blk_ptr (V+1,), blk_last, bmax, bmin)."""
+    V = pp.size - 1
+    blk_ptr = np.zeros(V + 1, np.int64)
+    for t in range(V):
+        df = pp[t + 1] - pp[t]
+        blk_ptr[t + 1] = blk_ptr[t] + (df + block - 1) // block
+    nb = blk_ptr[V]
+    blk_last = np.empty(nb, np.int32)
+    bmax = np.empty(nb, imp.dtype)
+    bmin = np.empty(nb, imp.dtype)
+    for t in range(V):
+        bi = blk_ptr[t]
+        j = pp[t]
+        e = pp[t + 1]
+        while j < e:
+            je = min(j + block, e)
+            mx = imp[j]
+            mn = imp[j]
+            for x in range(j + 1, je):
+                if imp[x] > mx:
+                    mx = imp[x]
+                if imp[x] < mn:
+                    mn = imp[x]
+            bmax[bi] = mx
+            bmin[bi] = mn
+            blk_last[bi] = pd[je - 1]
+            bi += 1
+            j = je
+    return blk_ptr, blk_last, bmax, bmin
+
+
+@njit(cache=True)
+def term_kth(pp, imp, ks):
+    """(len(ks), V) float64: the ks[r]-th largest impact of every term (-inf when df < ks[r])."""
+    V = pp.size - 1
+    out = np.full((ks.size, V), -np.inf)
+    for t in range(V):
+        df = pp[t + 1] - pp[t]
+        if df < ks[0]:
+            continue
+        neg = np.empty(df, np.float64)
+        for j in range(df):
+            neg[j] = -np.float64(imp[pp[t] + j])
+        for r in range(ks.size):
+            kk = ks[r]
+            if df >= kk:
+                out[r, t] = -np.partition(neg, kk - 1)[kk - 1]
+    return out
+
+
+@njit(cache=True)
+def term_max_min(pp, imp):
+    V = pp.size - 1
+    mx = np.zeros(V, imp.dtype)
+    mn = np.zeros(V, imp.dtype)
+    for t in range(V):
+        if pp[t + 1] > pp[t]:
+            a = imp[pp[t]]
+            b = imp[pp[t]]
+            for j in range(pp[t] + 1, pp[t + 1]):
+                if imp[j] > a:
+                    a = imp[j]
+                if imp[j] < b:
+                    b = imp[j]
+            mx[t] = a
+            mn[t] = b
+    return mx, mn
+
+
+# ------------------------------------------------------------------ score-at-a-time (impact order)
+@njit(cache=True)
+def impact_order(pp, imp, t, iord):
+    """Fill ``iord[pp[t]:pp[t+1]]`` with the term's posting offsets by |impact| descending
+    (ties by docid ascending)."""
+    a = pp[t]
+    b = pp[t + 1]
+    key = np.empty(b - a, np.float64)
+    for j in range(a, b):
+        key[j - a] = -abs(np.float64(imp[j]))
+    o = np.argsort(key, kind="mergesort")
+    for j in range(b - a):
+        iord[a + j] = o[j]
+
+
+@njit(cache=True)
+def _next_c(pp, imp, iord, tids, w, cur, df, i):
+    t = tids[i]
+    return w[i] * imp[pp[t] + iord[pp[t] + cur[i]]]
+
+
+@njit(cache=True)
+def saat(pp, pd, imp, iord, tids, w, prior, pw, has_prior, zarr, acc, seen, mask, touched, rank,
+         k, budget, sizes, tol, pbound, first_check, stats):
+    """Score-at-a-time processing of the query's postings in decreasing |contribution| order
+    (Anh & Moffat's impact ordering; the term with the largest next contribution is read next).
+
+    ``budget``: stop after that many postings (anytime mode when ``sizes`` is empty).
+    ``sizes``: band-safe mode -- stop as soon as, for every c in ``sizes``, the set of the c
+    documents with the largest lower score bounds is certainly the exact top-c set, i.e. its
+    smallest lower bound exceeds (by more than ``tol``) the upper bound of every other document,
+    touched or not. Bounds: a touched document's unread terms can still add between
+    ``min(0, next contribution)`` and ``max(0, next contribution)`` of each such term.
+
+    Returns ``(status, n, order)``: status 1 = certified (``order`` holds the top positions of
+    ``touched`` by lower bound, best first), 0 = stopped by budget or exhaustion (scores in
+    ``acc`` are complete sums for exhausted runs). ``n`` documents are in ``touched``; acc, seen
+    and mask are left for the caller, who must reset them (:func:`reset`).
+    """
+    m = tids.size
+    cur = np.zeros(m, np.int64)
+    df = np.empty(m, np.int64)
+    for i in range(m):
+        df[i] = pp[tids[i] + 1] - pp[tids[i]]
+    n = 0
+    processed = 0
+    next_check = first_check
+    band_mode = sizes.size > 0
+    rem_hi = np.zeros(m, np.float64)
+    rem_lo = np.zeros(m, np.float64)
+    empty = np.zeros(0, np.int64)
+    while True:
+        best = -1
+        bv = -1.0
+        second = -1.0
+        for i in range(m):
+            if cur[i] < df[i]:
+                v = abs(np.float64(_next_c(pp, imp, iord, tids, w, cur, df, i)))
+                if v > bv:
+                    second = bv
+                    bv = v
+                    best = i
+                elif v > second:
+                    second = v
+        if best < 0:
+            break
+        t = tids[best]
+        base = pp[t]
+        bit = np.int64(1) << best
+        wb = w[best]
+        stop = False
+        while cur[best] < df[best]:
+            j = base + iord[base + cur[best]]
+            c = wb * imp[j]
+            if abs(np.float64(c)) < second:
+                break
+            d = pd[j]
+            if not seen[d]:
+                seen[d] = True
+                touched[n] = d
+                n += 1
+                mask[d] = 0
+                if has_prior:
+                    acc[d] += pw * prior[d]
+            acc[d] += c
+            mask[d] |= bit
+            cur[best] += 1
+            processed += 1
+            if processed >= budget:
+                stop = True
+                break
+            if band_mode and processed >= next_check:
+                break
+        if stop:
+            break
+        if band_mode and processed >= next_check:
+            next_check *= 2
+            if n > k:
+                for i in range(m):
+                    if cur[i] < df[i]:
+                        c = np.float64(_next_c(pp, imp, iord, tids, w, cur, df, i))
+                        rem_hi[i] = c if c > 0 else 0.0
+                        rem_lo[i] = c if c < 0 else 0.0
+                    else:
+                        rem_hi[i] = 0.0
+                        rem_lo[i] = 0.0
+                order = _certify(acc, mask, touched, n, k, sizes, rem_hi, rem_lo, tol, pbound,
+                                 cur, df)
+                if order.size > 0:
+                    stats[0] += processed
+                    stats[1] += n
+                    return 1, n, order
+    stats[0] += processed
+    stats[1] += n
+    return 0, n, empty
+
+
+@njit(cache=True)
+def _certify(acc, mask, touched, n, k, sizes, rem_hi, rem_lo, tol, pbound, cur, df):
+    m = rem_hi.size
+    lo = np.empty(n, np.float64)
+    up = np.empty(n, np.float64)
+    for i in range(n):
+        d = touched[i]
+        a = np.float64(acc[d])
+        l = a
+        u = a
+        mk = mask[d]
+        for q in range(m):
+            if not (mk >> q) & 1:
+                l += rem_lo[q]
+                u += rem_hi[q]
+        lo[i] = l
+        up[i] = u
+    u0 = -np.inf
+    any_left = False
+    tot = pbound
+    for q in range(m):
+        if cur[q] < df[q]:
+            any_left = True
+        tot += rem_hi[q]
+    if any_left:
+        u0 = tot
+    neg = np.empty(n, np.float64)
+    for i in range(n):
+        neg[i] = -lo[i]
+    thr = -np.partition(neg, k - 1)[k - 1]     # k-th largest lower bound
+    cnt = 0
+    for i in range(n):
+        if lo[i] >= thr:
+            cnt += 1
+    cand = np.empty(cnt, np.int64)
+    j = 0
+    rest_up = u0
+    for i in range(n):
+        if lo[i] >= thr:
+            cand[j] = i
+            j += 1
+    ck = np.empty(cnt, np.float64)
+    for i in range(cnt):
+        ck[i] = -lo[cand[i]]
+    o = np.argsort(ck, kind="mergesort")
+    top = np.empty(cnt, np.int64)
+    for i in range(cnt):
+        top[i] = cand[o[i]]
+    # documents beyond the first k of `top`, and all non-candidates, are "rest"
+    intop = np.zeros(n, np.bool_)
+    for i in range(k):
+        intop[top[i]] = True
+    for i in range(n):
+        if not intop[i] and up[i] > rest_up:
+            rest_up = up[i]
+    # suffix maximum of upper bounds over top[c:k]
+    suf = np.empty(k + 1, np.float64)
+    suf[k] = rest_up
+    for i in range(k - 1, -1, -1):
+        v = up[top[i]]
+        suf[i] = v if v > suf[i + 1] else suf[i + 1]
+    for s in sizes:
+        if not lo[top[s - 1]] > suf[s] + tol:
+            return np.zeros(0, np.int64)
+    return top[:k].copy()
+
+
+@njit(cache=True)
+def reset(acc, seen, touched, n):
+    for i in range(n):
+        d = touched[i]
+        acc[d] = 0
+        seen[d] = False
+
+
+# ------------------------------------------------------------------ batches
+@njit(cache=True)
+def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
+              has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, q_theta0,
+              acc, seen, touched, stats):
+    """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
+    ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
+    results (docids int32, scores) and per-query counts (int64)."""
+    nq = q_ptr.size - 1
+    out_d = np.empty(nq * k, np.int32)
+    out_s = np.empty(nq * k, zarr.dtype)
+    cnt = np.zeros(nq, np.int64)
+    o = 0
+    for i in range(nq):
+        a = q_ptr[i]
+        b = q_ptr[i + 1]
+        if b == a:
+            continue
+        tids = q_tids[a:b]
+        w = q_w[a:b]
+        if alg == 0:
+            d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
+                        k, stats)
+        elif alg == 1:
+            d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
+                            q_pw[i], has_prior, zarr, n_docs, rank, k, q_theta0[i], stats)
+        else:
+            d, s = bmw(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior, q_pw[i],
+                       has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block,
+                       q_theta0[i], stats)
+        for j in range(d.size):
+            out_d[o + j] = d[j]
+            out_s[o + j] = s[j]
+        o += d.size
+        cnt[i] = d.size
+    return out_d[:o], out_s[:o], cnt
+
+
+@njit(cache=True)
+def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
+    """Scores of ``docs`` summed in query order (as :func:`taat` sums them), by binary search
+    of each document in each query term's docid-sorted postings."""
+    out = np.empty(docs.size, zarr.dtype)
+    for x in range(docs.size):
+        d = docs[x]
+        s = zarr[0]
+        for qi in range(tids.size):
+            t = tids[qi]
+            j = _next_geq(pd, pp[t], pp[t + 1], d)
+            if j < pp[t + 1] and pd[j] == d:
+                s += w[qi] * imp[j]
+        if has_prior:
+            s += pw * prior[d]
+        out[x] = s
+    return out
+
+
+@njit(cache=True)
+def band_batch(docids, counts, band_score, rank):
+    """Band every query's exact ranking at once: query i's documents (``counts[i]`` of them,
+    concatenated in ``docids``, exact order) get ``band_score[:counts[i]]`` and are re-sorted
+    (score descending, docno descending). Returns (docids int32, scores float64)."""
+    out_d = np.empty(docids.size, np.int32)
+    out_s = np.empty(docids.size, np.float64)
+    big = np.int64(rank.size) + 1
+    o = 0
+    for i in range(counts.size):
+        n = counts[i]
+        key = np.empty(n, np.int64)
+        g = 0
+        for j in range(n):
+            if j == 0 or band_score[j] != band_score[j - 1]:
+                g += 1
+            key[j] = g * big - np.int64(rank[docids[o + j]])
+        srt = np.argsort(key)
+        for j in range(n):
+            out_d[o + j] = docids[o + srt[j]]
+            out_s[o + j] = band_score[j]
+        o += n
+    return out_d, out_s

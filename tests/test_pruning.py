@@ -1,0 +1,260 @@
+"""Traversal layer: rank-safe pruning, quantised impacts, band-safe top-k and anytime retrieval
+against exhaustive scoring on random small indexes (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tiebreak.bands import band_starts
+from tiebreak.index import Analyzer
+from tiebreak.index.build import build_index_from_tokens
+from tiebreak.retrieval.models import bm25, ql
+from tiebreak.retrieval.quantize import Quantizer
+from tiebreak.retrieval.traversal import impacts, retrieve
+
+SETTINGS = settings(max_examples=20, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+
+
+def _index(path, seed: int, n_docs: int, vocab: int, max_len: int):
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, vocab + 1) ** 1.1
+    p /= p.sum()
+    lens = rng.integers(1, max_len + 1, n_docs)
+    flat = rng.choice(vocab, int(lens.sum()), p=p).astype(np.int32)
+    ptr = np.concatenate([[0], np.cumsum(lens)])
+    # docnos in shuffled byte order so docno order != docid order
+    names = [f"D{x}" for x in rng.permutation(n_docs)]
+    return build_index_from_tokens(path, names, flat, ptr, [f"t{i}" for i in range(vocab)],
+                                   Analyzer("none", "none"))
+
+
+@pytest.fixture(scope="module")
+def indexes(tmp_path_factory):
+    base = tmp_path_factory.mktemp("prune")
+    # small vocabularies and short documents: many exactly tied scores
+    return [_index(base / f"i{s}", s, n, v, ml)
+            for s, (n, v, ml) in enumerate([(400, 12, 6), (1500, 60, 25), (3000, 200, 40)])]
+
+
+queries = st.lists(st.integers(0, 199), min_size=1, max_size=6)
+models = st.sampled_from([("bm25", {}), ("bm25", {"idf": "lucene"}), ("bm25", {"b": 0.75}),
+                          ("ql", {}), ("ql", {"mu": 100.0})])
+
+
+def _terms(idx, q):
+    return [f"t{i % idx.vocab_size}" for i in q]
+
+
+def _same(a, b):
+    assert np.array_equal(a[0], b[0])
+    assert np.array_equal(a[1], b[1])
+
+
+@SETTINGS
+@given(which=st.integers(0, 2), q=queries, model=models, k=st.sampled_from([1, 3, 10, 100]))
+def test_pruning_equals_exhaustive(indexes, which, q, model, k):
+    idx = indexes[which]
+    name, kw = model
+    terms = _terms(idx, q)
+    ref = (bm25 if name == "bm25" else ql)(idx, terms, k, **kw)
+    for alg in ("exhaustive", "maxscore", "bmw"):
+        _same(retrieve(idx, terms, k, name, alg, **kw), ref)
+    # the tie rule is score desc, then docno desc
+    names = idx.docnos[ref[0]]
+    for i in range(len(ref[1]) - 1):
+        assert ref[1][i] > ref[1][i + 1] or (ref[1][i] == ref[1][i + 1]
+                                             and names[i] > names[i + 1])
+
+
+def _brute_quantised(idx, terms, k, name, bits, kind):
+    """Brute force: quantise every exact contribution with an independently fitted quantiser,
+    sum per document, rank by (score desc, docno desc)."""
+    from collections import Counter
+
+    from tiebreak.retrieval.models import bm25_impacts, idf_weights, ql_impacts
+
+    pp = np.asarray(idx.post_ptr)
+    pd = np.asarray(idx.post_docid)
+    if name == "bm25":
+        imp = bm25_impacts(idx)
+        x = imp * np.repeat(idf_weights(idx, np.arange(idx.vocab_size)), np.diff(pp))
+        prior = None
+    else:
+        x, prior = ql_impacts(idx)
+    qz = Quantizer.fit(x, bits, kind)
+    qx = qz(x).astype(np.int64)
+    score: dict[int, int] = {}
+    cnt = Counter(terms)
+    for t, f in cnt.items():
+        tid = idx.term_id(t)
+        if tid < 0:
+            continue
+        for j in range(pp[tid], pp[tid + 1]):
+            score[int(pd[j])] = score.get(int(pd[j]), 0) + f * int(qx[j])
+    if prior is not None:
+        nq = sum(f for t, f in cnt.items() if idx.term_id(t) >= 0)
+        qp = qz.additive(prior)
+        score = {d: s + nq * int(qp[d]) for d, s in score.items()}
+    rank = np.asarray(idx.docno_rank)
+    ranked = sorted(score, key=lambda d: (-score[d], -int(rank[d])))
+    top = ranked[:k]
+    return np.array(top, np.int32), np.array([score[d] for d in top], np.float64)
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.integers(0, 1), q=queries, name=st.sampled_from(["bm25", "ql"]),
+       bits=st.sampled_from([2, 4, 8]), kind=st.sampled_from(["linear", "geometric"]))
+def test_quantize_equals_quantised_exact_impacts(indexes, which, q, name, bits, kind):
+    idx = indexes[which]
+    terms = _terms(idx, q)
+    want = _brute_quantised(idx, terms, 20, name, bits, kind)
+    for alg in ("exhaustive", "maxscore", "bmw"):
+        _same(retrieve(idx, terms, 20, name, alg, quantize=bits, quantizer=kind), want)
+
+
+def test_quantizer_values():
+    qz = Quantizer(8, "linear", M=10.0)
+    assert qz(np.array([10.0, 5.0, 0.0, 1e-9, -10.0])).tolist() == [255, 128, 0, 1, -255]
+    g = Quantizer(2, "geometric", M=8.0, lo=0.5)   # 3 codes: 0.5, 2, 8 -> 2**16 * (1/16, 1/4, 1)
+    assert g(np.array([8.0, 2.0, 0.5, 0.6])).tolist() == [65536, 16384, 4096, 4096]
+    with pytest.raises(ValueError):
+        Quantizer(0)
+    with pytest.raises(ValueError):
+        Quantizer(8, "log")
+
+
+@SETTINGS
+@given(which=st.integers(0, 2), q=queries, model=models, k=st.sampled_from([5, 30, 200]),
+       rho=st.sampled_from(["1.1", "1.4", "2", "3/2"]), quant=st.sampled_from([None, 8]),
+       method=st.sampled_from(["exact", "interval"]))
+def test_rho_every_document_in_its_exact_band(indexes, which, q, model, k, rho, quant, method):
+    idx = indexes[which]
+    name, kw = model
+    terms = _terms(idx, q)
+    ref, _ = retrieve(idx, terms, k, name, quantize=quant, **kw)
+    d, s = retrieve(idx, terms, k, name, rho=rho, quantize=quant, band_method=method,
+                    algorithm="maxscore", **kw)
+    n = len(ref)
+    g = np.searchsorted(band_starts(rho, n), np.arange(1, n + 1), side="right")
+    assert sorted(d.tolist()) == sorted(ref.tolist())
+    exact = dict(zip(ref.tolist(), g.tolist()))
+    got = dict(zip(d.tolist(), np.rint(1.0 / s).astype(int).tolist()))
+    assert got == exact
+    # emitted as tied groups, band by band, docno descending inside a band
+    names = idx.docnos[d]
+    for i in range(n - 1):
+        assert s[i] > s[i + 1] or (s[i] == s[i + 1] and names[i] > names[i + 1])
+
+
+@SETTINGS
+@given(which=st.integers(0, 2), q=queries, model=models, quant=st.sampled_from([None, 6]))
+def test_budget_infinite_equals_exhaustive_and_small_budget_reads_less(indexes, which, q, model,
+                                                                      quant):
+    idx = indexes[which]
+    name, kw = model
+    terms = _terms(idx, q)
+    ref = retrieve(idx, terms, 50, name, quantize=quant, **kw)
+    _same(retrieve(idx, terms, 50, name, budget=10**12, quantize=quant, **kw), ref)
+    stats = np.zeros(2, np.int64)
+    retrieve(idx, terms, 50, name, budget=7, quantize=quant, stats=stats, **kw)
+    assert stats[0] <= 7
+
+
+def test_budget_reads_highest_impacts_first(indexes):
+    idx = indexes[2]
+    terms = ["t3", "t50"]
+    key, imp, _ = impacts(idx, "bm25", 8)
+    d, s = retrieve(idx, terms, 5, "bm25", budget=1, quantize=8)
+    # one posting read: the largest quantised contribution of either term
+    best = max(int(imp[j]) for t in terms
+               for j in range(idx.post_ptr[idx.term_id(t)], idx.post_ptr[idx.term_id(t) + 1]))
+    assert len(d) == 1 and s[0] == best
+
+
+def test_bad_options(indexes):
+    idx = indexes[0]
+    with pytest.raises(ValueError, match="algorithm"):
+        retrieve(idx, ["t1"], 10, "bm25", "wand")
+    with pytest.raises(ValueError, match="bits"):
+        retrieve(idx, ["t1"], 10, "bm25", quantize=0)
+    with pytest.raises(ValueError, match="rho"):
+        retrieve(idx, ["t1"], 10, "bm25", rho="0.5")
+    with pytest.raises(ValueError, match="budget"):
+        retrieve(idx, ["t1"], 10, "bm25", budget=0)
+    with pytest.raises(ValueError, match="model"):
+        retrieve(idx, ["t1"], 10, "sdm")
+    with pytest.raises(TypeError):
+        bm25(idx, ["t1"], 10, algoritm="bmw")
+    d, s = bm25(idx, ["t1", "nope"], 10, algorithm="bmw")
+    _same((d, s), bm25(idx, ["t1"], 10))
+
+
+@pytest.mark.parametrize("name,kw", [("bm25", {}), ("bm25", {"idf": "lucene"}), ("ql", {})])
+@pytest.mark.parametrize("quant", [None, 8])
+def test_retrieve_many_equals_retrieve(indexes, name, kw, quant):
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = indexes[2]
+    rng = np.random.default_rng(5)
+    qs = [[f"t{i}" for i in rng.integers(0, 200, rng.integers(0, 6))] for _ in range(60)]
+    qs.append(["nope"])
+    for alg in ("exhaustive", "maxscore", "bmw"):
+        got = retrieve_many(idx, qs, 20, name, alg, quantize=quant, **kw)
+        assert len(got) == len(qs)
+        for q, g in zip(qs, got):
+            _same(g, retrieve(idx, q, 20, name, "exhaustive", quantize=quant, **kw))
+    for q, g in zip(qs, retrieve_many(idx, qs, 20, name, rho="1.4", quantize=quant, **kw)):
+        _same(g, retrieve(idx, q, 20, name, rho="1.4", band_method="interval", quantize=quant,
+                          **kw))
+
+
+def test_search_cli_options(indexes, tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    idx = indexes[1]
+    topics = tmp_path / "t.tsv"
+    topics.write_text("1\tt1 t7 t30\n2\tt2 t2 t55\n")
+    base = ["search", str(idx.path), "--topics", str(topics), "-q", "-k", "50"]
+    out = {}
+    for name, extra in [("exh", []), ("bmw", ["--algorithm", "bmw"]),
+                        ("ms", ["--algorithm", "maxscore", "--model", "bm25"]),
+                        ("q8", ["--quantize", "8"]), ("rho", ["--rho", "1.4"]),
+                        ("budget", ["--budget", "1000000"])]:
+        r = CliRunner().invoke(main, base + extra)
+        assert r.exit_code == 0, r.output
+        out[name] = r.output
+    assert out["bmw"] == out["exh"] == out["ms"] == out["budget"]
+    # quantised scores are integers, band scores are 1/g
+    assert all(float(x.split()[4]).is_integer() for x in out["q8"].splitlines())
+    assert out["rho"].splitlines()[0].split()[4] == "1.0"
+    for extra, msg in [(["--rho", "0.5"], "rho"), (["--model", "sdm", "--algorithm", "bmw"],
+                                                   "bm25 or ql"),
+                       (["--quantize", "0"], "0")]:
+        r = CliRunner().invoke(main, base + extra)
+        assert r.exit_code == 2 and msg in r.output, r.output
+
+
+@SETTINGS
+@given(which=st.integers(1, 2), q=queries, model=models, k=st.sampled_from([1, 10, 100]),
+       quant=st.sampled_from([None, 8]))
+def test_starting_threshold_is_reached_by_k_documents(indexes, which, q, model, k, quant):
+    from tiebreak.retrieval.traversal import _bounds, _theta0, plan
+
+    idx = indexes[which]
+    name, kw = model
+    p = plan(idx, name, _terms(idx, q), quant, **kw)
+    _, _, tol, *_ = _bounds(idx, p)
+    pmin = float(p.prior.min()) if p.has_prior else 0.0
+    th0 = _theta0(idx, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k, tol,
+                  float(p.pw), pmin)[0]
+    d, s = retrieve(idx, _terms(idx, q), k, name, quantize=quant, **kw)
+    if np.isfinite(th0):
+        assert len(s) == k and s[-1] >= th0
