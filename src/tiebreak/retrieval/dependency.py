@@ -587,13 +587,8 @@ def _check_k(k) -> int:
 
 
 @jit
-def _lkp_query(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
-    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, pop,
-):  # fmt: skip
-    """Per-query set-up of Lkp / Lkpf / L2p (``variant`` 0 / 1 / 2) and scoring, in one call:
+def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop):
+    """Per-query set-up of Lkp / Lkpf / L2p (``variant`` 0 / 1 / 2), in numba:
     term weights ``w = ln(N / f_t)``, the Eq. 4.1 subquery weight sums (subset sums of
     ``min(w, 1)`` over the ``2^nq`` masks, or over adjacent pairs), the window limits of Lkpf,
     the per-occurrence phrase scores and the interval method (``method`` 0 auto, 1 LPS-IF-A,
@@ -657,10 +652,23 @@ def _lkp_query(
             use_eps = alpha >= ALPHA_DENSE or nq >= 7
     else:
         use_eps = method == 2
+    return w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp
+
+
+@jit
+def _lkp_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
+    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, pop,
+):  # fmt: skip
+    """:func:`_lkp_setup` then :func:`_score_query` in one call (the whole query in numba)."""
+    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
+        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     return _score_query(
         post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
         d_acc, d_cnt, d_head, d_touched,
-        tids, nq, topk, 0, use_eps, pairs_only,
+        tids, nq, topk, 0, use_eps, variant == 2,
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
         _ZERO1, _ZERO1, 1.0, MU, sat,
@@ -671,7 +679,9 @@ _METHOD_CODE = {"auto": 0, "lps_if_all": 1, "eps_cdf_all": 2}
 _VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}
 
 
-def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+    """Checks and the query plan of the Lkp family: ``None`` when nothing can be retrieved,
+    else (tids, qtf, nq, structure tables). Raises ValueError for a bad parameter."""
     if not 0.0 <= lam <= 1.0:
         raise ValueError("lam must be in [0, 1]")
     if k1 < 0 or not 0.0 <= b <= 1.0:
@@ -683,19 +693,24 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
     limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
     tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant)
     if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return None
+    # nq = the number of proximity terms (the first nq of tids)
+    return tids, qtf, nq, _structure(nq, variant)
+
+
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+    plan = _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
+    if plan is None:
         return _empty()
-    # from here on nq = the number of proximity terms (the first nq of tids); the rest of the
-    # set-up runs in numba (_lkp_query)
-    tables, ph_slot, _, pop = _structure(nq, variant)
-    arrs = _arrays(index)
-    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = arrs
+    tids, qtf, nq, (tables, ph_slot, _, pop) = plan
+    # the rest of the set-up runs in numba (_lkp_query)
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
     return _lkp_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
-        df_all, cf_all, tids, qtf, nq, k, _VARIANT_CODE[variant], _METHOD_CODE[method],
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
         float(lam), float(k1), float(b), float(index.avgdl), float(index.num_docs),
         tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop,
     )  # fmt: skip
-
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
