@@ -74,3 +74,24 @@ def test_rerank_bad_input(tmp_path):
         rerank(idx, q, 10, lam=2)
     d, s = rerank(idx, ["nonexistentterm"], 10)
     assert len(d) == 0 and len(s) == 0
+
+
+def test_cli_rerank_option(tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    idx = random_index(tmp_path, 8)
+    t = tmp_path / "t.tsv"
+    t.write_text("1\talpha beta gamma\n2\tdelta kappa\n")
+    r = CliRunner()
+    full = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--model", "lkp",
+                           "-k", "20", "-q", "--tag", "x"])
+    two = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                          "--first", "bm25", "-k", "20", "--first-k", "1000", "-q", "--tag",
+                          "x"])
+    assert full.exit_code == 0 and two.exit_code == 0, two.output
+    assert two.output == full.output and two.output.count("\n") == 40
+    bad = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                          "--first", "nope", "-q"])
+    assert bad.exit_code == 2 and "unknown model 'nope'" in bad.output

@@ -182,3 +182,46 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         float(lam), float(k1), float(b), float(index.avgdl), dl, float(index.num_docs),
         tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
     )  # fmt: skip
+
+
+def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",
+                  first_k: int | None = None, progress: bool = False, **params):
+    """:func:`rerank` over ``(qid, text)`` topics, as :func:`tiebreak.retrieval.search.search`
+    does for one model: a list of :class:`~tiebreak.retrieval.search.Result` in topic order (an
+    empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``. ``params`` go
+    to :func:`rerank` (``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms``) after the checks
+    of :func:`~tiebreak.retrieval.search.check_params` for ``model``.
+
+    Raises
+    ------
+    ValueError
+        A bad parameter or topic id.
+    """
+    import sys
+
+    from ..index.readers import check_docno
+    from .search import Result, check_params
+
+    check_params(model, params)
+    first_k = k if first_k is None else first_k
+    topics = list(topics)
+    for qid, _ in topics:
+        check_docno(str(qid), f"topic {str(qid)!r}", "topic id")
+    it = topics
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(topics, desc=f"searching ({first} -> {model})", unit=" q", file=sys.stderr,
+                  mininterval=0.5)
+    analyze = index.analyzer.analyze
+    out = []
+    for qid, text in it:
+        terms = analyze(text)
+        d, s = rerank(index, terms, k, first=first, first_k=first_k, model=model, **params)
+        note = ""
+        if len(d) == 0:
+            note = ("no query terms after analysis" if not terms else
+                    "none of its terms occurs in the index"
+                    if all(index.term_id(t) < 0 for t in terms) else "no document matched")
+        out.append(Result(str(qid), d, s, note))
+    return out
