@@ -59,9 +59,16 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--numbering", type=click.Choice(["id", "sequential"]), default="id",
               show_default=True,
               help="Topic ids as in the file, or 1, 2, ... in file order (Cranfield cran.qry).")
+@click.option("--rerank", "rerank", type=click.Choice(["lkp", "lkpf", "l2p"]), default=None,
+              help="Two-stage: score only the --first model's top --first-k documents with "
+                   "this proximity model (--model is then ignored).")
+@click.option("--first", "first", default="bm25", show_default=True,
+              help="First-pass model of --rerank (bm25 runs as Lkp's BM25^(2): idf rw).")
+@click.option("--first-k", "first_k", type=click.IntRange(min=1), default=None,
+              help="Candidates taken from the first pass (default: -k).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
-               query_fields, numbering, quiet):
+               query_fields, numbering, quiet, rerank=None, first="bm25", first_k=None):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -82,6 +89,8 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         if not eq or not name.strip():
             fail(f"-p expects NAME=VALUE, got {p!r}")
         kw[name.strip()] = _value(val.strip())
+    if rerank:
+        model = rerank
     try:
         check_params(model, kw)
     except ValueError as e:
@@ -98,7 +107,14 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (ValueError, OSError) as e:
         fail(f"topics: {e}")
     try:
-        res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(), **kw)
+        if rerank:
+            from .rerank import search_rerank
+
+            res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
+                                progress=(not quiet) and sys.stderr.isatty(), **kw)
+        else:
+            res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(),
+                         **kw)
     except IndexFormatError as e:
         fail(str(e))
     except NotImplementedError as e:
@@ -106,5 +122,5 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
-    write_run(sys.stdout, idx, res, tag or model)
+    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else model))
     sys.stdout.flush()
