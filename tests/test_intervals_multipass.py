@@ -66,3 +66,15 @@ def test_multi_pass_buffers_grow():
     a, b = iv.eps_if_multi(pl), iv.lps_if_all(pl)
     assert len(a) == len(b) > 4 * 400
     assert as_dict(a) == as_dict(b) == as_dict(iv.lps_cdf_multi(pl))
+
+
+def test_eps_cdf_all_from_lists_in_one_call():
+    rng = np.random.default_rng(5)
+    doc = rng.integers(-1, 4, 200).tolist()
+    pl = positions(doc, 4)
+    lens = np.array([len(p) for p in pl])
+    ends = np.cumsum(lens)
+    bufs = [np.empty(5000, np.int64)] + [np.empty(5000, np.int32) for _ in range(4)]
+    n = iv.eps_cdf_all_if_kernel(np.concatenate(pl), ends - lens, ends, False, *bufs)
+    got = iv.IntervalSet(bufs[0][:n], bufs[1][:n], bufs[2][:n])
+    assert as_dict(got) == as_dict(iv.eps_cdf_all(pl))

@@ -517,6 +517,22 @@ def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
     return n
 
 
+@jit
+def eps_cdf_all_if_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out_ls,
+                          out_rs):  # fmt: skip
+    """EPS-CDF-A from position lists in one call: the CDF merge, then Algorithm 4 (the timing
+    study's single-pass method that includes its CDF build). Outputs as
+    :func:`eps_cdf_all_kernel`."""
+    tot = 0
+    for j in range(len(starts)):
+        tot += ends[j] - starts[j]
+    cp = np.empty(max(tot, 1), np.int32)
+    ct = np.empty(max(tot, 1), np.int32)
+    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(len(starts), np.int64))
+    return eps_cdf_all_kernel(cp[:T], ct[:T], pairs_only, out_mask, out_l, out_r, out_ls,
+                              out_rs)
+
+
 def _run_multi(kernel, pl, pairs_only: bool) -> IntervalSet:
     _check_all(len(pl))
     flat, starts, ends = _flatten(pl)
