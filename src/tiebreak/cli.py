@@ -37,6 +37,7 @@ LAZY_COMMANDS: dict[str, str] = {
 LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.experiments.study_bands:bands_cmd",
     "ties": "tiebreak.experiments.study_ties:ties_cmd",
+    "proximity": "tiebreak.experiments.study_proximity:proximity_cmd",
 }
 
 
