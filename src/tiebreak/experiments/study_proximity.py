@@ -18,7 +18,8 @@ Models (:mod:`tiebreak.retrieval.dependency`, :mod:`tiebreak.retrieval.models`):
 Outputs (in ``--out``):
 
 * ``summary.tsv``: per model the mean of each measure, the RBP residual, and the paired t-test
-  of AP against FDM (two-sided; p Holm-corrected over the models; ``sig`` = adjusted p < alpha);
+  of AP against FDM (two-sided; p Holm-corrected over the family of all models and Lkp-cv
+  against FDM; ``sig`` ``+``/``-`` = adjusted p < alpha, better/worse than FDM);
 * ``deltas.tsv`` / ``deltas.png`` (Figs 3.3, 3.4, 4.7): per model and baseline (BM25, SDM) the
   number of topics in each bucket of the per-topic AP change ``100 (AP - AP_base) / AP_base``
   (``base=0`` when the baseline has AP 0 and the model does not);
@@ -216,21 +217,26 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
     tq = study["topics"]
     # summary
     fdm = ap[names.index("FDM")]
-    rows = []
-    pv = []
-    for i, n in enumerate(names):
-        pv.append(1.0 if n == "FDM" else paired_t(ap[i], fdm).pvalue)
-    adj = holm(np.array(pv))
-    hdr = ["model"] + [m for m in res.measures] + ["p_vs_FDM", "p_holm", "sig"]
-    for i, n in enumerate(names):
-        vals = [float(res.mean[i, mi[m], 0]) for m in res.measures]
-        sig = "" if n == "FDM" else ("+" if adj[i] < alpha and ap[i].mean() > fdm.mean() else
-                                     "-" if adj[i] < alpha else "")
-        rows.append([n, *vals, float(pv[i]), float(adj[i]), sig])
     cv = study["cv_ap"]
-    p_cv = paired_t(cv, fdm).pvalue
-    rows.append(["Lkp-cv", float(cv.mean())] + [""] * (len(res.measures) - 1)
-                + [float(p_cv), "", ""])
+    # the family of comparisons against FDM: every other model and Lkp-cv, Holm-corrected
+    others = [(n, ap[i]) for i, n in enumerate(names) if n != "FDM"] + [("Lkp-cv", cv)]
+    pv = np.array([paired_t(x, fdm).pvalue for _, x in others])
+    adj = dict(zip([n for n, _ in others], holm(pv)))
+    raw = dict(zip([n for n, _ in others], pv))
+    hdr = ["model"] + list(res.measures) + ["p_vs_FDM", "p_holm", "sig"]
+    rows = []
+    for i, n in enumerate(names + ["Lkp-cv"]):
+        if n == "Lkp-cv":
+            vals = [float(cv.mean())] + [""] * (len(res.measures) - 1)
+            mean = cv.mean()
+        else:
+            vals = [float(res.mean[i, mi[m], 0]) for m in res.measures]
+            mean = ap[i].mean()
+        if n == "FDM":
+            rows.append([n, *vals, "", "", ""])
+            continue
+        sig = ("+" if mean > fdm.mean() else "-") if adj[n] < alpha else ""
+        rows.append([n, *vals, float(raw[n]), float(adj[n]), sig])
     _write_tsv(os.path.join(out_dir, "summary.tsv"), hdr, rows)
     # deltas
     drows = []
@@ -352,8 +358,8 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
     for r in rows:
         vals = " ".join(f"{x:12.4f}" if isinstance(x, float) else f"{x:>12}"
                         for x in r[1:1 + len(res.measures)])
-        ph = r[-2] if isinstance(r[-2], float) else float("nan")
-        click.echo(f"{r[0]:9} {vals}  {ph:.3g} {r[-1]}")
+        ph = f"{r[-2]:.3g}" if isinstance(r[-2], float) else ""
+        click.echo(f"{r[0]:9} {vals}  {ph} {r[-1]}")
     click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}")
     click.echo(f"wrote summary.tsv deltas.tsv deltas.png extremes.tsv lambda_cv.tsv "
                f"heatmap.tsv heatmap.png to {out_dir}", err=True)
