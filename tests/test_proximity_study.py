@@ -63,11 +63,11 @@ def test_study_command(tmp_path):
                                   "-q"])
     assert r.exit_code == 0, r.output
     for f in ("summary.tsv", "deltas.tsv", "deltas.png", "extremes.tsv", "lambda_cv.tsv",
-              "heatmap.tsv", "heatmap.png"):
+              "heatmap.tsv", "heatmap.png", "ql_mu.tsv"):
         assert (out / f).stat().st_size > 0
     rows = list(csv.DictReader(open(out / "summary.tsv"), delimiter="\t"))
     assert [x["model"] for x in rows] == ["BM25", "BOW", "BOW+OW", "BOW+UW", "SDM", "FDM",
-                                          "L2p", "Lkp", "Lkpf", "Lkp-cv"]
+                                          "L2p", "Lkp", "Lkpf", "Lkp-cv", "BOW-cv"]
     assert "RBP_resid(p=0.95)" in rows[0]
     # BOW = query likelihood: the same MAP as the ql model
     import io

@@ -25,7 +25,9 @@ Outputs (in ``--out``):
   (``base=0`` when the baseline has AP 0 and the model does not);
 * ``extremes.tsv`` (Tables 3.3, 3.4, 4.5): per model the ``--top`` worst and best topics by AP
   change against BM25, with the topic text;
-* ``lambda_cv.tsv``: per fold the chosen lambda and the test topics' mean AP;
+* ``lambda_cv.tsv``: per fold the chosen lambda and the test topics' mean AP, and the same for
+  ``BOW-cv``: query likelihood with the Dirichlet mu chosen by the same folds (grid
+  :data:`DEFAULT_MUS`); ``ql_mu.tsv``: QL's MAP at every mu of the grid (for reading only);
 * ``heatmap.tsv`` / ``heatmap.png`` (Figs 4.5, 4.6): over the Lkp top ``-k`` of every topic,
   P(relevant) (unjudged = not relevant) in bins of (BM25^(2) score, Lkp proximity part) -- the
   two parts of Eq. 4.3 -- with the row and column projections; bins are deciles of the pooled
@@ -62,6 +64,8 @@ MEASURES = ("AP", "nDCG@10", "P@10", "RBP(p=0.95)")
 #: bucket edges of the per-topic AP change in percent (Figs 3.3, 3.4, 4.7)
 EDGES = (-100.0, -50.0, -10.0, 0.0, 10.0, 50.0, 100.0)
 DEFAULT_LAMS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: Dirichlet mu grid of the cross-validated query likelihood (BOW-cv)
+DEFAULT_MUS = (100.0, 250.0, 500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3500.0, 5000.0)
 
 
 def delta_buckets(ap, base) -> tuple[list[str], np.ndarray]:
@@ -123,7 +127,7 @@ def _evaluate(qrels, runs: dict):
 
 
 def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_LAMS,
-              seed: int = 0, progress: bool = False):
+              seed: int = 0, progress: bool = False, mus=DEFAULT_MUS):
     """All runs and evaluations of the study; returns a dict of the pieces the outputs use."""
     from ..retrieval.search import search
 
@@ -139,14 +143,18 @@ def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_
         runs[name] = (index, search(index, topics, model, k, **params))
     lam_runs = {f"lam={lam:g}": (index, search(index, topics, "lkp", k, lam=float(lam)))
                 for lam in lams}
-    res = _evaluate(qrels, {**runs, **lam_runs})
+    mu_runs = {f"mu={mu:g}": (index, search(index, topics, "ql", k, mu=float(mu)))
+               for mu in mus}
+    res = _evaluate(qrels, {**runs, **lam_runs, **mu_runs})
     topics_q = res.topics
     ap = res.per_topic[:, res.measures.index("AP"), 0, :]
-    n_m = len(names)
-    fold, chosen, cv_ap = cv_lambda(ap[n_m:], lams, folds, seed)
+    n_m, n_l = len(names), len(lams)
+    fold, chosen, cv_ap = cv_lambda(ap[n_m:n_m + n_l], lams, folds, seed)
+    _, chosen_mu, cv_ql = cv_lambda(ap[n_m + n_l:], mus, folds, seed)
     return {"res": res, "names": names, "ap": ap[:n_m], "cv_ap": cv_ap, "fold": fold,
             "chosen": [lams[c] for c in chosen], "lams": list(lams), "topics": topics_q,
-            "runs": runs}
+            "runs": runs, "cv_ql": cv_ql, "chosen_mu": [mus[c] for c in chosen_mu],
+            "ql_by_mu": ap[n_m + n_l:].mean(axis=1), "mus": list(mus)}
 
 
 def _heatmap(index, topics, qrels, k: int, bins: int = 10):
@@ -219,16 +227,19 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
     fdm = ap[names.index("FDM")]
     cv = study["cv_ap"]
     # the family of comparisons against FDM: every other model and Lkp-cv, Holm-corrected
-    others = [(n, ap[i]) for i, n in enumerate(names) if n != "FDM"] + [("Lkp-cv", cv)]
+    cvq = study["cv_ql"]
+    others = [(n, ap[i]) for i, n in enumerate(names) if n != "FDM"] + [("Lkp-cv", cv),
+                                                                         ("BOW-cv", cvq)]
     pv = np.array([paired_t(x, fdm).pvalue for _, x in others])
     adj = dict(zip([n for n, _ in others], holm(pv)))
     raw = dict(zip([n for n, _ in others], pv))
     hdr = ["model"] + list(res.measures) + ["p_vs_FDM", "p_holm", "sig"]
     rows = []
-    for i, n in enumerate(names + ["Lkp-cv"]):
-        if n == "Lkp-cv":
-            vals = [float(cv.mean())] + [""] * (len(res.measures) - 1)
-            mean = cv.mean()
+    for i, n in enumerate(names + ["Lkp-cv", "BOW-cv"]):
+        if n in ("Lkp-cv", "BOW-cv"):
+            x = cv if n == "Lkp-cv" else cvq
+            vals = [float(x.mean())] + [""] * (len(res.measures) - 1)
+            mean = x.mean()
         else:
             vals = [float(res.mean[i, mi[m], 0]) for m in res.measures]
             mean = ap[i].mean()
@@ -273,10 +284,13 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
                ["model", "kind", "topic", "AP_BM25", "AP_model", "delta", "text"], erows)
     # lambda CV
     fold = study["fold"]
-    lrows = [[f, study["chosen"][f], int((fold == f).sum()), float(cv[fold == f].mean())]
+    lrows = [[f, study["chosen"][f], int((fold == f).sum()), float(cv[fold == f].mean()),
+              study["chosen_mu"][f], float(study["cv_ql"][fold == f].mean())]
              for f in range(len(study["chosen"]))]
     _write_tsv(os.path.join(out_dir, "lambda_cv.tsv"),
-               ["fold", "lambda", "topics", "AP_test"], lrows)
+               ["fold", "lambda", "topics", "AP_test_Lkp", "mu", "AP_test_QL"], lrows)
+    _write_tsv(os.path.join(out_dir, "ql_mu.tsv"), ["mu", "MAP"],
+               [[float(m), float(v)] for m, v in zip(study["mus"], study["ql_by_mu"])])
     # heat map
     xe, ye, p, cnt, hit = _heatmap(index, topics, qrels, k)
     hrows = []
@@ -360,6 +374,7 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
                         for x in r[1:1 + len(res.measures)])
         ph = f"{r[-2]:.3g}" if isinstance(r[-2], float) else ""
         click.echo(f"{r[0]:9} {vals}  {ph} {r[-1]}")
-    click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}")
+    click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}; "
+               f"QL mu per fold (CV): {', '.join(f'{x:g}' for x in study['chosen_mu'])}")
     click.echo(f"wrote summary.tsv deltas.tsv deltas.png extremes.tsv lambda_cv.tsv "
-               f"heatmap.tsv heatmap.png to {out_dir}", err=True)
+               f"ql_mu.tsv heatmap.tsv heatmap.png to {out_dir}", err=True)
