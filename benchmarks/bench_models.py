@@ -14,6 +14,11 @@ Query sets (on Vaswani by default; ``--collection cranfield`` also works):
 * ``long``: the full topics with 6..``--long-max`` distinct terms, for FDM and Lkp (cost grows
   with 2^k), reported per query length.
 
+Two-stage mode (:mod:`tiebreak.retrieval.rerank`): BM25^(2) top-K, then Lkp on those K only.
+Reported per K (``--rerank-k``): query time against BM25's (median over queries of the per-query
+ratio, and the ratio of total times) on the short and the natural-length queries, and MAP
+against full Lkp on the collection's judgments.
+
 Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
 its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
 with an empty cache directory (full compile).
@@ -110,11 +115,69 @@ def cold_start(index_path: Path, query: list[str]) -> tuple[float, float, float]
     return tuple(float(x) for x in out.stdout.split())
 
 
+def query_times(fn, idx, queries, repeat: int) -> np.ndarray:
+    """Seconds per query (best of ``repeat``), after one warm-up call each."""
+    for q in queries:
+        fn(idx, q, 1000)
+    out = []
+    for q in queries:
+        best = float("inf")
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn(idx, q, 1000)
+            best = min(best, time.perf_counter() - t)
+        out.append(best)
+    return np.array(out)
+
+
+def mean_ap(idx, topics, queries, fn, collection):
+    """MAP of ``fn`` on the collection's judgments (None if unknown)."""
+    import io
+
+    import tiebreak as tb
+    from tiebreak.index.testcollections import COLLECTIONS
+    from tiebreak.retrieval.search import Result, format_run
+
+    c = COLLECTIONS.get(collection)
+    if c is None:
+        return None
+    res = [Result(qid, *fn(idx, q, 1000)) for (qid, _), q in zip(topics, queries)]
+    run = format_run(idx, res, "x")
+    r = tb.evaluate(tb.read_qrels(io.BytesIO(c.qrels(SHARED))),
+                    [tb.read_run(io.BytesIO(run.encode()))], ["AP"], ["trec_eval"])
+    return float(r.mean[0, 0, 0])
+
+
+def two_stage(idx, topics, full, short, bm25_2, args, collection):
+    from tiebreak.retrieval import dependency as dep
+    from tiebreak.retrieval.rerank import rerank
+
+    ks = [int(x) for x in args.rerank_k.split(",")]
+    print("\ntwo-stage Lkp (BM25^(2) top-K, then Lkp on those K) against BM25 and full Lkp")
+    print(f"{'queries':8} {'K':>6} {'med x BM25':>11} {'tot x BM25':>11} {'full lkp x':>11} "
+          f"{'MAP':>7} {'full MAP':>9} {'dMAP %':>7}")
+    for name, qs in (("short", short), ("natural", [q for q in full if q])):
+        tb_ = query_times(bm25_2, idx, qs, args.repeat)
+        tl = query_times(dep.lkp, idx, qs, args.repeat)
+        m_full = mean_ap(idx, topics, full, dep.lkp, collection) if name == "natural" else None
+        for K in ks:
+            def fn(i, q, k, K=K):
+                return rerank(i, q, k, first_k=K)
+            tr = query_times(fn, idx, qs, args.repeat)
+            m = mean_ap(idx, topics, full, fn, collection) if name == "natural" else None
+            ms = f"{m:7.4f} {m_full:9.4f} {100 * (m / m_full - 1):7.2f}" if m \
+                else f"{'':7} {'':9} {'':7}"
+            print(f"{name:8} {K:6d} {np.median(tr / tb_):11.2f} {tr.sum() / tb_.sum():11.2f} "
+                  f"{tl.sum() / tb_.sum():11.2f} {ms}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--collection", default="vaswani")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--long-max", type=int, default=10)
+    ap.add_argument("--rerank-k", default="100,1000",
+                    help="comma list of first-pass depths K for the two-stage mode")
     args = ap.parse_args(argv)
 
     from tiebreak.retrieval import dependency as dep
@@ -166,6 +229,9 @@ def main(argv=None):
             for fn in (bm25_2, dep.lkp, dep.fdm):
                 row.append(np.median(time_model(fn, idx, qs, 1)) if fn else float("nan"))
             print(f"{L:5d} {len(qs):4d} " + " ".join(f"{x:9.3f}" for x in row))
+
+        if bm25_2 is not None:
+            two_stage(idx, topics, full, short, bm25_2, args, collection=args.collection)
 
         q0 = short[0]
         imp, first, warm = cold_start(idx.path, q0)

@@ -44,6 +44,7 @@ LAZY_STUDIES: dict[str, str] = {
     "depth": "tiebreak.judgments.cli:depth_cmd",
     "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
     "precision": "tiebreak.experiments.study_precision:precision_cmd",
+    "proximity": "tiebreak.experiments.study_proximity:proximity_cmd",
 }
 
 
@@ -56,7 +57,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 COMMAND_EXTRAS: dict[str, str] = {
     "index": "search", "search": "search", "report": "plot",
     "study bands": "plot", "study ties": "plot", "study depth": "plot", "study estimate": "plot",
-    "study precision": "search",
+    "study precision": "search", "study proximity": "search",
 }
 
 

@@ -11,10 +11,18 @@ Documents (:func:`iter_documents`) yield ``(docno, text)``; topics (:func:`read_
   ``.N`` entry lines and ``.X`` citation triples). Queries use :data:`SMART_QUERY_FIELDS`.
 * **tar archive** (``.tar``, ``.tar.gz``, ``.tgz``) -- one document per file, docno = file name
   without extension, markup tags dropped (Anserini's HTML CACM).
+* **LISA** (Sheffield) -- records ``Document N`` + title + abstract, each ended by a line of
+  asterisks; a ``.tar.gz`` of the ``LISA*.nnn`` part files is read in name order. The
+  distributed files carry a transmission fault (see :func:`_lisa_docs`), handled explicitly.
+* **TIME** (Cornell/Glasgow) -- ``*TEXT nnn date PAGE ppp`` starts a document (docno ``nnn``),
+  ``*STOP`` ends the file.
+* **NPL** (Glasgow) -- an id line, text lines, a line holding only ``/``.
 * **JSONL** -- one object per line with ``docno`` (or ``doc_id``/``id``) and ``text`` (or
   ``contents``/``body``), plus ``title`` if present.
-* topics only: TREC topics (``<top><num>..<title>..``; ``field`` picks title/desc/narr), a TREC
-  ``<DOC>`` file of queries (as Anserini ships for CACM), or TSV ``qid<TAB>text``.
+* topics only: LISA queries (an id line, text ended by ``#``), TIME queries (``*FIND n``), NPL
+  queries (as NPL documents), TREC topics (``<top><num>..<title>..``; ``field`` picks
+  title/desc/narr), a TREC ``<DOC>`` file of queries (as Anserini ships for CACM), or TSV
+  ``qid<TAB>text``.
 
 Anything that is not an existing path is taken as an ``ir_datasets`` id (``cranfield``,
 ``vaswani``; an ``irds:`` prefix forces this). ``ir_datasets`` is imported only then.
@@ -27,11 +35,13 @@ import html
 import json
 import os
 import re
+import warnings
 import zlib
 from collections.abc import Iterator
 
 __all__ = ["iter_documents", "read_topics", "detect_format", "count_documents",
-           "check_docno", "find_bad_docno", "SMART_DOC_FIELDS", "SMART_QUERY_FIELDS"]
+           "check_docno", "find_bad_docno", "SMART_DOC_FIELDS", "SMART_QUERY_FIELDS",
+           "CollectionQuirkWarning"]
 
 SMART_DOC_FIELDS = ("T", "A", "W", "K")
 SMART_QUERY_FIELDS = ("T", "A", "W")
@@ -108,12 +118,51 @@ def _read_text(path: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+_LISA_HEAD = re.compile(r"^Document\s+(\S+)\s*$")
+_LISA_END = re.compile(r"^\*{10,}\s*$")
+_TIME_TEXT = re.compile(r"^\*TEXT\b")
+_TIME_FIND = re.compile(r"^\*FIND\s+(\S+)\s*$")
+_INT_LINE = re.compile(r"^\s*\d+\s*$")
+
+
+class CollectionQuirkWarning(UserWarning):
+    """A known fault of a distributed test collection was handled (what and where is in the
+    message); nothing is dropped without one."""
+
+
+def _numbered_kind(text: str) -> str | None:
+    """``npl`` or ``lisa-queries`` for files of records that start with a bare number line:
+    NPL ends a record with a line holding only ``/``, LISA's queries end theirs with ``#``."""
+    lines = text.splitlines()
+    first = next((i for i, x in enumerate(lines) if x.strip()), None)
+    if first is None or not _INT_LINE.match(lines[first]):
+        return None
+    for x in lines[first + 1:]:
+        s = x.strip()
+        if s == "/":
+            return "npl"
+        if s.endswith("#"):
+            return "lisa-queries"
+    return None
+
+
 def detect_format(text: str) -> str:
-    """``trec``, ``trec-topics``, ``smart``, ``jsonl`` or ``tsv`` from the first non-blank line."""
+    """``trec``, ``trec-topics``, ``smart``, ``lisa``, ``lisa-queries``, ``time``,
+    ``time-queries``, ``npl``, ``jsonl`` or ``tsv`` from the first non-blank line(s)."""
     for line in text.splitlines():
         s = line.strip()
         if not s:
             continue
+        if _LISA_HEAD.match(s):
+            return "lisa"
+        if _TIME_TEXT.match(s):
+            return "time"
+        if _TIME_FIND.match(s):
+            return "time-queries"
+        if _INT_LINE.match(s):
+            kind = _numbered_kind(text)
+            if kind:
+                return kind
         up = s.upper()
         if up.startswith("<DOC>"):
             return "trec"
@@ -126,7 +175,8 @@ def detect_format(text: str) -> str:
         if "\t" in line:
             return "tsv"
         break
-    raise ValueError("cannot tell the format (expected TREC <DOC>/<top>, SMART .I, JSONL or TSV)")
+    raise ValueError("cannot tell the format (expected TREC <DOC>/<top>, SMART .I, LISA, TIME, "
+                     "NPL, JSONL or TSV)")
 
 
 def _detect(text: str, source: str) -> str:
@@ -246,6 +296,155 @@ def _smart_text(fields: dict[str, list[str]], wanted) -> str:
     return "\n".join("\n".join(fields[k]) for k in keys)
 
 
+def _lisa_docs(text: str, source: str = "",
+               seen: dict[str, tuple[str, str]] | None = None) -> Iterator[tuple[str, str]]:
+    """LISA records: ``Document N``, title line(s), a blank line, the abstract, then a line of
+    asterisks. ``seen`` (docno -> (text, where)) carries repeats across the part files.
+
+    The Sheffield distribution (Fox's Virginia Disc copy, the one every mirror has) carries a
+    transmission fault in part ``LISA1.501``: document 1992's abstract runs into the tail of
+    document 1997, documents 1993-1997 are missing, documents 1998-2001 are sent twice (the
+    same text both times) and between the two copies stands the tail of document 1997 with no
+    ``Document`` line. This reader handles each case explicitly and generally:
+
+    * a docno sent again with the *same* text is read once; a :class:`CollectionQuirkWarning`
+      names both places;
+    * a docno sent again with *different* text is a ``ValueError`` (``file:line``);
+    * a record without a ``Document N`` line cannot be named by any run or judgment: it is
+      skipped with a :class:`CollectionQuirkWarning` naming its line and first words;
+    * text after the last line of asterisks (a truncated file) is a ``ValueError``.
+
+    So the 6004 records of LISA give 5999 documents (1-1992 and 1998-6004).
+    """
+    where = f"{source}:" if source else "line "
+    seen = {} if seen is None else seen
+    rec: list[str] = []
+    start = 1
+    lines = text.splitlines()
+    for lno, line in enumerate(lines, 1):
+        if not _LISA_END.match(line):
+            if not rec:
+                start = lno
+            rec.append(line)
+            continue
+        body = [x.rstrip() for x in rec]
+        rec = []
+        while body and not body[0].strip():
+            body.pop(0)
+            start += 1
+        if not body:
+            raise ValueError(f"{where}{lno}: empty LISA record (two lines of asterisks)")
+        m = _LISA_HEAD.match(body[0].strip())
+        txt = "\n".join(body[1:] if m else body).strip()
+        if m is None:
+            words = " ".join(txt.split()[:8])
+            warnings.warn(f"{where}{start}: LISA record without a 'Document N' line skipped "
+                          f"(no docno, so no run or judgment can refer to it): {words!r}...",
+                          CollectionQuirkWarning, stacklevel=2)
+            continue
+        docno = check_docno(m.group(1), f"{where}{start}")
+        if docno in seen:
+            first_txt, first_at = seen[docno]
+            if " ".join(first_txt.split()) != " ".join(txt.split()):
+                raise ValueError(f"{where}{start}: docno {docno!r} repeats {first_at} with "
+                                 "different text")
+            warnings.warn(f"{where}{start}: LISA document {docno} sent again with the same "
+                          f"text as at {first_at}; read once", CollectionQuirkWarning,
+                          stacklevel=2)
+            continue
+        seen[docno] = (txt, f"{where}{start}")
+        yield docno, txt
+    if any(x.strip() for x in rec):
+        raise ValueError(f"{where}{start}: LISA record not ended by a line of asterisks "
+                         "(truncated file?)")
+
+
+def _time_records(text: str, source: str, head: re.Pattern,
+                  what: str) -> Iterator[tuple[int, re.Match, str]]:
+    """(line, header match, text) of each ``*TEXT``/``*FIND`` record; ``*STOP`` ends the file
+    (optional); anything before the first header or after ``*STOP`` is an error."""
+    where = f"{source}:" if source else "line "
+    cur: tuple[int, re.Match] | None = None
+    body: list[str] = []
+    stopped = None
+    for lno, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if stopped is not None:
+            if s:
+                raise ValueError(f"{where}{lno}: text after *STOP (line {stopped})")
+            continue
+        if s == "*STOP":
+            stopped = lno
+            continue
+        m = head.match(s)
+        if m:
+            if cur is not None:
+                yield cur[0], cur[1], "\n".join(body).strip()
+            cur, body = (lno, m), []
+            continue
+        if cur is None:
+            if s:
+                raise ValueError(f"{where}{lno}: text before the first {what} line")
+            continue
+        body.append(line)
+    if cur is not None:
+        yield cur[0], cur[1], "\n".join(body).strip()
+
+
+def _time_docs(text: str, source: str = "") -> Iterator[tuple[str, str]]:
+    """TIME documents; the docno is the article's ``*TEXT`` number as written (``017`` ...),
+    an id of the article itself. (``TIME.REL`` numbers documents by position in the original
+    425-document file, which the distributed 423-document copies no longer match; see
+    :mod:`tiebreak.index.testcollections`.) A repeated or missing number is a ValueError."""
+    where = f"{source}:" if source else "line "
+    seen: dict[str, int] = {}
+    for lno, m, txt in _time_records(text, source, _TIME_TEXT, "*TEXT"):
+        f = m.string.split()
+        if len(f) < 2:
+            raise ValueError(f"{where}{lno}: *TEXT line without a number")
+        docno = check_docno(f[1], f"{where}{lno}")
+        if docno in seen:
+            raise ValueError(f"{where}{lno}: *TEXT {docno} repeats line {seen[docno]}")
+        seen[docno] = lno
+        yield docno, txt
+
+
+def _numbered_records(text: str, source: str, end, what: str) -> Iterator[tuple[str, str]]:
+    """Records ``id line / text lines / terminator`` (NPL: a line ``/``; LISA queries: a line
+    ending with ``#``). ``end(line)`` returns the text left on a terminator line or None."""
+    where = f"{source}:" if source else "line "
+    rid: str | None = None
+    body: list[str] = []
+    at = 0
+    for lno, line in enumerate(text.splitlines(), 1):
+        if rid is None:
+            if not line.strip():
+                continue
+            if not _INT_LINE.match(line):
+                raise ValueError(f"{where}{lno}: expected a {what} id line (a number), got "
+                                 f"{line.strip()[:40]!r}")
+            rid, body, at = str(int(line)), [], lno
+            continue
+        rest = end(line)
+        if rest is None:
+            body.append(line)
+            continue
+        body.append(rest)
+        yield check_docno(rid, f"{where}{at}", f"{what} id"), "\n".join(body).strip()
+        rid = None
+    if rid is not None:
+        raise ValueError(f"{where}{at}: {what} {rid} is not terminated (truncated file?)")
+
+
+def _npl_end(line: str) -> str | None:
+    return "" if line.strip() == "/" else None
+
+
+def _lisa_query_end(line: str) -> str | None:
+    s = line.rstrip()
+    return s[:-1] if s.endswith("#") else None
+
+
 _JSONL_ID = ("docno", "doc_id", "id", "_id")
 _JSONL_TEXT = ("text", "contents", "body")
 
@@ -286,14 +485,26 @@ def _jsonl_docs(text: str, source: str = "", what: str = "docno") -> Iterator[tu
 
 def _tar_docs(path: str) -> Iterator[tuple[str, str]]:
     """One document per regular file of a tar archive, in name order; docno = file name without
-    its extension; markup tags are dropped (an HTML collection such as Anserini's CACM)."""
+    its extension; markup tags are dropped (an HTML collection such as Anserini's CACM). An
+    archive whose first member is a LISA part file is instead a collection split into parts:
+    the members are read as LISA files in name order (see :func:`_lisa_docs`)."""
     import tarfile
 
     try:
         with tarfile.open(path) as tf:
             members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
-            for m in members:
+            seen: dict[str, tuple[str, str]] = {}
+            parts = False
+            for i, m in enumerate(members):
                 raw = tf.extractfile(m).read().decode("utf-8", errors="replace")
+                if i == 0:
+                    try:
+                        parts = detect_format(raw) == "lisa"
+                    except ValueError:
+                        parts = False
+                if parts:   # a collection split into part files (LISA0.001 ... LISA5.850)
+                    yield from _lisa_docs(raw, f"{path}[{m.name}]", seen)
+                    continue
                 docno = check_docno(os.path.basename(m.name).split(".")[0],
                                     f"{path}: member {m.name!r}")
                 yield docno, html.unescape(_TAG_RE.sub(" ", raw))
@@ -326,6 +537,12 @@ def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
     fmt = _detect(text, source)
     if fmt == "trec":
         yield from _trec_docs(text, source)
+    elif fmt == "lisa":
+        yield from _lisa_docs(text, source)
+    elif fmt == "time":
+        yield from _time_docs(text, source)
+    elif fmt == "npl":
+        yield from _numbered_records(text, source, _npl_end, "document")
     elif fmt == "smart":
         wanted = fields or SMART_DOC_FIELDS
         for rid, f in _smart_records(text, source):
@@ -407,6 +624,13 @@ def read_topics(source: str, field: str = "title", fields=None,
             topics = _trec_topics(text, field, source)
         elif fmt == "trec":
             topics = [(d, " ".join(t.split())) for d, t in _trec_docs(text, source)]
+        elif fmt in ("npl", "lisa-queries"):
+            end = _npl_end if fmt == "npl" else _lisa_query_end
+            topics = [(q, " ".join(t.split()))
+                      for q, t in _numbered_records(text, source, end, "query")]
+        elif fmt == "time-queries":
+            topics = [(check_docno(m.group(1), f"{source}:{lno}", "topic id"), " ".join(t.split()))
+                      for lno, m, t in _time_records(text, source, _TIME_FIND, "*FIND")]
         elif fmt == "smart":
             wanted = fields or SMART_QUERY_FIELDS
             topics = [(rid, " ".join(_smart_text(f, wanted).split()))

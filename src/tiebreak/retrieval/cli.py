@@ -70,10 +70,17 @@ def _warn_empty(results, limit: int = 20) -> None:
                    "(b1=1, b[g+1]=ceil(RHO*b[g])), band g scored 1/g.")
 @click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
               help="bm25/ql: anytime impact-ordered scoring of at most N postings per query.")
+@click.option("--rerank", "rerank", type=click.Choice(["lkp", "lkpf", "l2p"]), default=None,
+              help="Two-stage: score only the --first model's top --first-k documents with "
+                   "this proximity model (--model is then ignored).")
+@click.option("--first", "first", default="bm25", show_default=True,
+              help="First-pass model of --rerank (bm25 runs as Lkp's BM25^(2): idf rw).")
+@click.option("--first-k", "first_k", type=click.IntRange(min=1), default=None,
+              help="Candidates taken from the first pass (default: -k).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
-               budget=None):
+               budget=None, rerank=None, first="bm25", first_k=None):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -96,9 +103,12 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         kw[name.strip()] = _value(val.strip())
     trav = {n: v for n, v in (("algorithm", algorithm), ("quantize", quantize), ("rho", rho),
                               ("budget", budget)) if v is not None}
-    if trav and model not in ("bm25", "ql"):
-        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not {model}")
+    if trav and (rerank or model not in ("bm25", "ql")):
+        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not "
+             f"{'--rerank ' + rerank if rerank else model}")
     kw.update(trav)
+    if rerank:
+        model = rerank
     try:
         check_params(model, kw)
     except ValueError as e:
@@ -115,7 +125,14 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (ValueError, OSError) as e:
         fail(f"topics: {e}")
     try:
-        res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(), **kw)
+        if rerank:
+            from .rerank import search_rerank
+
+            res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
+                                progress=(not quiet) and sys.stderr.isatty(), **kw)
+        else:
+            res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(),
+                         **kw)
     except IndexFormatError as e:
         fail(str(e))
     except NotImplementedError as e:
@@ -123,5 +140,5 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
-    write_run(sys.stdout, idx, res, tag or model)
+    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else model))
     sys.stdout.flush()

@@ -31,8 +31,8 @@ terms' postings; for each candidate document the query-term positions are merged
 condensed direct file (CDF), the optimal intervals of every subquery the model uses are
 enumerated in one pass (LPS-IF-A or EPS-CDF-A, chosen per query by
 :func:`tiebreak.retrieval.intervals.choose_method`, or forced with ``method=``), selected
-(length filter, then greedy non-overlap per subquery) and scored on the fly, and the document
-enters a bounded heap of the best ``k``.
+(length filter, then greedy non-overlap per subquery) and scored on the fly; the best ``k``
+are selected at the end (a partition, then a sort of the survivors).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from functools import lru_cache
 import numpy as np
 
 from .intervals import (
+    ALPHA_DENSE,
     MAX_ALL_TERMS,
     MAX_TERMS,
     choose_method,
@@ -79,6 +80,7 @@ B = 0.3
 LAMBDA = 0.4
 
 _NOLIMIT = np.int32(2**31 - 1)
+_ZERO1 = np.zeros(1)
 #: d_cnt increment of a proximity term in the kernel (the low 16 bits count the other terms)
 _PROX_UNIT = 65536
 #: default number of proximity terms of the models that enumerate all subsets
@@ -199,87 +201,45 @@ def _empty():
 # ---------------------------------------------------------------------------------------------
 
 
-@jit(inline=True)
-def _heap_worse(s1, r1, s2, r2):
-    # order of the result: higher score first, then higher docno rank first
-    return s1 < s2 or (s1 == s2 and r1 < r2)
-
-
-@jit(inline=True)
-def _heap_offer(hs, hr, hd, size, s, r, d):
-    """Bounded min-heap of the best len(hs) (score, rank, docid); returns the new size."""
-    cap = len(hs)
-    if cap == 0:
-        return 0
-    if size < cap:
-        j = size
-        size += 1
-    elif _heap_worse(hs[0], hr[0], s, r):
-        j = 0
-        # sift the new item down from the root
-        while True:
-            c = 2 * j + 1
-            if c >= size:
-                break
-            if c + 1 < size and _heap_worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
-                c += 1
-            if _heap_worse(hs[c], hr[c], s, r):
-                hs[j] = hs[c]
-                hr[j] = hr[c]
-                hd[j] = hd[c]
-                j = c
-            else:
-                break
-        hs[j] = s
-        hr[j] = r
-        hd[j] = d
-        return size
-    else:
-        return size
-    # sift up
-    while j > 0:
-        p = (j - 1) // 2
-        if _heap_worse(s, r, hs[p], hr[p]):
-            hs[j] = hs[p]
-            hr[j] = hr[p]
-            hd[j] = hd[p]
-            j = p
-        else:
-            break
-    hs[j] = s
-    hr[j] = r
-    hd[j] = d
-    return size
-
-
 @jit
-def _heap_sorted(hs, hr, hd, size):
-    """Empty the heap into (docids, scores), best first (repeatedly pop the worst to the end)."""
-    out_d = np.empty(size, np.int32)
-    out_s = np.empty(size, np.float64)
-    for i in range(size - 1, -1, -1):
-        out_d[i] = hd[0]
-        out_s[i] = hs[0]
-        # move the last item to the root and sift it down over the first i items
-        s, r, d = hs[i], hr[i], hd[i]
+def _select_topk(sc, docs, rank, k):
+    """Top ``k`` of the documents ``docs[:len(sc)]`` with scores ``sc``, best first in trec_eval
+    order (score descending, then docno rank descending). A partition finds the k-th largest
+    score; only the documents scoring at least that (ties at the cut included) are sorted:
+    first by rank descending, then stably by score descending."""
+    n = len(sc)
+    if n > k:
+        if k == 0:
+            return np.empty(0, np.int32), np.empty(0, np.float64)
+        thr = np.partition(sc, n - k)[n - k]
+        m = 0
+        for i in range(n):
+            if sc[i] >= thr:
+                m += 1
+        cand = np.empty(m, np.int64)
         j = 0
-        while True:
-            c = 2 * j + 1
-            if c >= i:
-                break
-            if c + 1 < i and _heap_worse(hs[c + 1], hr[c + 1], hs[c], hr[c]):
-                c += 1
-            if _heap_worse(hs[c], hr[c], s, r):
-                hs[j] = hs[c]
-                hr[j] = hr[c]
-                hd[j] = hd[c]
-                j = c
-            else:
-                break
-        if i > 0:
-            hs[j] = s
-            hr[j] = r
-            hd[j] = d
+        for i in range(n):
+            if sc[i] >= thr:
+                cand[j] = i
+                j += 1
+    else:
+        cand = np.arange(n)
+    m = len(cand)
+    r = np.empty(m, np.int64)
+    for i in range(m):
+        r[i] = -rank[docs[cand[i]]]
+    o1 = np.argsort(r)
+    neg = np.empty(m, np.float64)
+    for i in range(m):
+        neg[i] = -sc[cand[o1[i]]]
+    o2 = np.argsort(neg, kind="mergesort")
+    kk = min(k, m)
+    out_d = np.empty(kk, np.int32)
+    out_s = np.empty(kk, np.float64)
+    for i in range(kk):
+        c = cand[o1[o2[i]]]
+        out_d[i] = docs[c]
+        out_s[i] = sc[c]
     return out_d, out_s
 
 
@@ -371,9 +331,12 @@ def _score_query(
     tids, nprox, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
-    slot_gw, uni_cf, coll_len, mu,
+    slot_gw, uni_cf, coll_len, mu, sat,
 ):  # fmt: skip
     """Score every candidate document of one query; return the top ``topk`` (docids, scores).
+
+    ``sat`` (mode 0): per-posting BM25 saturation ``tf / (tf + K_d)`` for these ``k1``, ``b``
+    (:func:`_saturation`, computed once per index and parameters); unused in mode 1.
 
     Term-at-a-time over the postings: the unigram part (mode 0: BM25^(2); mode 1: the
     document-dependent part of the Dirichlet unigram potentials) is added into the dense
@@ -419,12 +382,10 @@ def _score_query(
             l_next[e] = d_head[d]
             d_head[d] = e
             e += 1
-            tf = float(post_tf[p])
             if mode == 0:
-                Kd = k1 * (1.0 - b + b * doclen[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-                d_acc[d] += cw * tf / (tf + Kd)
+                d_acc[d] += cw * sat[p]
             elif bg[j] > 0:
-                d_acc[d] += slot_gw[j] * (math.log(tf + bg[j]) - lbg[j])
+                d_acc[d] += slot_gw[j] * (math.log(float(post_tf[p]) + bg[j]) - lbg[j])
     # proximity pass over the documents with >= 2 query terms
     starts = np.zeros(P, np.int64)
     ends = np.zeros(P, np.int64)
@@ -445,10 +406,6 @@ def _score_query(
     acc = np.zeros(nslots, np.float64)
     touched = np.empty(nslots, np.int64)
     kk = max(topk, 0)
-    hs = np.empty(kk, np.float64)
-    hr = np.empty(kk, np.int64)
-    hd = np.empty(kk, np.int32)
-    hsize = 0
     # the documents with >= 2 proximity terms, in a compact list (keeps the emission buffers out
     # of the loop over all touched documents, where carrying them costs more than the work)
     multi = np.empty(nd, np.int32)
@@ -521,18 +478,16 @@ def _score_query(
                 s = c_slot[t]
                 if bg[s] > 0:
                     d_acc[d] += slot_gw[s] * (math.log(c_cnt[t] + bg[s]) - lbg[s])
+    sc = np.empty(nd, np.float64)
     for i in range(nd):
         d = d_touched[i]
         if mode == 0:
-            score = d_acc[d] if d_cnt[d] < 0 else (1.0 - lam) * d_acc[d]
+            sc[i] = d_acc[d] if d_cnt[d] < 0 else (1.0 - lam) * d_acc[d]
         else:
-            score = c0 - gsum * math.log(float(doclen[d]) + mu) + d_acc[d]
+            sc[i] = c0 - gsum * math.log(float(doclen[d]) + mu) + d_acc[d]
         d_acc[d] = 0.0
         d_cnt[d] = 0
-        r = rank[d]
-        if hsize < kk or _heap_worse(hs[0], hr[0], score, r):
-            hsize = _heap_offer(hs, hr, hd, hsize, score, r, d)
-    return _heap_sorted(hs, hr, hd, hsize)
+    return _select_topk(sc, d_touched, rank, kk)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -543,13 +498,35 @@ def _score_query(
 def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
          ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
     pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)[:8]
+    sat = _saturation(index, k1, b) if mode == 0 else _ZERO1
     return _score_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         tids, int(nprox), int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(index.avgdl), float(lam),
-        slot_gw, uni_cf, float(max(index.collection_length, 1)), float(mu),
+        slot_gw, uni_cf, float(max(index.collection_length, 1)), float(mu), sat,
     )  # fmt: skip
+
+
+def _saturation(index, k1: float, b: float) -> np.ndarray:
+    """(num_postings,) float64: BM25's ``tf / (tf + k1 (1 - b + b |D| / avgdl))`` of every
+    posting, cached on the index per ``(k1, b)`` (the Lkp family's per-posting work is then one
+    multiply-add, as BM25's precomputed impacts)."""
+    cache = getattr(index, "_cache", None)
+    key = ("dep_sat", float(k1), float(b))
+    if cache is not None and key in cache:
+        return cache[key]
+    pp, pd, pt, _, _, dl = _arrays(index)[:6]
+    avgdl = float(index.avgdl)
+    tf = pt.astype(np.float64)
+    if avgdl > 0:
+        kd = k1 * (1.0 - b + b * dl.astype(np.float64) / avgdl)
+    else:
+        kd = np.full(len(dl), k1 * (1.0 - b))
+    sat = tf / (tf + kd[pd])        # tf >= 1 in every posting
+    if cache is not None:
+        cache[key] = sat
+    return sat
 
 
 def _subset_sums(values) -> np.ndarray:
@@ -609,7 +586,102 @@ def _check_k(k) -> int:
     return int(k)
 
 
-def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+@jit
+def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop):
+    """Per-query set-up of Lkp / Lkpf / L2p (``variant`` 0 / 1 / 2), in numba:
+    term weights ``w = ln(N / f_t)``, the Eq. 4.1 subquery weight sums (subset sums of
+    ``min(w, 1)`` over the ``2^nq`` masks, or over adjacent pairs), the window limits of Lkpf,
+    the per-occurrence phrase scores and the interval method (``method`` 0 auto, 1 LPS-IF-A,
+    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). ``tids`` holds
+    the distinct query terms, the ``nq`` proximity terms first."""
+    k = len(tids)
+    pairs_only = variant == 2
+    w = np.empty(k, np.float64)
+    for j in range(k):
+        w[j] = math.log(n_docs / df_all[tids[j]])
+    mw = np.empty(nq, np.float64)
+    for j in range(nq):
+        mw[j] = min(w[j], 1.0)
+    if pairs_only:
+        n_u = max(nq - 1, 0)
+        u_sumw = np.empty(n_u, np.float64)
+        for i in range(n_u):
+            u_sumw[i] = mw[i] + mw[i + 1]
+    else:
+        n_u = 1 << nq
+        u_sumw = np.zeros(n_u, np.float64)
+        for i in range(nq):
+            lo = 1 << i
+            for m in range(lo):
+                u_sumw[lo + m] = u_sumw[m] + mw[i]
+    # phrase slots follow the unordered ones in ph_slot's numbering (start i, length L)
+    maxp = 2 if pairs_only else nq
+    n_p = 0
+    for L in range(2, maxp + 1):
+        n_p += max(nq - L + 1, 0)
+    nslots = n_u + n_p
+    slot_maxlen = np.empty(nslots, np.int32)
+    slot_sumw = np.zeros(nslots, np.float64)
+    slot_inc = np.zeros(nslots, np.float64)
+    for s in range(n_u):
+        slot_sumw[s] = u_sumw[s]
+        if variant == 1:
+            slot_maxlen[s] = WINDOW_PER_TERM * int(pop[s])
+        else:
+            slot_maxlen[s] = _NOLIMIT
+    for L in range(2, maxp + 1):
+        for i in range(nq - L + 1):
+            s = ph_slot[i, L]
+            sw = 0.0
+            for j in range(i, i + L):
+                sw += mw[j]
+            slot_maxlen[s] = _NOLIMIT
+            if sw > 0:
+                slot_inc[s] = w[i] * w[i + L - 1] * (sw / L) * (sw / L)
+    if method == 0:
+        sdf = 0.0
+        scf = 0.0
+        for j in range(nq):
+            sdf += df_all[tids[j]]
+            scf += cf_all[tids[j]]
+        denom = max(avgdl * min(n_docs, sdf), 1.0)
+        alpha = scf / denom
+        if pairs_only:      # one subquery per slot: EPS unless dense ("eps" / "lps")
+            use_eps = alpha < ALPHA_DENSE
+        else:               # all subqueries: "eps_cdf_all" / "lps_if_all"
+            use_eps = alpha >= ALPHA_DENSE or nq >= 7
+    else:
+        use_eps = method == 2
+    return w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp
+
+
+@jit
+def _lkp_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
+    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, pop,
+):  # fmt: skip
+    """:func:`_lkp_setup` then :func:`_score_query` in one call (the whole query in numba)."""
+    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
+        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
+    return _score_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, nq, topk, 0, use_eps, variant == 2,
+        slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
+        w, qtf, k1, b, avgdl, lam,
+        _ZERO1, _ZERO1, 1.0, MU, sat,
+    )  # fmt: skip
+
+
+_METHOD_CODE = {"auto": 0, "lps_if_all": 1, "eps_cdf_all": 2}
+_VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}
+
+
+def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+    """Checks and the query plan of the Lkp family: ``None`` when nothing can be retrieved,
+    else (tids, qtf, nq, structure tables). Raises ValueError for a bad parameter."""
     if not 0.0 <= lam <= 1.0:
         raise ValueError("lam must be in [0, 1]")
     if k1 < 0 or not 0.0 <= b <= 1.0:
@@ -621,42 +693,24 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
     limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
     tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant)
     if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return None
+    # nq = the number of proximity terms (the first nq of tids)
+    return tids, qtf, nq, _structure(nq, variant)
+
+
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+    plan = _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
+    if plan is None:
         return _empty()
-    N = float(index.num_docs)
-    df_all = _arrays(index)[8][tids].tolist()
-    w = np.array([math.log(N / f) for f in df_all])
-    # from here on nq = the number of proximity terms (the first nq of tids)
-    df = df_all[:nq]
-    wl = w[:nq].tolist()
-    mw = [min(x, 1.0) for x in wl]
-    # unordered slots
-    if pairs_only:
-        n_u = max(nq - 1, 0)
-        u_sumw = np.array([mw[i] + mw[i + 1] for i in range(n_u)])
-        u_maxlen = np.full(n_u, _NOLIMIT, np.int32)
-    else:
-        n_u = 1 << nq
-        u_sumw = _subset_sums(mw)
-        u_maxlen = np.full(n_u, _NOLIMIT, np.int32)
-    tables, ph_slot, phrases, pop = _structure(nq, variant)
-    if variant == "lkpf":
-        u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
-    # phrase slots: Eq. 4.1 with |I| = |Q'|, the same score for every occurrence
-    p_inc = []
-    for i, L in phrases:
-        sw = sum(mw[i : i + L])
-        p_inc.append(wl[i] * wl[i + L - 1] * (sw / L) ** 2 if sw > 0 else 0.0)
-    n_p = len(phrases)
-    slot_maxlen = np.concatenate([u_maxlen, np.full(n_p, _NOLIMIT, np.int32)])
-    slot_sumw = np.concatenate([u_sumw, np.zeros(n_p)])
-    slot_inc = np.concatenate([np.zeros(n_u), np.array(p_inc, np.float64)])
-    use_eps = _method(index, df, _arrays(index)[9][tids[:nq]].tolist(), method, not pairs_only)
-    return _run(index, tids, nq, k, 0, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
-                ph_slot, 2 if pairs_only else nq, slot_inc, w, qtf, k1, b, lam,
-                _ZERO1, _ZERO1, MU)  # fmt: skip
-
-
-_ZERO1 = np.zeros(1)
+    tids, qtf, nq, (tables, ph_slot, _, pop) = plan
+    # the rest of the set-up runs in numba (_lkp_query)
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    return _lkp_query(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
+        float(lam), float(k1), float(b), float(index.avgdl), float(index.num_docs),
+        tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop,
+    )  # fmt: skip
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,

@@ -450,6 +450,113 @@ def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, ou
 # ---------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------
+# multi-pass baselines: one single-subquery pass per subquery (Lu 2018, §3.4's comparison)
+# ---------------------------------------------------------------------------------------------
+
+
+@jit
+def eps_if_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
+    """EPS-IF-S* (the multi-pass baseline of Lu 2018, §3.4): Algorithm 1 run once per subquery
+    of >= 2 terms (only the two-term ones when ``pairs_only``), masks in increasing
+    order. Writes at most ``len(out_mask)`` intervals; returns the number found (call again
+    with larger buffers when it exceeds the capacity)."""
+    k = len(starts)
+    cap = len(out_mask)
+    tot = 0
+    for j in range(k):
+        tot += ends[j] - starts[j]
+    bl = np.empty(max(tot, 1), np.int32)
+    br = np.empty(max(tot, 1), np.int32)
+    n = 0
+    for m in range(3, 1 << k):
+        c = 0
+        for j in range(k):
+            c += (m >> j) & 1
+        if c < 2 or (pairs_only and c != 2):
+            continue
+        got = eps_kernel(pos, starts, ends, np.int64(m), bl, br)
+        for i in range(got):
+            if n < cap:
+                out_mask[n] = m
+                out_l[n] = bl[i]
+                out_r[n] = br[i]
+            n += 1
+    return n
+
+
+@jit
+def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
+    """LPS-CDF-S* (multi-pass baseline): the CDF is merged once, then Algorithm 2 runs once per
+    subquery of >= 2 terms (pairs only when ``pairs_only``). Same outputs as
+    :func:`eps_if_multi_kernel`."""
+    k = len(starts)
+    cap = len(out_mask)
+    tot = 0
+    for j in range(k):
+        tot += ends[j] - starts[j]
+    cp = np.empty(max(tot, 1), np.int32)
+    ct = np.empty(max(tot, 1), np.int32)
+    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(k, np.int64))
+    bl = np.empty(max(T, 1), np.int32)
+    br = np.empty(max(T, 1), np.int32)
+    n = 0
+    for m in range(3, 1 << k):
+        c = 0
+        for j in range(k):
+            c += (m >> j) & 1
+        if c < 2 or (pairs_only and c != 2):
+            continue
+        got = lps_kernel(cp[:T], ct[:T], np.int64(m), bl, br)
+        for i in range(got):
+            if n < cap:
+                out_mask[n] = m
+                out_l[n] = bl[i]
+                out_r[n] = br[i]
+            n += 1
+    return n
+
+
+@jit
+def eps_cdf_all_if_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out_ls,
+                          out_rs):  # fmt: skip
+    """EPS-CDF-A from position lists in one call: the CDF merge, then Algorithm 4 (the timing
+    study's single-pass method that includes its CDF build). Outputs as
+    :func:`eps_cdf_all_kernel`."""
+    tot = 0
+    for j in range(len(starts)):
+        tot += ends[j] - starts[j]
+    cp = np.empty(max(tot, 1), np.int32)
+    ct = np.empty(max(tot, 1), np.int32)
+    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(len(starts), np.int64))
+    return eps_cdf_all_kernel(cp[:T], ct[:T], pairs_only, out_mask, out_l, out_r, out_ls,
+                              out_rs)
+
+
+def _run_multi(kernel, pl, pairs_only: bool) -> IntervalSet:
+    _check_all(len(pl))
+    flat, starts, ends = _flatten(pl)
+    cap = max(4 * len(flat), 16)
+    while True:
+        bufs = (np.empty(cap, np.int64), np.empty(cap, np.int32), np.empty(cap, np.int32))
+        n = kernel(flat, starts, ends, pairs_only, *bufs)
+        if n <= cap:
+            return IntervalSet(bufs[0][:n].copy(), bufs[1][:n].copy(), bufs[2][:n].copy())
+        cap = n
+
+
+def eps_if_multi(pos_lists, pairs_only: bool = False) -> IntervalSet:
+    """Multi-pass baseline EPS-IF-S*: :func:`eps` once per subquery (>= 2 terms). Same
+    intervals as :func:`lps_if_all` (emission order: by mask, then start)."""
+    return _run_multi(eps_if_multi_kernel, as_position_lists(pos_lists), pairs_only)
+
+
+def lps_cdf_multi(pos_lists, pairs_only: bool = False) -> IntervalSet:
+    """Multi-pass baseline LPS-CDF-S*: one CDF, then :func:`lps` once per subquery. Same
+    intervals as :func:`lps_if_all` (emission order: by mask, then start)."""
+    return _run_multi(lps_cdf_multi_kernel, as_position_lists(pos_lists), pairs_only)
+
+
 def build_cdf(pos_lists) -> CDF:
     """Merge per-term position lists (IF view) into a :class:`CDF`."""
     pl = as_position_lists(pos_lists)
@@ -617,8 +724,10 @@ __all__ = [
     "direct_file_cdf",
     "eps",
     "eps_cdf_all",
+    "eps_if_multi",
     "jit",
     "lps",
+    "lps_cdf_multi",
     "lps_if_all",
     "mask_of",
     "optimal_intervals",

@@ -1,0 +1,97 @@
+"""Two-stage proximity ranking (tiebreak.retrieval.rerank): with K = all candidates it equals
+the full Lkp / Lkpf / L2p ranking bit for bit; with a small K it scores exactly the first pass's
+documents, each with its full-model score."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from tiebreak.index import build_index
+from tiebreak.retrieval import dependency as dep
+from tiebreak.retrieval.rerank import rerank
+
+WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "zeta", "theta", "iota", "sigma"]
+QUERIES = ["alpha beta", "alpha beta gamma", "gamma alpha delta beta",
+           "beta alpha beta gamma kappa", "alpha", "omega zeta alpha", "gamma delta",
+           "alpha beta gamma delta kappa omega zeta theta iota"]   # 9 terms: EPS-CDF-A
+
+
+def random_index(tmp_path, seed, ndocs=80, vocab=10, maxlen=40):
+    rng = random.Random(seed)
+    lines = []
+    for i in range(ndocs):
+        text = " ".join(rng.choice(WORDS[:vocab]) for _ in range(rng.randint(1, maxlen)))
+        lines.append(json.dumps({"docno": f"d{i:03d}", "text": text}))
+    src = tmp_path / f"r{seed}.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    return build_index(str(src), str(tmp_path / f"idx{seed}"), progress=False)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_rerank_all_equals_full(tmp_path, seed):
+    idx = random_index(tmp_path, seed)
+    for qtext in QUERIES:
+        q = idx.analyzer.analyze(qtext)
+        for model in ("lkp", "lkpf", "l2p"):
+            for method in ("auto", "lps_if_all", "eps_cdf_all"):
+                d0, s0 = getattr(dep, model)(idx, q, 1000, method=method)
+                d1, s1 = rerank(idx, q, 1000, first_k=idx.num_docs, model=model,
+                                method=method)
+                assert d1.tolist() == d0.tolist(), (model, qtext)
+                assert np.array_equal(s1, s0), (model, qtext)
+                # prefix property at a smaller output depth
+                d2, s2 = rerank(idx, q, 7, first_k=idx.num_docs, model=model, method=method)
+                assert d2.tolist() == d0[:7].tolist() and np.array_equal(s2, s0[:7])
+
+
+def test_rerank_scores_only_first_pass(tmp_path):
+    from tiebreak.retrieval.models import bm25
+
+    idx = random_index(tmp_path, 6)
+    q = idx.analyzer.analyze("alpha beta gamma")
+    full_d, full_s = dep.lkp(idx, q, 1000, lam=0.6)
+    full = dict(zip(full_d.tolist(), full_s.tolist()))
+    first, _ = bm25(idx, q, 10, idf="rw", k1=dep.K1, b=dep.B)
+    d, s = rerank(idx, q, 1000, first_k=10, lam=0.6)
+    assert sorted(d.tolist()) == sorted(first.tolist())
+    for x, y in zip(d.tolist(), s.tolist()):
+        assert y == full[x]
+    assert list(s) == sorted(s, reverse=True)
+
+
+def test_rerank_bad_input(tmp_path):
+    idx = random_index(tmp_path, 7)
+    q = idx.analyzer.analyze("alpha beta")
+    with pytest.raises(ValueError, match="first_k must be an integer >= 1"):
+        rerank(idx, q, 10, first_k=0)
+    with pytest.raises(ValueError, match="model: expected one of lkp, lkpf, l2p"):
+        rerank(idx, q, 10, model="sdm")
+    with pytest.raises(ValueError, match="lam must be in"):
+        rerank(idx, q, 10, lam=2)
+    d, s = rerank(idx, ["nonexistentterm"], 10)
+    assert len(d) == 0 and len(s) == 0
+
+
+def test_cli_rerank_option(tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    idx = random_index(tmp_path, 8)
+    t = tmp_path / "t.tsv"
+    t.write_text("1\talpha beta gamma\n2\tdelta kappa\n")
+    r = CliRunner()
+    full = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--model", "lkp",
+                           "-k", "20", "-q", "--tag", "x"])
+    two = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                          "--first", "bm25", "-k", "20", "--first-k", "1000", "-q", "--tag",
+                          "x"])
+    assert full.exit_code == 0 and two.exit_code == 0, two.output
+    assert two.output == full.output and two.output.count("\n") == 40
+    bad = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                          "--first", "nope", "-q"])
+    assert bad.exit_code == 2 and "unknown model 'nope'" in bad.output

@@ -1,0 +1,91 @@
+"""tiebreak study proximity (tiebreak.experiments.study_proximity): the per-topic change
+buckets, the cross-validated lambda (never chosen on the test topics), and the command end to
+end on a small collection."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tiebreak.experiments.study_proximity import cv_lambda, delta_buckets
+
+
+def test_delta_buckets():
+    base = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.0, 0.0]
+    ap = [0.2, 0.4, 0.49, 0.5, 0.52, 0.6, 0.9, 1.0, 0.3, 0.0]
+    labels, counts = delta_buckets(ap, base)
+    assert dict(zip(labels, counts.tolist())) == {
+        "<=-50": 1, "(-50,-10]": 1, "(-10,0)": 1, "=0": 2, "(0,10)": 1, "[10,50)": 1,
+        "[50,100)": 1, ">=100": 1, "base=0": 1}
+
+
+def test_cv_lambda_uses_only_training_topics():
+    rng = np.random.default_rng(0)
+    n = 40
+    ap = rng.random((3, n)) * 0.1
+    fold, chosen, out = cv_lambda(ap, [0.0, 0.5, 1.0], 4, seed=1)
+    for f in range(4):
+        train = fold != f
+        assert chosen[f] == int(np.argmax(ap[:, train].mean(axis=1)))
+        assert np.array_equal(out[~train], ap[chosen[f], ~train])
+    # a lambda that is best only on the test topics of fold 0 is never chosen for fold 0
+    ap2 = np.zeros((2, n))
+    ap2[1, fold == 0] = 1.0
+    _, ch2, out2 = cv_lambda(ap2, [0.0, 1.0], 4, seed=1)
+    assert ch2[0] == 0 and np.all(out2[fold == 0] == 0)
+    with pytest.raises(ValueError, match="folds"):
+        cv_lambda(ap, [0.0], 50)
+
+
+def test_study_command(tmp_path):
+    from tiebreak.cli import main
+    from tiebreak.index import build_index
+
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "zeta", "theta"]
+    lines = [json.dumps({"docno": f"d{i:03d}", "text": " ".join(
+        rng.choice(words) for _ in range(rng.randint(3, 30)))}) for i in range(120)]
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n")
+    idx = build_index(str(tmp_path / "c.jsonl"), str(tmp_path / "idx"), progress=False)
+    topics = [(str(i), " ".join(rng.sample(words, rng.randint(2, 4)))) for i in range(1, 13)]
+    (tmp_path / "t.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics))
+    qrels = "".join(f"{q} 0 d{rng.randrange(120):03d} 1\n" for q, _ in topics for _ in range(4))
+    (tmp_path / "q.txt").write_text(qrels)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["study", "proximity", "--index", str(idx.path), "--topics",
+                                  str(tmp_path / "t.tsv"), "--qrels", str(tmp_path / "q.txt"),
+                                  "--out", str(out), "--folds", "3", "--lams", "0,0.4,1",
+                                  "-q"])
+    assert r.exit_code == 0, r.output
+    for f in ("summary.tsv", "deltas.tsv", "deltas.png", "extremes.tsv", "lambda_cv.tsv",
+              "heatmap.tsv", "heatmap.png", "ql_mu.tsv"):
+        assert (out / f).stat().st_size > 0
+    rows = list(csv.DictReader(open(out / "summary.tsv"), delimiter="\t"))
+    assert [x["model"] for x in rows] == ["BM25", "BOW", "BOW+OW", "BOW+UW", "SDM", "FDM",
+                                          "L2p", "Lkp", "Lkpf", "Lkp-cv", "BOW-cv"]
+    assert "RBP_resid(p=0.95)" in rows[0]
+    # BOW = query likelihood: the same MAP as the ql model
+    import io
+
+    import tiebreak as tb
+    from tiebreak.retrieval.search import format_run, search
+
+    run = format_run(idx, search(idx, topics, "ql", 1000), "ql")
+    m = tb.evaluate(tb.read_qrels(io.BytesIO(qrels.encode())),
+                    [tb.read_run(io.BytesIO(run.encode()))], ["AP"], ["trec_eval"])
+    assert float(rows[1]["AP"]) == pytest.approx(float(m.mean[0, 0, 0]), abs=1e-4)
+    heat = list(csv.DictReader(open(out / "heatmap.tsv"), delimiter="\t"))
+    from tiebreak.retrieval.dependency import lkp
+
+    retrieved = sum(len(lkp(idx, idx.analyzer.analyze(t), 1000)[0]) for _, t in topics)
+    assert sum(int(h["docs"]) for h in heat) == retrieved
+    assert sum(int(h["relevant"]) for h in heat) <= len(qrels.splitlines())
+    bad = CliRunner().invoke(main, ["study", "proximity", "--index", str(idx.path), "--topics",
+                                    str(tmp_path / "t.tsv"), "--qrels", str(tmp_path / "q.txt"),
+                                    "--lams", "0,2"])
+    assert bad.exit_code == 2 and "--lams" in bad.output
