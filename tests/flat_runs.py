@@ -49,6 +49,12 @@ class Flat:
         return [ir_measures.Qrel(self.qrels.topics[t], str(self.qrels.docnos[d]), int(v))
                 for t, d, v in zip(self.qrels.topic, self.qrels.docid, self.qrels.value)]
 
+    def head(self, depth: int) -> Flat:
+        """The same run cut at ``depth`` ranks (for slow reference implementations)."""
+        m = self.rank <= depth
+        return Flat(self.n_topics, self.topics, self.topic[m], self.rank[m], self.grade[m],
+                    self.judged[m], [d for d, k in zip(self.docnos, m) if k], self.qrels)
+
     def index(self, qid: str) -> int:
         return self.qrels.topic_index[qid]
 
