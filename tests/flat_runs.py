@@ -39,9 +39,10 @@ class Flat:
         return out
 
     def ir_run(self):
-        """ir_measures ScoredDocs with score = -rank (one order for every provider)."""
+        """ir_measures ScoredDocs with score = 100000 - rank: one order for every provider,
+        and positive, as Compat assumes."""
         import ir_measures
-        return [ir_measures.ScoredDoc(self.topics[t], d, -float(r))
+        return [ir_measures.ScoredDoc(self.topics[t], d, 100000.0 - float(r))
                 for t, r, d in zip(self.topic, self.rank, self.docnos)]
 
     def ir_qrels(self):

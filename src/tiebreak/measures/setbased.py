@@ -1,0 +1,182 @@
+"""Set measures, counts, Accuracy and Compatibility, over flat arrays of all topics.
+
+Shapes: positions sorted by (topic, rank); ``topic`` int64 (n,), ``rank`` int64 (n,) 1-based,
+``rel`` bool (n,) (judged with grade >= the relevance level), ``judged`` bool (n,), ``grade``
+float64 (n,) (the qrels value of judged documents); per-topic ``nrel`` (T,) = R; all kernels
+return float64 (T,).
+
+The set measures follow trec_eval 10.0 (``set_P``, ``set_recall``, ``set_relative_P``,
+``set_map``, ``set_F``) as ir_measures names them (``SetP``, ``SetR``, ``SetRelP`` =
+``SetP(relative=True)``, ``SetAP``, ``SetF``). ``judged_only=True`` (ir_measures) drops
+unjudged documents before counting. Set measures ignore the order, so every tie regime gives
+the same value (regime: ``linear``; with a cutoff they would not be set measures).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._flat import div, seg_cumsum, starts_of, tcount, tsum, within
+
+CITATIONS = {
+    "set": "C. Buckley, E. M. Voorhees. Retrieval system evaluation. In TREC: Experiment and "
+           "Evaluation in Information Retrieval, MIT Press, 2005 (trec_eval set measures).",
+    "Accuracy": "ir_measures' Accuracy: the probability that a retrieved relevant document is "
+                "ranked above a retrieved non-relevant one (S. MacAvaney, C. Macdonald, "
+                "I. Ounis. Streamlining evaluation with ir-measures. ECIR 2022).",
+    "Compat": "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. "
+              "ACM TOIS 39(3), 2021.",
+}
+
+
+def _kept(judged, judged_only, n):
+    return np.asarray(judged, bool) if judged_only else np.ones(n, bool)
+
+
+def num_ret(topic, n_topics, judged=None, judged_only=False) -> np.ndarray:
+    """NumRet: retrieved documents per topic."""
+    return tcount(topic, _kept(judged, judged_only, len(topic)), n_topics)
+
+
+def num_rel_ret(topic, rel, n_topics) -> np.ndarray:
+    """NumRelRet: relevant retrieved documents per topic."""
+    return tcount(topic, np.asarray(rel, bool), n_topics)
+
+
+def set_p(topic, rel, n_topics, judged=None, judged_only=False) -> np.ndarray:
+    """SetP = relevant retrieved / retrieved (trec_eval ``set_P``)."""
+    return div(num_rel_ret(topic, rel, n_topics), num_ret(topic, n_topics, judged, judged_only))
+
+
+def set_r(topic, rel, n_topics, nrel) -> np.ndarray:
+    """SetR = relevant retrieved / R (trec_eval ``set_recall``)."""
+    return div(num_rel_ret(topic, rel, n_topics), nrel)
+
+
+def set_rel_p(topic, rel, n_topics, nrel, judged=None, judged_only=False) -> np.ndarray:
+    """SetRelP = relevant retrieved / min(retrieved, R) (trec_eval ``set_relative_P``)."""
+    ret = num_ret(topic, n_topics, judged, judged_only)
+    return div(num_rel_ret(topic, rel, n_topics), np.minimum(ret, nrel))
+
+
+def set_ap(topic, rel, n_topics, nrel, judged=None, judged_only=False) -> np.ndarray:
+    """SetAP = relret^2 / (retrieved * R) = SetP * SetR (trec_eval ``set_map``)."""
+    rr = num_rel_ret(topic, rel, n_topics)
+    return div(rr * rr, num_ret(topic, n_topics, judged, judged_only) * np.asarray(nrel, float))
+
+
+def set_f(topic, rel, n_topics, nrel, beta=1.0, judged=None, judged_only=False) -> np.ndarray:
+    """SetF = (beta + 1) P R / (beta P + R) with P = SetP, R = SetR, as trec_eval's ``set_F``
+    computes it: its parameter enters UNSQUARED (the textbook F_b uses b^2); 0 without a
+    relevant retrieved document."""
+    P = set_p(topic, rel, n_topics, judged, judged_only)
+    R = set_r(topic, rel, n_topics, nrel)
+    return div((beta + 1.0) * P * R, beta * P + R)
+
+
+def accuracy(topic, rank, rel, n_topics, k=None) -> np.ndarray:
+    """Accuracy (ir_measures): over the top k, with m relevant and N non-relevant (including
+    unjudged) documents, ``1 - sum_{relevant d} (non-relevant above d) / (N m)``: the share of
+    (relevant, non-relevant) pairs in the right order.
+
+    Undefined when no relevant document is in the top k: NaN (ir_measures leaves such topics out
+    of its mean). 1 when the top k holds no non-relevant document (ir_measures divides by zero
+    there). Regime: sampled.
+    """
+    rel = np.asarray(rel, bool)
+    w = within(rank, k)
+    non = (~rel & w).astype(np.float64)
+    above = seg_cumsum(non, topic, n_topics)
+    m = tcount(topic, rel & w, n_topics)
+    N = tcount(topic, ~rel & w, n_topics)
+    s = tsum(topic, above, n_topics, rel & w)
+    out = np.full(n_topics, np.nan)
+    ok = m > 0
+    out[ok] = 1.0 - div(s[ok], N[ok] * m[ok])
+    out[ok & (N == 0)] = 1.0
+    return out
+
+
+def _rbo_tail(p: float, D: int) -> np.ndarray:
+    """A(n) = sum_{d=1..n} p^(d-1) / d for n = 0..D, float64 (D + 1,)."""
+    d = np.arange(1, D + 1, dtype=np.float64)
+    return np.r_[0.0, np.cumsum(p ** (d - 1.0) / d)]
+
+
+def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
+           normalize=True) -> np.ndarray:
+    """Compatibility (Clarke, Vtyurina & Smucker 2021) as ir_measures computes it: the
+    rank-biased overlap, at depth D = max(retrieved, relevant), between the run and an ideal
+    ranking of the relevant documents (grade > 0) sorted by grade, normalised by the RBO of the
+    ideal ranking with itself when ``normalize``.
+
+    Within a grade the ideal ranking puts the retrieved documents first, in run order (ir_measures
+    sorts them by run score, unretrieved ones count score 0, so this holds when scores are
+    positive). ``grade`` (n,) is each position's qrels value (<= 0 or unjudged: not relevant);
+    ``ideal_topic``/``ideal_grade`` list every relevant judgment of the qrels, grade descending
+    within topic (:func:`tiebreak.measures._flat.ideal_list`). With relevant document x at run
+    rank r_x and ideal rank q_x,
+    ``RBO = sum_x sum_{d=max(r_x, q_x)..D} p^(d-1)/d / sum_{d=1..D} p^(d-1)``.
+    0 for a topic with nothing retrieved. Regime: sampled.
+    """
+    topic = np.asarray(topic, np.int64)
+    grade = np.asarray(grade, np.float64)
+    n_ret = np.bincount(topic, minlength=n_topics)
+    n_ideal = np.bincount(ideal_topic, minlength=n_topics)
+    D = np.maximum(n_ret, n_ideal)
+    A = _rbo_tail(p, int(D.max()) if len(D) else 0)
+    Z = (1.0 - p ** D) / (1.0 - p)
+    relp = np.flatnonzero(grade > 0)
+    t, v = topic[relp], grade[relp]
+    # ideal documents of the topic with a higher grade
+    key = ideal_topic.astype(np.float64) * 1e9 - np.asarray(ideal_grade, np.float64)
+    higher = np.searchsorted(key, t * 1e9 - v, side="left") - starts_of(ideal_topic,
+                                                                       n_topics)[t]
+    # rank among retrieved documents of the same grade, in run order
+    o = np.lexsort((rank[relp], v, t))
+    same = np.r_[False, (t[o][1:] == t[o][:-1]) & (v[o][1:] == v[o][:-1])]
+    run_start = np.flatnonzero(~same)
+    c = np.arange(len(o)) - run_start[np.cumsum(~same) - 1]
+    within_grade = np.empty(len(o), np.int64)
+    within_grade[o] = c
+    q = higher + within_grade + 1
+    m = np.maximum(rank[relp], q)
+    contrib = A[D[t]] - A[m - 1]
+    score = np.bincount(t, weights=contrib, minlength=n_topics)
+    score = div(score, Z)
+    if normalize:
+        ni = n_ideal.astype(np.float64)
+        best_sum = (1.0 - p ** n_ideal) / (1.0 - p) + ni * (A[D] - A[n_ideal])
+        best = div(best_sum, Z)
+        score = np.where(best > 0, div(score, best), score)
+    score[n_ret == 0] = 0.0
+    return score
+
+
+FAMILIES = {
+    "SetP": dict(kernel=set_p, params={"rel": 1, "relative": False, "judged_only": False},
+                 trec_eval="set_P", expectation="linear", cite=CITATIONS["set"]),
+    "SetR": dict(kernel=set_r, params={"rel": 1}, trec_eval="set_recall",
+                 expectation="linear", cite=CITATIONS["set"]),
+    "SetRelP": dict(kernel=set_rel_p, params={"rel": 1, "judged_only": False},
+                    trec_eval="set_relative_P", expectation="linear", cite=CITATIONS["set"]),
+    "SetAP": dict(kernel=set_ap, params={"rel": 1, "judged_only": False}, trec_eval="set_map",
+                  expectation="linear", cite=CITATIONS["set"]),
+    "SetF": dict(kernel=set_f, params={"rel": 1, "beta": 1.0, "judged_only": False},
+                 trec_eval="set_F", expectation="linear", cite=CITATIONS["set"]),
+    "NumRet": dict(kernel=num_ret, params={"rel": None}, trec_eval="num_ret",
+                   expectation="linear", cite=CITATIONS["set"]),
+    "NumRelRet": dict(kernel=num_rel_ret, params={"rel": 1}, trec_eval="num_rel_ret",
+                      expectation="linear", cite=CITATIONS["set"]),
+    "Accuracy": dict(kernel=accuracy, params={"cutoff": None, "rel": 1}, expectation="sampled",
+                     cite=CITATIONS["Accuracy"]),
+    "Compat": dict(kernel=compat, params={"p": 0.95, "normalize": True}, expectation="sampled",
+                   cite=CITATIONS["Compat"]),
+}
+
+IR_MEASURES_NAMES = (
+    "SetP", "SetP(rel=2)", "SetP(judged_only=True)", "SetP(relative=True)", "SetRelP",
+    "SetR", "SetR(rel=2)", "SetAP", "SetF", "SetF(beta=0.5)", "NumRet", "NumRet(rel=1)",
+    "NumRelRet", "Accuracy", "Accuracy@10", "Accuracy(rel=2)@20", "Compat", "Compat(p=0.95)",
+    "Compat(p=0.8,normalize=False)",
+)
