@@ -235,3 +235,22 @@ def test_ndcg_b_ideal_from_top_k():
     assert depth.ndcg(top, rk, g, 1, it, ig, 4)[0] == pytest.approx(1.0)
     ia, ga = ideal_list(np.zeros(3, np.int64), np.array([3.0, 3.0, 2.0]), 1)
     assert depth.ndcg(top, rk, g, 1, ia, ga, 4)[0] < 1.0
+
+
+def test_err_gdeval_convention(dl20):
+    """ERR(gmax=4)@20 = ir_measures ERR@20 (gdeval, 5 dp) on TREC DL 2020 BIT.UA-run1; its mean
+    is the 0.3347 that issue 11 quotes (a per-topic maximum grade gives 0.5592)."""
+    irm = pytest.importorskip("ir_measures", reason="ir_measures (test extra) not installed")
+    import shutil
+    if not shutil.which("perl"):
+        pytest.skip("perl not available for ir_measures' gdeval provider")
+    f = dl20
+    m = irm.parse_measure("ERR@20")
+    ref = fr.per_topic(irm.gdeval.iter_calc([m], f.ir_qrels(), f.ir_run()), f)[str(m)]
+    ours = depth.err(f.topic, f.rank, depth.err_stop(f.grade, f.judged, 4.0), f.n_topics, 20)
+    ok = ~np.isnan(ref)
+    assert ok.sum() == f.n_topics
+    np.testing.assert_allclose(ours, ref, atol=5e-6)
+    assert round(float(ours.mean()), 4) == 0.3347
+    with pytest.raises(ValueError):
+        depth.err_stop(f.grade, f.judged, form="cubic")

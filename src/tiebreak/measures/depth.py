@@ -39,6 +39,7 @@ from ._flat import (
     div,
     ideal_list,
     ideal_ranks,
+    seg_cumprod_excl,
     seg_cumsum,
     tcount,
     tsum,
@@ -176,6 +177,36 @@ def ideal_from_pool(topic, rank, gain, n_topics, k) -> tuple[np.ndarray, np.ndar
 
 
 # ---------------------------------------------------------------------------------------------
+# ERR conventions
+# ---------------------------------------------------------------------------------------------
+
+
+def err_stop(grade, judged, gmax=4.0, form="exp") -> np.ndarray:
+    """ERR's stop probability of each position from its grade (unjudged and grade <= 0: 0).
+
+    ``form="exp"``: ``(2^g - 1) / 2^gmax`` (Chapelle et al. 2009). ``gmax=4`` is gdeval's fixed
+    ``$MAX_JUDGMENT`` and so ir_measures' ``ERR@k`` (its only provider is gdeval): the
+    default. trec-style per-topic maxima give other numbers (``ERR(gmax=4)@20`` on TREC DL 2020
+    BIT.UA-run1 is 0.3347, ir_measures' value). ``form="linear"``: ``g / (gmax + 1)``
+    (NTCIREVAL's ERR, gmax the top gain of its gain table). ``gmax`` scalar or per position.
+    Raises ValueError for another form."""
+    g = np.where(np.asarray(judged, bool), np.maximum(np.asarray(grade, np.float64), 0.0), 0.0)
+    if form == "exp":
+        return (2.0 ** g - 1.0) / 2.0 ** np.asarray(gmax, np.float64)
+    if form == "linear":
+        return g / (np.asarray(gmax, np.float64) + 1.0)
+    raise ValueError(f"unknown ERR form {form!r}; expected 'exp' or 'linear'")
+
+
+def err(topic, rank, stop, n_topics, k=None) -> np.ndarray:
+    """ERR@k = ``sum_{i<=k} (R_i / i) prod_{j<i} (1 - R_j)`` over given stop probabilities R
+    (:func:`err_stop`; Chapelle, Metzler, Zhang & Grinspan, CIKM 2009). Regime: sampled."""
+    stop = np.asarray(stop, np.float64)
+    surv = seg_cumprod_excl(1.0 - stop, topic, n_topics)
+    return tsum(topic, stop * surv / rank, n_topics, within(rank, k))
+
+
+# ---------------------------------------------------------------------------------------------
 # residuals
 # ---------------------------------------------------------------------------------------------
 
@@ -234,6 +265,10 @@ FAMILIES = {
                    expectation="linear", cite=CITATION),
     "NDCG_b": dict(kernel=ndcg, params={"cutoff": None, "discount": "log", "base": 2.0},
                    ideal=ideal_from_pool, expectation="sampled", cite=CITATION),
+    "ERR": dict(kernel=err, params={"cutoff": None, "gmax": 4.0, "form": "exp"},
+                stop=err_stop, expectation="sampled",
+                cite="O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. Expected reciprocal rank "
+                     "for graded relevance. CIKM 2009."),
     "ERR_resid": dict(kernel=err_residual, params={"cutoff": None}, expectation="sampled",
                       cite=CITATION),
     "RBP_resid": dict(kernel=rbp_residual, params={"p": 0.8, "cutoff": None, "gmax": 1.0},

@@ -31,7 +31,6 @@ from ._flat import (
     first_per_topic,
     ideal_cum_at,
     ideal_ranks,
-    seg_cumprod_excl,
     seg_cumsum,
     tcount,
     tsum,
@@ -164,9 +163,8 @@ def ndcg(topic, rank, gain, n_topics, ideal_topic, ideal_gain, k=None, logb=2.0,
 
 
 def _err(topic, rank, stop, n_topics, k):
-    stop = np.asarray(stop, np.float64)
-    surv = seg_cumprod_excl(1.0 - stop, topic, n_topics)
-    return tsum(topic, stop * surv / rank, n_topics, within(rank, k))
+    from .depth import err as err_kernel
+    return err_kernel(topic, rank, stop, n_topics, k)
 
 
 def err(topic, rank, gain, n_topics, gmax, k=None) -> np.ndarray:
