@@ -112,3 +112,12 @@ def test_accuracy_edges():
     assert sb.accuracy(t, r, np.ones(3, bool), 1)[0] == 1.0
     # rel, non, rel, cut at 3: pairs (r1,n)=ok, (r3,n)=wrong -> 0.5
     assert sb.accuracy(t, r, np.array([True, False, True]), 1)[0] == pytest.approx(0.5)
+
+
+def test_f1_at_k():
+    """Top 4 = rel, non, rel, non with R = 3: P@4 = 1/2, R@4 = 2/3, F1 = 4/7."""
+    t = np.zeros(5, np.int64)
+    r = np.arange(1, 6)
+    rel = np.array([True, False, True, False, True])
+    assert sb.f1_at(t, r, rel, 1, 4, np.array([3]))[0] == pytest.approx(4 / 7)
+    assert sb.f1_at(t, r, np.zeros(5, bool), 1, 4, np.array([3]))[0] == 0.0

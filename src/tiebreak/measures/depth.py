@@ -275,6 +275,25 @@ FAMILIES = {
                       expectation="linear", cite=CITATION),
 }
 
+#: Other tools' conventions as parameters of the kernels here or of the core ones: name as the
+#: tool writes it -> (kernel, how its gain or normaliser is set).
+CONVENTIONS = {
+    "ERR@k (ir_measures/gdeval)": ("depth.err", "stop = depth.err_stop(grade, gmax=4)"),
+    "ERR (NTCIREVAL)": ("ntcir.err", "stop = gain / (gmax + 1), gmax = top gain of -g"),
+    "nDCG@k (NTCIREVAL, Jarvelin discount)": ("ntcir.ndcg", "logb = 2"),
+    "dcg@k (ranx)": ("depth.dcg", "gain = grade, discount log, base 2"),
+    "dcg_burges@k (ranx)": ("depth.dcg", "gain = 2^grade - 1, discount log, base 2"),
+    "ndcg_burges@k (ranx)": ("depth.ndcg", "gains 2^grade - 1 for run and ideal"),
+    "dcg_score(log_base=b) (scikit-learn)": ("depth.dcg", "gain = y_true, discount log, base b"),
+    "rbp.p (ranx)": ("core RBP", "gain = raw grade (not scaled; can exceed 1)"),
+    "hits@k (ranx)": ("core hits", "relevant documents in the top k"),
+    "f1@k (ranx)": ("setbased.f1_at", ""),
+    "map@k (ranx)": ("depth.ap_a", "divides by R"),
+    "MAP@k (Spark)": ("depth.ap_b", "divides by min(k, R)"),
+    "AP@k (NTCIREVAL)": ("depth.ap_b", ""),
+    "RBP (cwl_eval)": ("cwl.rbp", "weights normalised over 1000 ranks"),
+}
+
 #: Other tools' names for these variants (accepted verbatim by the registry as aliases).
 ALIASES = {
     "map_cut.k (trec_eval)": "AP_a@k",

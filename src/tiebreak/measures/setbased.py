@@ -74,6 +74,16 @@ def set_f(topic, rel, n_topics, nrel, beta=1.0, judged=None, judged_only=False) 
     return div((beta + 1.0) * P * R, beta * P + R)
 
 
+def f1_at(topic, rank, rel, n_topics, k, nrel) -> np.ndarray:
+    """F1@k (ranx ``f1@k``): ``2 P@k R@k / (P@k + R@k)`` with P@k = hits/k, R@k = hits/R; 0
+    without a relevant document in the top k. Regime: linear in the hits only through a ratio,
+    so sampled when a tie group straddles k."""
+    h = tcount(topic, np.asarray(rel, bool) & within(rank, k), n_topics)
+    P = h / float(k)
+    R = div(h, nrel)
+    return div(2.0 * P * R, P + R)
+
+
 def accuracy(topic, rank, rel, n_topics, k=None) -> np.ndarray:
     """Accuracy (ir_measures): over the top k, with m relevant and N non-relevant (including
     unjudged) documents, ``1 - sum_{relevant d} (non-relevant above d) / (N m)``: the share of
@@ -168,6 +178,8 @@ FAMILIES = {
                    expectation="linear", cite=CITATIONS["set"]),
     "NumRelRet": dict(kernel=num_rel_ret, params={"rel": 1}, trec_eval="num_rel_ret",
                       expectation="linear", cite=CITATIONS["set"]),
+    "F1": dict(kernel=f1_at, params={"cutoff": None, "rel": 1}, ranx="f1@k",
+               expectation="sampled", cite="ranx f1 (E. Bassani, ECIR 2022)."),
     "Accuracy": dict(kernel=accuracy, params={"cutoff": None, "rel": 1}, expectation="sampled",
                      cite=CITATIONS["Accuracy"]),
     "Compat": dict(kernel=compat, params={"p": 0.95, "normalize": True}, expectation="sampled",
