@@ -109,15 +109,29 @@ def _matrices(topic, rank, gain, judged, cost, n_topics, depth, best):
     return G, K
 
 
+BLOCK = 512  # topics per dense block (bounds memory at BLOCK x depth per matrix)
+
+
 def _run(model, topic, rank, gain, n_topics, depth, judged=None, cost=None, residual=False):
-    G, K = _matrices(topic, rank, gain, None, cost, n_topics, depth, False)
-    lo = model(G, K)
-    if not residual:
-        return lo
-    if judged is None:
+    if residual and judged is None:
         raise ValueError("a residual needs the judged array")
-    Gb, _ = _matrices(topic, rank, gain, judged, cost, n_topics, depth, True)
-    return model(Gb, K) - lo
+    topic = np.asarray(topic, np.int64)
+    rank = np.asarray(rank, np.int64)
+    gain = np.asarray(gain, np.float64)
+    out = np.zeros(n_topics)
+    bounds = np.searchsorted(topic, np.arange(0, n_topics + BLOCK, BLOCK))
+    for b, t0 in enumerate(range(0, n_topics, BLOCK)):
+        nt = min(BLOCK, n_topics - t0)
+        sl = slice(bounds[b], bounds[b + 1])
+        tp, rk, g = topic[sl] - t0, rank[sl], gain[sl]
+        c = None if cost is None else np.asarray(cost)[sl]
+        G, K = _matrices(tp, rk, g, None, c, nt, depth, False)
+        lo = model(G, K)
+        if residual:
+            Gb, _ = _matrices(tp, rk, g, np.asarray(judged)[sl], c, nt, depth, True)
+            lo = model(Gb, K) - lo
+        out[t0:t0 + nt] = lo
+    return out
 
 
 # continuation vectors ------------------------------------------------------------------------
