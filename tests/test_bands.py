@@ -30,7 +30,7 @@ from tiebreak.bands import (
 )
 from tiebreak.cli import main
 from tiebreak.evaluate import Evaluator
-from tiebreak.ranking import groups, judge, orderings
+from tiebreak.ranking import groups, prepare
 
 # rho: (ΔRR, ΔRBP0.5, ΔRBP0.85) as printed in YMT 2016, Table 2
 TABLE2 = {
@@ -190,7 +190,7 @@ def test_banded_run_round_trip_and_tie_groups():
 
     # tied groups of the re-read run are the bands: [1], [2,3], [4..7], [8..10]
     q = _qrels()
-    G = groups(orderings(judge(back, q)), np.ones(2))
+    G = groups(prepare(back, q))
     t7 = G.g_topic == q.topics.index("7")
     assert G.g_first[t7].tolist() == [1, 2, 4, 8]
     assert G.g_size[t7].tolist() == [1, 2, 4, 3]

@@ -122,11 +122,11 @@ def test_repeated_run_names_are_kept_apart():
 def test_bad_measure_parameters():
     from tiebreak.measures import MeasureError, parse_measure
 
-    for bad in ["P", "bpref@10", "RBP(p=1.5)", "RBP(q=0.5)", "AP(rel=1.5)", "nDCG(dcg='x')",
+    for bad in ["bpref@10", "RBP(p=1.5)", "RBP(q=0.5)", "AP(rel=1.5)", "nDCG(dcg='x')",
                 "RBP(p=0.8,gains={1:2})", "Foo@10", "P@0"]:
         with pytest.raises(MeasureError):
             parse_measure(bad)
     assert parse_measure("P_10") == parse_measure("P@10")
     assert parse_measure("map_cut_10") == parse_measure("AP@10")
     assert parse_measure("ndcg_cut.5") == parse_measure("nDCG@5")
-    assert parse_measure("rbp").p == 0.9 and parse_measure("RBP").p == 0.8
+    assert parse_measure("rbp")["p"] == 0.9 and parse_measure("RBP")["p"] == 0.8

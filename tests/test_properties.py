@@ -235,8 +235,8 @@ def measure(spec: Spec, v: tuple, c: Ctx):
         return Fr(sum(is_rel(a, L) for a in top), k)
     if f == "Success":
         return Fr(int(any(is_rel(a, L) for a in top)))
-    if f == "Judged":
-        return Fr(sum(is_judged(a) for a in top), k)
+    if f == "Judged":  # ir_measures/trectools: divided by the documents in the top k
+        return Fr(sum(is_judged(a) for a in top), len(top)) if top else Fr(0)
     if f == "R":
         R = c.R[L]
         return Fr(sum(is_rel(a, L) for a in top), R) if R else Fr(0)

@@ -20,6 +20,7 @@ import shlex
 import numpy as np
 import pytest
 
+import tiebreak as tb
 from tiebreak.trec_eval import main
 
 CASES = [
@@ -241,7 +242,7 @@ def test_deterministic_regimes_equal_rescored_runs(tmp_path):
         "realistic": lambda i, q, d, s: (-s, code.get((q, d), -1), [-ord(c) for c in d]),
         "optimistic": lambda i, q, d, s: (-s, -code.get((q, d), -1), [-ord(c) for c in d]),
     }
-    keyf["lower"], keyf["upper"] = keyf["realistic"], keyf["optimistic"]
+    keyf["lower"] = keyf["realistic"]
     for regime, key in keyf.items():
         ordered = sorted(((q, d, s, i) for i, (q, d, s) in enumerate(RUN)),
                          key=lambda x: (x[0], key(x[3], x[0], x[1], x[2])))
@@ -250,6 +251,25 @@ def test_deterministic_regimes_equal_rescored_runs(tmp_path):
         got = _values(["-q", *MEAS, "--regime", regime, qrels, runf])
         want = _values(["-q", *MEAS, qrels, explicit])
         assert got == want, regime
+
+
+def test_upper_promotes_unjudged_for_monotone_measures_only(tmp_path):
+    """YMT's upper bound, one rule in both commands: an unjudged document inside a tie counts
+    as relevant for P (monotone), not for recall or map (normalised)."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    runf = tmp_path / "run"
+    _write_run(runf, [("1", "a", 2.0), ("1", "x", 1.0), ("1", "b", 1.0)])
+    up = _values(["-q", "-m", "P.2", "-m", "recall.2", "-m", "map", "--regime", "upper",
+                  qrels, runf])
+    opt = _values(["-q", "-m", "P.2", "-m", "recall.2", "-m", "map", "--regime", "optimistic",
+                   qrels, runf])
+    assert up[("P_2", "1")] == 1.0 and opt[("P_2", "1")] == 0.5
+    assert up[("recall_2", "1")] == opt[("recall_2", "1")] == 1.0
+    assert up[("map", "1")] == opt[("map", "1")] == 1.0
+    for name in ("P@2", "P_2"):
+        res = tb.Evaluator(tb.read_qrels(qrels), [name], ["upper"]).evaluate([tb.read_run(runf)])
+        assert res.value(res.runs[0], name, "upper", "1") == 1.0
 
 
 SAMPLED = {"iprec_at_recall", "11pt_avg", "infAP", "binG", "G", "ndcg_rel", "Rndcg"}

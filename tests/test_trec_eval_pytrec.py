@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import tiebreak as tb
-from tiebreak.trec_eval import measures as TM
-from tiebreak.trec_eval.driver import values
+from tiebreak.measures import kernels as TM
+from tiebreak.trec_eval.evaluate import values
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -61,7 +61,7 @@ def _compare(qrels_path: Path, runs: list[Path], level: int, monkeypatch):
         run = tb.read_run(rp)
         new = values(args, run=run, qrels=q, err=io.StringIO())
         with monkeypatch.context() as mp:
-            mp.setattr(TM, "_lround_arr", _v9_lround)
+            mp.setattr(TM, "_lround", _v9_lround)
             old = values(args, run=run, qrels=q, err=io.StringIO())
         assert set(ref) <= set(new.qids)
         col = {t: i for i, t in enumerate(new.qids)}

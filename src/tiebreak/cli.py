@@ -13,7 +13,7 @@ import click
 
 REGIME_HELP = (
     "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all. Default: trec_eval,expected,lower,upper."
+    "upper, expected, or all. Default: trec_eval,expected,realistic,optimistic,lower,upper."
 )
 
 
@@ -112,14 +112,13 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         q = read_qrels(qrels)
         ev = Evaluator(q, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average)
-    except (InputError, MeasureError, ValueError) as e:
+    except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
     if jobs <= 0:
-        import os
+        from .parallel import cpus
 
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-            os.cpu_count() or 1)
+        jobs = cpus()
     jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate)
     try:
@@ -145,10 +144,18 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         write_json(res, out, per_topic, meta)
     else:
         write_table(res, out, per_topic)
+        from .output import legend
+
+        for line in legend(res):
+            out.write(f"\n{line}")
+        if legend(res):
+            out.write("\n")
         if warn_lines:
             out.write("\nwarnings (counted per run):\n")
             for line in warn_lines:
                 out.write(f"  {line}\n")
+    for note in res.notes:
+        click.echo(f"tiebreak: note: {note}", err=True)
     if fmt != "table":
         for line in warn_lines:
             click.echo(f"tiebreak: warning: {line}", err=True)

@@ -11,15 +11,29 @@ Example
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .io import Qrels, Run, read_run
-from .measures import DEFAULT_MEASURES, Measure, QrelsStats, parse_measures
-from .ranking import DEFAULT_REGIMES, REGIMES, groups, judge, orderings, ranking, run_hygiene
+from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
+from .measures.kernels import MIN_GEO_MEAN
+from .ranking import (
+    DEFAULT_REGIMES,
+    REGIMES,
+    Prepared,
+    expected_ranking,
+    groups,
+    order_for,
+    prepare,
+    ranking,
+    run_hygiene,
+    sampled_ranking,
+)
 
-__all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes"]
+__all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_values",
+           "summarize"]
 
 UNJUDGED_TOP_K = 10
 
@@ -37,12 +51,135 @@ def resolve_regimes(regimes) -> list[str]:
         regimes = [regimes]
     out: list[str] = []
     for r in regimes:
+        if not isinstance(r, str):
+            raise TypeError(f"a regime must be a string such as 'expected', not {r!r}")
         for x in (REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]):
             if x not in REGIMES:
                 raise ValueError(f"unknown regime {x!r}; choose from {', '.join(REGIMES)}, all")
             if x not in out:
                 out.append(x)
     return out
+
+
+def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int = 1000,
+                   seed: int = 0) -> tuple[list, list[str]]:
+    """Per-topic values of every measure under one regime: the one evaluation path behind
+    ``tiebreak eval``, ``tiebreak trec_eval`` and the API.
+
+    Parameters
+    ----------
+    P : Prepared
+        A judged run with its evaluated topics (:func:`tiebreak.ranking.prepare`).
+    measures : list of Measure
+    regime : str
+        One of :data:`tiebreak.ranking.REGIMES`.
+    samples, seed : int
+        Seeded random orderings for the ``expected`` value of measures without a closed form
+        or a linear form.
+
+    Returns
+    -------
+    values : list
+        One entry per measure: float64 (T,), or a list of T strings for ``relstring``.
+    notes : list of str
+        What was estimated by sampling, with the largest standard error.
+    """
+    T = len(P.topic_ids)
+    cache: dict = {}
+
+    def R(order):
+        if order not in cache:
+            cache[order] = ranking(P, order)
+        return cache[order]
+
+    out: list = [None] * len(measures)
+    notes: list[str] = []
+    memo: dict = {}
+    if regime != "expected":
+        for j, m in enumerate(measures):
+            order = order_for(regime, m.kind)
+            key = (order, m.family.name, m.cutoff, m.values)
+            if key not in memo:
+                memo[key] = m.family.kernel(R(order), m)
+            out[j] = memo[key]
+    else:
+        Rf = G = None
+        cut = P.max_docs
+        sampled = []
+        for j, m in enumerate(measures):
+            f = m.family
+            mode = f.expected
+            if mode == "linear_uncut":
+                mode = "linear" if cut is None else "sampled"
+            if mode == "closed" and f.name == "bpref" and cut is not None:
+                mode = "sampled"
+            key = (f.name, m.cutoff, m.values)
+            if key in memo:
+                out[j] = memo[key]
+                continue
+            if mode == "linear":
+                if Rf is None:
+                    Rf = expected_ranking(P)
+                out[j] = memo[key] = f.kernel(Rf, m)
+            elif mode == "closed":
+                if G is None:
+                    G = groups(P)
+                k = m.cutoff if cut is None else (cut if m.cutoff is None else min(cut, m.cutoff))
+                out[j] = memo[key] = f.closed(G, m, k)
+            elif mode == "trec_order":
+                out[j] = memo[key] = f.kernel(R("trec_eval"), m)
+            else:
+                sampled.append(j)
+        if sampled:
+            S = max(int(samples), 1)
+            Rs = sampled_ranking(P, S, seed)
+            worst = 0.0
+            for j in sampled:
+                m = measures[j]
+                v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(S, T)
+                out[j] = v.mean(axis=0)
+                if S > 1:
+                    worst = max(worst, float((v.std(axis=0, ddof=1) / math.sqrt(S)).max(
+                        initial=0.0)))
+            names = ", ".join(dict.fromkeys(str(measures[j]) for j in sampled))
+            notes.append(f"expected values of {names} estimated from {S} seeded random "
+                         f"orderings of each tied group (seed {seed}); largest standard error "
+                         f"{worst:.2g}")
+    if P.bogus.any():
+        for j, m in enumerate(measures):
+            b = m.family.bogus
+            if b is None:
+                continue
+            if isinstance(b, str):
+                out[j] = [b if z else s for s, z in zip(out[j], P.bogus)]
+            else:
+                out[j] = np.where(P.bogus, b, out[j])
+    return out, notes
+
+
+def summarize(m: Measure, values: np.ndarray, order: np.ndarray | None = None, *,
+              n: int | None = None, qrels: Qrels | None = None,
+              complete: bool = False) -> float:
+    """The summary over topics of one measure's per-topic ``values`` (T,), as trec_eval
+    computes it: topics added in ``order`` (trec_eval's byte order of qids) one by one, then
+    divided by ``n`` (default T). ``sum`` for counts, ``gmean`` the geometric mean with a
+    1e-5 floor, and trec_eval's ``num_rel`` under ``-c`` (every qrels line with value > 0).
+    A mean over zero topics is NaN."""
+    v = np.asarray(values, np.float64)
+    if order is not None:
+        v = v[order]
+    n = len(v) if n is None else n
+    agg = m.agg
+    if agg == "num_rel" and complete and qrels is not None:
+        return float(np.count_nonzero(qrels.value > 0))
+    if agg in ("sum", "num_rel"):
+        return float(np.cumsum(v)[-1]) if len(v) else 0.0
+    if n == 0:
+        return float("nan")
+    if agg == "gmean":
+        x = np.log(np.maximum(v, MIN_GEO_MEAN))
+        return math.exp(float(np.cumsum(x)[-1]) / n) if len(x) else float("nan")
+    return float(np.cumsum(v)[-1]) / n if len(v) else 0.0
 
 
 @dataclass
@@ -60,10 +197,14 @@ class EvalResult:
     topics : list[str]
         Qrels topic ids, shape (n_topics,).
     per_topic : ndarray float64, shape (n_runs, n_measures, n_regimes, n_topics)
-        Per-topic values. With ``average="qrels"`` a topic the run lacks scores 0 (RBP residual
-        1); with ``average="run-topics"`` it is NaN and left out of the mean.
+        Per-topic values. With ``average="qrels"`` a topic the run lacks is scored as trec_eval
+        ``-c`` scores it (0 for most measures, RBP residual 1); with
+        ``average="run-topics"`` it is NaN and left out of the mean.
     mean : ndarray float64, shape (n_runs, n_measures, n_regimes)
-        Mean over the averaged topics.
+        Summary over the averaged topics: the mean (sum for counts, geometric mean for
+        ``gm_*``), added in trec_eval's topic order; NaN over zero topics.
+    notes : list[str]
+        What was estimated by sampling (``expected`` without a closed form).
     warnings : dict[str, dict[str, object]]
         Per run: counted warnings (label -> count, or list of topic ids).
     """
@@ -75,13 +216,16 @@ class EvalResult:
     per_topic: np.ndarray
     mean: np.ndarray
     warnings: dict[str, dict[str, object]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def value(self, run: str, measure: str, regime: str, topic: str | None = None) -> float:
         """One value; ``topic=None`` gives the mean."""
-        i, j, k = self.runs.index(run), self.measures.index(measure), self.regimes.index(regime)
+        i = _index(self.runs, run, "run")
+        j = _index(self.measures, measure, "measure")
+        k = _index(self.regimes, regime, "regime")
         if topic is None:
             return float(self.mean[i, j, k])
-        return float(self.per_topic[i, j, k, self.topics.index(topic)])
+        return float(self.per_topic[i, j, k, _index(self.topics, topic, "topic")])
 
     def records(self, per_topic: bool = False):
         """Yield ``(run, measure, regime, qid, value)`` tuples; qid ``all`` for the mean."""
@@ -106,6 +250,14 @@ class EvalResult:
         )
 
 
+def _index(items: list[str], x, what: str) -> int:
+    try:
+        return items.index(x)
+    except ValueError:
+        shown = ", ".join(map(str, items[:10])) + (" ..." if len(items) > 10 else "")
+        raise KeyError(f"no {what} {x!r} in this result; {what}s: {shown}") from None
+
+
 class Evaluator:
     """Evaluate many runs against one qrels, under several tie regimes.
 
@@ -115,70 +267,89 @@ class Evaluator:
         Judgments (see :func:`tiebreak.read_qrels`).
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
+        Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
     regimes : list of str or "all", optional
-        Default ``trec_eval, expected, lower, upper``.
+        Default ``trec_eval, expected, realistic, optimistic, lower, upper``.
     score_precision : {"float64", "float32"}
         ``float32`` emulates trec_eval <= 9.0.8 and pytrec_eval (more scores tie).
     average : {"qrels", "run-topics"}
-        ``qrels`` (default, trec_eval ``-c``): mean over every qrels topic, a topic missing from
-        the run scores 0. ``run-topics``: mean over the qrels topics the run has.
+        ``qrels`` (default, trec_eval ``-c``): every qrels topic, a topic missing from the run
+        is scored as trec_eval ``-c`` scores it (0 for most measures). ``run-topics``: only the
+        qrels topics the run has (the others are NaN and left out of the mean).
+    samples, seed : int
+        Seeded random orderings for ``expected`` values without a closed or linear form.
+    max_docs : int, optional
+        Evaluate only the top ``max_docs`` documents of each topic (trec_eval ``-M``).
+    judged_only : bool
+        Drop unjudged documents before evaluating (trec_eval ``-J``).
+
+    Raises
+    ------
+    MeasureError, ValueError, TypeError
+        A bad measure name or parameter, regime or option.
     """
 
     def __init__(self, qrels: Qrels, measures=None, regimes=None,
-                 score_precision: str = "float64", average: str = "qrels"):
+                 score_precision: str = "float64", average: str = "qrels",
+                 samples: int = 1000, seed: int = 0, max_docs: int | None = None,
+                 judged_only: bool = False):
+        if not isinstance(qrels, Qrels):
+            raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), not "
+                            f"{type(qrels).__name__}")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
             raise ValueError("score_precision must be 'float64' or 'float32'")
+        if max_docs is not None and (isinstance(max_docs, bool) or int(max_docs) < 0):
+            raise ValueError("max_docs must be a non-negative integer")
         self.qrels = qrels
         ms = measures if measures is not None else DEFAULT_MEASURES
-        names = [m for m in ms if isinstance(m, str)]
-        objs = [m for m in ms if isinstance(m, Measure)]
-        self.measures: list[Measure] = objs + parse_measures(names)
+        if isinstance(ms, (str, Measure)):
+            ms = [ms]
+        ms = parse_measures(list(ms))
+        text = [m for m in ms if m.family.fmt == "str"]
+        if text and len(text) == len(ms):
+            raise MeasureError(f"{text[0]} has no numeric value; use tiebreak trec_eval -q")
+        self.measures: list[Measure] = [m for m in ms if m.family.fmt != "str"]
         self.regimes = resolve_regimes(regimes)
         self.score_precision = score_precision
         self.average = average
-        self.stats = QrelsStats(qrels)
+        self.samples = samples
+        self.seed = seed
+        self.max_docs = max_docs
+        self.judged_only = judged_only
+        self.notes: list[str] = []
+        t = list(qrels.topics)
+        self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
+                                                                                  "replace")),
+                                    np.int64)
 
     # ------------------------------------------------------------------------------------
+    def prepare(self, run: Run) -> Prepared:
+        return prepare(run, self.qrels, complete=self.average == "qrels",
+                       max_docs=self.max_docs, judged_only=self.judged_only,
+                       score_precision=self.score_precision)
+
     def evaluate_run(self, run: Run) -> tuple[np.ndarray, dict]:
         """Values of one run: ndarray (n_measures, n_regimes, n_topics) and its warnings."""
-        st = self.stats
-        J = judge(run, self.qrels, self.score_precision)
-        O = orderings(J)
-        nq = J.n_topics
-        out = np.zeros((len(self.measures), len(self.regimes), nq))
-        rank_cache: dict = {}
-        G = None
+        if not isinstance(run, Run):
+            raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
+                            f"{type(run).__name__}")
+        P = self.prepare(run)
+        nq = len(self.qrels.topics)
+        out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
+        for k, reg in enumerate(self.regimes):
+            vals, notes = measure_values(P, self.measures, reg, samples=self.samples,
+                                         seed=self.seed)
+            for j, v in enumerate(vals):
+                out[j, k, P.topic_ids] = v
+            for n in notes:
+                if n not in self.notes:
+                    self.notes.append(n)
+        return out, self._warnings(run, P)
 
-        def R(name):
-            if name not in rank_cache:
-                rank_cache[name] = ranking(O, name, st.gmax)
-            return rank_cache[name]
-
-        for j, m in enumerate(self.measures):
-            memo: dict = {}
-            for k, reg in enumerate(self.regimes):
-                if reg == "expected":
-                    if G is None:
-                        G = groups(O, st.gmax)
-                    out[j, k] = m.expected(G, st)
-                    continue
-                if reg == "lower":
-                    src = "realistic"
-                elif reg == "upper":
-                    src = "upper_mono" if m.kind == "monotone" else "optimistic"
-                else:
-                    src = reg
-                if src not in memo:
-                    memo[src] = m.ordered(R(src), st)
-                out[j, k] = memo[src]
-        warn = self._warnings(run, J, O, R)
-        if self.average == "run-topics":
-            out[:, :, O.n_ret == 0] = np.nan
-        return out, warn
-
-    def _warnings(self, run: Run, J, O, R) -> dict:
+    def _warnings(self, run: Run, P: Prepared) -> dict:
+        J, O = P.J, P.O
         w: dict[str, object] = dict(run.warnings)
         hyg = run_hygiene(run)
         contra = int(hyg["contradictions"].sum())
@@ -191,11 +362,15 @@ class Evaluator:
             w["run topics not in qrels (ignored)"] = list(J.run_topics_missing_in_qrels)
         missing = [q for q, n in zip(self.qrels.topics, O.n_ret) if n == 0]
         if missing:
-            label = ("qrels topics missing from run (scored 0)" if self.average == "qrels"
-                     else "qrels topics missing from run (not averaged)")
+            label = ("qrels topics missing from run (scored 0)"
+                     if self.average == "qrels" else
+                     "qrels topics missing from run (not averaged)")
             w[label] = missing
-        te = R("trec_eval")
-        unj = int(np.sum(~te.judged & (te.rank <= UNJUDGED_TOP_K)))
+        te = ranking(P, "trec_eval")
+        top = te.rank <= UNJUDGED_TOP_K
+        if P.bogus.any():
+            top &= ~P.bogus[te.topic]
+        unj = int(np.sum((te.code < 0) & top))
         if unj:
             w[f"unjudged documents in the top {UNJUDGED_TOP_K}"] = unj
         n_tied = len(O.tied)
@@ -206,20 +381,15 @@ class Evaluator:
     def _one(self, r, on_duplicate="error"):
         run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
         v, w = self.evaluate_run(run)
-        return run.name, run.source, v, w
+        return run.name, run.source, v, w, self.notes
 
     def _iter(self, runs, jobs: int, on_duplicate: str):
         runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
-            import multiprocessing as mp
+            from .parallel import imap
 
-            if "fork" in mp.get_all_start_methods():
-                global _WORKER
-                _WORKER = (self, on_duplicate)
-                with mp.get_context("fork").Pool(min(jobs, len(runs))) as pool:
-                    yield from pool.imap(_work, runs)
-                _WORKER = None
-                return
+            yield from imap(_work, runs, jobs, (self, on_duplicate))
+            return
         for r in runs:
             yield self._one(r, on_duplicate)
 
@@ -239,10 +409,15 @@ class Evaluator:
         on_duplicate : {"error", "first"}
             Passed to :func:`tiebreak.read_run` for paths.
         """
+        if isinstance(runs, (str, Run)) or not hasattr(runs, "__iter__"):
+            runs = [runs]
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for name, source, v, w in self._iter(runs, jobs, on_duplicate):
+        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate):
+            for n in notes:
+                if n not in self.notes:
+                    self.notes.append(n)
             if name in warnings:
                 i = 2
                 while f"{name}#{i}" in warnings:
@@ -259,19 +434,22 @@ class Evaluator:
     def _result(self, names, vals, warnings) -> EvalResult:
         nq = len(self.qrels.topics)
         per = np.stack(vals) if vals else np.zeros((0, len(self.measures), len(self.regimes), nq))
-        cnt = np.sum(~np.isnan(per), axis=3)
-        tot = np.nansum(per, axis=3)
         mean = np.zeros(per.shape[:3])
-        np.divide(tot, cnt, out=mean, where=cnt > 0)
+        bo = self._byte_order
+        complete = self.average == "qrels"
+        for i in range(per.shape[0]):
+            for j, m in enumerate(self.measures):
+                for k in range(per.shape[2]):
+                    v = per[i, j, k][bo]
+                    v = v[~np.isnan(v)]
+                    mean[i, j, k] = summarize(m, v, qrels=self.qrels, complete=complete)
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
-                          list(self.qrels.topics), per, mean, warnings)
+                          list(self.qrels.topics), per, mean, warnings, list(self.notes))
 
 
-_WORKER = None
 
-
-def _work(path):
-    ev, on_duplicate = _WORKER
+def _work(shared, path):
+    ev, on_duplicate = shared
     return ev._one(path, on_duplicate)
 
 

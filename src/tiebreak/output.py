@@ -29,19 +29,32 @@ def _fmt(v: float) -> str:
     return "-" if v != v else f"{v:.4f}"
 
 
+PAIRS = (
+    ("[realistic, optimistic]", "realistic", "optimistic",
+     "the worst and best order of every tied group, unjudged documents non-relevant "
+     "(Cabanac et al. 2010)"),
+    ("YMT [lower, upper]", "lower", "upper",
+     "bounds of Yang, Moffat & Turpin (2016); the upper bound of a measure that only grows "
+     "with a gain (P, RR, Success, RBP, ERR, DCG) counts unjudged documents as relevant"),
+)
+
+
 def table_rows(res: EvalResult, per_topic: bool = False):
     """Header and rows of the readable grid: per run and measure the trec_eval value, the
-    expected value and the [lower, upper] range, then any other regime asked for."""
+    expected value, the tie range [realistic, optimistic] and, apart from it, the YMT bounds
+    [lower, upper]; then any other regime asked for."""
     regs = list(res.regimes)
     cols: list[tuple[str, list[int]]] = []
     for g in ("trec_eval", "expected"):
         if g in regs:
             cols.append((g, [regs.index(g)]))
-    if "lower" in regs and "upper" in regs:
-        cols.append(("[lower, upper]", [regs.index("lower"), regs.index("upper")]))
+    paired = set()
+    for head, a, b, _ in PAIRS:
+        if a in regs and b in regs:
+            cols.append((head, [regs.index(a), regs.index(b)]))
+            paired |= {a, b}
     for g in regs:
-        if g in ("trec_eval", "expected") or (g in ("lower", "upper") and
-                                             "lower" in regs and "upper" in regs):
+        if g in ("trec_eval", "expected") or g in paired:
             continue
         cols.append((g, [regs.index(g)]))
     head = ["run", "measure"] + (["qid"] if per_topic else []) + [c for c, _ in cols]
@@ -62,6 +75,12 @@ def table_rows(res: EvalResult, per_topic: bool = False):
                         row.append(_fmt(vals[idx[0]]))
                 rows.append(row)
     return head, rows
+
+
+def legend(res: EvalResult) -> list[str]:
+    """What the paired columns of the table mean (only those shown)."""
+    regs = set(res.regimes)
+    return [f"{h}: {text}" for h, a, b, text in PAIRS if a in regs and b in regs]
 
 
 def write_table(res: EvalResult, fh, per_topic: bool = False) -> None:

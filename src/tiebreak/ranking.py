@@ -23,14 +23,14 @@ Regimes (see ``../shared/spec/tie-aware-metrics.md`` §1):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .io import Qrels, Run
 
 REGIMES = ("file", "trec_eval", "realistic", "optimistic", "lower", "upper", "expected")
-DEFAULT_REGIMES = ("trec_eval", "expected", "lower", "upper")
+DEFAULT_REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", "upper")
 
 NOT_IN_QRELS = -1  # trec_eval RELVALUE_NONPOOL
 POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels)
@@ -214,42 +214,388 @@ def orderings(J: Judged) -> Orderings:
     return Orderings(J, t, rank, n_ret, starts, so, group, tied)
 
 
+# ---------------------------------------------------------------------------------------------
+# regimes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A treatment of tied scores.
+
+    ``order`` names the deterministic ordering of :meth:`Orderings.order` (None for
+    ``expected``). ``lower`` and ``upper`` are bounds: which ordering they use depends on the
+    measure's kind (:func:`order_for`).
+    """
+
+    name: str
+    order: str | None
+    description: str
+
+
+REGIME_TABLE: dict[str, Regime] = {r.name: r for r in (
+    Regime("file", "file", "order of lines in the file, scores ignored"),
+    Regime("trec_eval", "trec_eval",
+           "score descending, then docno descending (byte order), as trec_eval sorts"),
+    Regime("realistic", "realistic",
+           "inside a tied group relevant documents last (Cabanac et al. 2010)"),
+    Regime("optimistic", "optimistic",
+           "inside a tied group relevant documents first (Cabanac et al. 2010)"),
+    Regime("lower", "realistic",
+           "YMT 2016 lower bound: the worst order of every tied group"),
+    Regime("upper", "optimistic",
+           "YMT 2016 upper bound: the best order of every tied group; for measures that only "
+           "grow with a gain, unjudged documents count as maximally relevant"),
+    Regime("expected", None,
+           "exact mean over all orderings inside tied groups (McSherry & Najork 2008)"),
+)}
+
+
+def order_for(regime: str, kind: str) -> str | None:
+    """The ordering a regime uses for a measure of the given kind (the one place that decides
+    what ``upper`` means): ``upper`` of a ``monotone`` measure promotes unjudged documents."""
+    r = REGIME_TABLE[regime]
+    if regime == "upper" and kind == "monotone":
+        return "upper_mono"
+    return r.order
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluated topics, and the one ranking structure
+# ---------------------------------------------------------------------------------------------
+
+PROMOTED = 1 << 40  # relevance code of an unjudged document promoted to maximally relevant
+
+
+def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
+    """Counts of qrels documents per (evaluated topic, value >= 0): int64 (T, L)."""
+    v = qrels.value
+    ok = v >= 0
+    L = int(v[ok].max()) + 1 if ok.any() else 1
+    full = np.zeros((len(qrels.topics), L), np.int64)
+    np.add.at(full, (qrels.topic[ok], v[ok]), 1)
+    return full[topic_ids]
+
+
+@dataclass
+class Prepared:
+    """A judged run restricted to the evaluated topics, before choosing an order.
+
+    ``topic_ids`` (T,) are the qrels topic indices evaluated, in output order; ``bogus`` (T,)
+    marks topics without results that are scored anyway (trec_eval ``-c``: one non-pooled
+    document at rank 1); ``max_docs`` is trec_eval's ``-M``; ``judged_only`` its ``-J``.
+    """
+
+    J: Judged
+    O: Orderings
+    topic_ids: np.ndarray
+    bogus: np.ndarray
+    rel_levels: np.ndarray
+    max_docs: int | None = None
+    judged_only: bool = False
+
+
+def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
+            max_docs: int | None = None, judged_only: bool = False,
+            score_precision: str = "float64") -> Prepared:
+    """Judge ``run`` and choose the evaluated topics.
+
+    Parameters
+    ----------
+    topics : sequence of str, optional
+        Qrels topic ids to evaluate, in output order; default every qrels topic (in qrels
+        order) when ``complete``, else those the run has.
+    complete : bool
+        Score qrels topics without results (trec_eval ``-c``).
+    """
+    J = judge(run, qrels, score_precision)
+    O = orderings(J)
+    has = O.n_ret > 0
+    if topics is None:
+        ids = np.arange(J.n_topics) if complete else np.flatnonzero(has)
+    else:
+        tindex = qrels.topic_index
+        ids = np.array([tindex[q] for q in topics], np.int64)
+    ids = np.asarray(ids, np.int64)
+    bogus = ~has[ids] if len(ids) else np.zeros(0, bool)
+    if not complete:
+        ids, bogus = ids[~bogus], bogus[~bogus]
+    return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only)
+
+
+def _seg_positions(t: np.ndarray, T: int):
+    starts = np.searchsorted(t, np.arange(T + 1))
+    rank = np.arange(len(t)) - starts[t] + 1 if len(t) else np.zeros(0, np.int64)
+    return starts, rank
+
+
+def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True):
+    """Positions of ``order`` mapped to evaluated topics with -J and (``cut``) -M applied, plus
+    the bogus documents of -c: (source line or -1, topic, 1-based rank, relevance code)."""
+    J = P.J
+    T = len(P.topic_ids)
+    tmap = np.full(J.n_topics, -1, np.int64)
+    tmap[P.topic_ids] = np.arange(T)
+    t = tmap[J.qtopic[order]]
+    keep = t >= 0
+    code = J.relkey[order]
+    if P.judged_only:
+        keep &= code >= 0
+    order, t, code = order[keep], t[keep], code[keep]
+    s = np.argsort(t, kind="stable")
+    order, t, code = order[s], t[s], code[s]
+    _, rank = _seg_positions(t, T)
+    if cut and P.max_docs is not None:
+        k = rank <= P.max_docs
+        order, t, code, rank = order[k], t[k], code[k], rank[k]
+    if promote:
+        code = np.where(code < 0, PROMOTED, code)
+    if P.bogus.any():
+        bt = np.flatnonzero(P.bogus)
+        t = np.r_[t, bt]
+        rank = np.r_[rank, np.ones(len(bt), np.int64)]
+        code = np.r_[code, np.full(len(bt), NOT_IN_QRELS)]
+        order = np.r_[order, np.full(len(bt), -1)]
+        s = np.lexsort((rank, t))
+        order, t, code, rank = order[s], t[s], code[s], rank[s]
+    return order, t, rank, code
+
+
+def exact_cumsum(x: np.ndarray, t: np.ndarray, rank: np.ndarray, starts: np.ndarray,
+                 T: int) -> np.ndarray:
+    """Inclusive cumulative sum of ``x`` restarted at each topic, added in rank order from 0
+    exactly as a sequential loop would (so sums agree with trec_eval to the last bit)."""
+    n = len(x)
+    if not n:
+        return np.zeros(0)
+    L = int(rank.max())
+    if T * L <= 4 * n + 4096:
+        M = np.zeros((T, L))
+        M[t, rank - 1] = x
+        return np.cumsum(M, axis=1)[t, rank - 1]
+    out = np.empty(n)
+    for k in range(T):
+        a, b = starts[k], starts[k + 1]
+        if b > a:
+            np.cumsum(x[a:b], out=out[a:b])
+    return out
+
+
 @dataclass
 class Ranking:
-    """One ranking of every topic (a deterministic regime), the input of measure kernels.
+    """One ranking of every evaluated topic: the input of every measure kernel.
 
-    All per-position arrays have shape (n,) and are sorted by (topic, rank).
+    Per-position arrays have shape (n,) and are sorted by (topic, rank); ranks are 1-based.
 
-    ``grade`` is the qrels grade (0 for unjudged); ``judged`` marks judged documents;
-    ``promoted`` marks unjudged documents that count as maximally relevant (only in the upper
-    bound of monotone measures); ``gmax`` (n_topics,) is the largest grade of each topic.
+    Attributes
+    ----------
+    n_topics : int
+        T, the evaluated topics.
+    topic, rank : ndarray int64 (n,)
+        Topic index (non-decreasing) and 1-based rank of each position.
+    n_ret : ndarray int64 (T,)
+        Retrieved documents per topic (after -J and -M; a -c bogus topic has 1).
+    rel_levels : ndarray int64 (T, L)
+        Qrels documents of each topic at relevance value 0..L-1.
+    code : ndarray int64 (n,) or None
+        Relevance code per position: the qrels value (>= 0) of a judged document, -1 not in the
+        qrels, -2 pooled but unjudged (trec_eval's codes), :data:`PROMOTED` an unjudged
+        document counted as maximally relevant (``upper`` of monotone measures). None for the
+        fractional ranking of the ``expected`` regime, whose per-position quantities are means
+        over the position's tied group (:meth:`per_position`).
     """
 
     n_topics: int
     topic: np.ndarray
     rank: np.ndarray
     n_ret: np.ndarray
-    grade: np.ndarray
-    judged: np.ndarray
-    promoted: np.ndarray | None
-    gmax: np.ndarray
+    rel_levels: np.ndarray
+    code: np.ndarray | None
+    _mean: object = None  # expected: (codes, topics in score order, kept positions, group mean)
+    _cache: dict = field(default_factory=dict)
+
+    # -- per-position quantities -----------------------------------------------------------
+    def per_position(self, key, fn) -> np.ndarray:
+        """``fn(code, topic) -> float64 (n,)`` at every position, memoised under ``key``; in a
+        fractional ranking the value is averaged over the tied group (exact for measures that
+        are linear in it)."""
+        v = self._cache.get(key)
+        if v is None:
+            if self._mean is None:
+                v = np.asarray(fn(self.code, self.topic), np.float64)
+            else:
+                code_full, t_full, keep, mean_of = self._mean
+                v = mean_of(np.asarray(fn(code_full, t_full), np.float64))[keep]
+            self._cache[key] = v
+        return v
+
+    def rel(self, level: int) -> np.ndarray:
+        """Relevant indicator (qrels value >= level; promoted documents too), float64 (n,)."""
+        lv = max(int(level), 0)
+        return self.per_position(("rel", lv), lambda c, t: c >= lv if lv > 0 else c >= 0)
+
+    def nonrel(self, level: int) -> np.ndarray:
+        """Judged non-relevant indicator (0 <= value < level), float64 (n,)."""
+        return self.per_position(("nonrel", level), lambda c, t: (c >= 0) & (c < level))
+
+    @property
+    def unjudged(self) -> np.ndarray:
+        """Unjudged indicator (code < 0), float64 (n,)."""
+        return self.per_position("unj", lambda c, t: c < 0)
+
+    @property
+    def judged(self) -> np.ndarray:
+        """Judged indicator (code >= 0, promoted included), float64 (n,)."""
+        return self.per_position("judged", lambda c, t: c >= 0)
+
+    # -- per-topic qrels quantities ------------------------------------------------------------
+    def num_rel(self, level: int) -> np.ndarray:
+        """R: qrels documents with value >= level, int64 (T,)."""
+        return self.rel_levels[:, max(int(level), 0):].sum(axis=1)
+
+    def num_nonrel(self, level: int) -> np.ndarray:
+        """Qrels documents judged non-relevant (0 <= value < level), int64 (T,)."""
+        return self.rel_levels[:, :max(int(level), 0)].sum(axis=1)
+
+    @property
+    def num_rel_levels(self) -> np.ndarray:
+        """trec_eval's num_rel_levels: 1 + the largest value with a qrels document (0 if none)."""
+        L = self.rel_levels.shape[1]
+        nz = self.rel_levels > 0
+        last = L - np.argmax(nz[:, ::-1], axis=1)
+        return np.where(nz.any(axis=1), last, 0)
+
+    # -- sums ----------------------------------------------------------------------------------
+    @property
+    def starts(self) -> np.ndarray:
+        """First position of each topic, int64 (T + 1,)."""
+        s = self._cache.get("starts")
+        if s is None:
+            s = self._cache["starts"] = np.searchsorted(self.topic, np.arange(self.n_topics + 1))
+        return s
+
+    def cumsum(self, x: np.ndarray) -> np.ndarray:
+        """Per-topic inclusive cumulative sum, added in rank order (exact, see
+        :func:`exact_cumsum`)."""
+        return exact_cumsum(np.asarray(x, np.float64), self.topic, self.rank, self.starts,
+                            self.n_topics)
+
+    def suffix_max(self, x: np.ndarray) -> np.ndarray:
+        """Per-topic maximum of ``x`` over the positions at or below each rank, float64 (n,)."""
+        n, T = len(x), self.n_topics
+        if not n:
+            return np.zeros(0)
+        L = int(self.rank.max())
+        if T * L <= 4 * n + 4096:
+            M = np.full((T, L), -np.inf)
+            M[self.topic, self.rank - 1] = x
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1][self.topic,
+                                                                       self.rank - 1]
+        out = np.empty(n)
+        st = self.starts
+        for k in range(T):
+            a, b = st[k], st[k + 1]
+            if b > a:
+                out[a:b] = np.maximum.accumulate(x[a:b][::-1])[::-1]
+        return out
+
+    def at(self, cum: np.ndarray, k) -> np.ndarray:
+        """A per-topic cumulative sum after the first ``k`` ranks (scalar or (T,)); 0 where a
+        topic has no position inside."""
+        m = np.minimum(k, self.n_ret)
+        idx = self.starts[:-1] + m - 1
+        ok = m > 0
+        out = np.zeros(self.n_topics)
+        out[ok] = cum[idx[ok]]
+        return out
+
+    def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """Per-topic sum of a per-position array in rank order, float64 (T,)."""
+        x = np.asarray(x, np.float64)
+        if where is not None:
+            x = np.where(where, x, 0.0)
+        return self.at(self.cumsum(x), self.n_ret)
+
+    def cached(self, key, fn):
+        """Memoise a derived array of this ranking (cumulative sums, gains, ideal lists)."""
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = fn()
+        return v
+
+    @property
+    def fractional(self) -> bool:
+        return self._mean is not None
 
 
-def ranking(O: Orderings, regime: str, gmax: np.ndarray) -> Ranking:
-    o = O.order(regime)
-    J = O.J
-    judged = J.judged[o]
-    promoted = ~judged if regime == "upper_mono" else None
-    return Ranking(J.n_topics, O.topic, O.rank, O.n_ret, J.grade[o], judged, promoted, gmax)
+def ranking(P: Prepared, order: str) -> Ranking:
+    """The ranking of every evaluated topic under a deterministic ordering (``file``,
+    ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``)."""
+    o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
+    T = len(P.topic_ids)
+    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code)
+
+
+def _score_positions(P: Prepared):
+    """Evaluated positions in score order (-J applied, -M not) and a tied-group label per
+    position (a bogus -c position is a group of its own): (t, rank, code, gid)."""
+    O = P.O
+    order, t, rank, code = _select(P, O.score_order, cut=False)
+    lab = np.full(len(P.J.qtopic), -1, np.int64)
+    lab[O.score_order] = O.group
+    gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
+    return t, rank, code, gid
+
+
+def expected_ranking(P: Prepared) -> Ranking:
+    """The fractional ranking of the ``expected`` regime: every per-position quantity is its
+    mean over the position's tied group, taken *before* -M truncation, so a group cut by -M
+    still contributes its exact expected share to the ranks inside the cut."""
+    t_full, rank_full, code_full, gid = _score_positions(P)
+    _, ginv = np.unique(gid, return_inverse=True)
+    gsize = np.bincount(ginv).astype(np.float64)
+
+    def mean_of(x):
+        return (np.bincount(ginv, weights=x, minlength=len(gsize)) / gsize)[ginv]
+
+    keep = (slice(None) if P.max_docs is None else np.flatnonzero(rank_full <= P.max_docs))
+    t, rank = t_full[keep], rank_full[keep]
+    T = len(P.topic_ids)
+    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
+                   (code_full, t_full, keep, mean_of))
+
+
+def sampled_ranking(P: Prepared, n_samples: int, seed: int) -> Ranking:
+    """``n_samples`` seeded random within-group orderings of every topic, stacked as
+    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``)."""
+    rng = np.random.default_rng(seed)
+    t0, rank0, code0, gid = _score_positions(P)
+    T = len(P.topic_ids)
+    ts, rs, cs = [], [], []
+    for s in range(n_samples):
+        perm = np.lexsort((rng.random(len(t0)), gid, t0))
+        c, t, r = code0[perm], t0 + s * T, rank0
+        if P.max_docs is not None:
+            k = r <= P.max_docs
+            c, t, r = c[k], t[k], r[k]
+        ts.append(t)
+        rs.append(r)
+        cs.append(c)
+    t = np.concatenate(ts) if ts else np.zeros(0, np.int64)
+    TT = T * n_samples
+    return Ranking(TT, t, np.concatenate(rs) if rs else t.copy(),
+                   np.bincount(t, minlength=TT), np.tile(P.rel_levels, (n_samples, 1)),
+                   np.concatenate(cs) if cs else t.copy())
 
 
 @dataclass
 class Groups:
-    """Tied groups of every topic, the input of the expected-value kernels.
+    """Tied groups of every evaluated topic: the input of the closed-form expectations.
 
-    Per-position arrays (n,) follow ``score_order``: ``topic``, ``rank``, ``gid`` (group id),
-    ``grade``, ``judged``. Per-group arrays (G,): ``g_topic``, ``g_first`` (first rank b_g),
-    ``g_size`` (s_g). ``b`` and ``s`` repeat b_g and s_g per position.
+    Per-position arrays (n,) follow score order (-J applied, -M not): ``topic``, ``rank``,
+    ``gid`` (group id, increasing), ``code`` (relevance code). Per-group arrays (G,):
+    ``g_topic``, ``g_first`` (first rank b_g), ``g_size`` (s_g). ``b`` and ``s`` repeat b_g and
+    s_g per position. ``rel_levels`` (T, L) as in :class:`Ranking`.
     """
 
     n_topics: int
@@ -257,14 +603,22 @@ class Groups:
     rank: np.ndarray
     n_ret: np.ndarray
     gid: np.ndarray
-    grade: np.ndarray
-    judged: np.ndarray
+    code: np.ndarray
     g_topic: np.ndarray
     g_first: np.ndarray
     g_size: np.ndarray
     b: np.ndarray
     s: np.ndarray
-    gmax: np.ndarray
+    rel_levels: np.ndarray
+
+    def rel(self, level: int) -> np.ndarray:
+        """Relevant indicator, bool (n,)."""
+        lv = max(int(level), 0)
+        return self.code >= lv if lv > 0 else self.code >= 0
+
+    @property
+    def judged(self) -> np.ndarray:
+        return self.code >= 0
 
     def gsum(self, x: np.ndarray) -> np.ndarray:
         """Sum of a per-position quantity over each group, float64 (G,)."""
@@ -287,15 +641,17 @@ class Groups:
         return c - base[np.cumsum(first) - 1]
 
 
-def groups(O: Orderings, gmax: np.ndarray) -> Groups:
-    J = O.J
-    so = O.score_order
-    gid = O.group
-    G = int(gid[-1]) + 1 if len(gid) else 0
-    first = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]]) if len(gid) else np.zeros(0, int)
-    g_size = np.bincount(gid, minlength=G)
-    g_first = O.rank[first]
-    return Groups(
-        J.n_topics, O.topic, O.rank, O.n_ret, gid, J.grade[so], J.judged[so],
-        O.topic[first], g_first, g_size, g_first[gid], g_size[gid], gmax,
-    )
+def groups(P: Prepared) -> Groups:
+    """Tied groups over the evaluated topics (score order, -J applied, -M not applied)."""
+    t, rank, code, gid = _score_positions(P)
+    new = np.ones(len(gid), bool)
+    if len(gid) > 1:
+        new[1:] = (gid[1:] != gid[:-1]) | (t[1:] != t[:-1])
+    g = np.cumsum(new) - 1
+    G_n = int(g[-1]) + 1 if len(g) else 0
+    first = np.flatnonzero(new)
+    g_size = np.bincount(g, minlength=G_n)
+    g_first = rank[first]
+    T = len(P.topic_ids)
+    return Groups(T, t, rank, np.bincount(t, minlength=T), g, code, t[first], g_first,
+                  g_size, g_first[g], g_size[g], P.rel_levels)

@@ -563,3 +563,16 @@ def run_paths(args) -> list[str]:
         else:
             out.append(a)
     return out
+
+
+def __getattr__(name):  # readers of the other TREC formats, imported on first use
+    if name == "read_qrels_jg":
+        from .jg import read_qrels_jg
+        return read_qrels_jg
+    if name == "read_zscores":
+        from .zscores import read_zscores
+        return read_zscores
+    if name == "read_prefs":
+        from ..trec_eval.prefs import read_prefs
+        return read_prefs
+    raise AttributeError(name)

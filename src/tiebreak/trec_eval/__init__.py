@@ -1,10 +1,11 @@
 """trec_eval 10.0 drop-in replacement (``tiebreak trec_eval``).
 
 * :mod:`.options` parses trec_eval's command line;
-* :mod:`.ranks` builds each topic's ranked relevance codes under any tie regime;
-* :mod:`.measures` holds every trec_eval measure as a vectorised kernel;
+* :mod:`.evaluate` turns the options into registered measures (the alias table
+  :mod:`tiebreak.measures.trec_names`) and evaluates them with the shared core;
+* :mod:`.render` prints trec_eval's exact text (and z-scores);
 * :mod:`.prefs` the preference measures (``-R prefs`` / ``qrels_prefs``);
-* :mod:`.driver` evaluates, converts to z-scores and prints trec_eval's exact text.
+* :mod:`.cli` argv -> exit status.
 
 Python use::
 
@@ -12,6 +13,6 @@ Python use::
     main(["-m", "all_trec", "-q", "qrels.txt", "run.txt"])   # prints, returns the exit status
 """
 
-from .driver import main
+from .cli import main
 
 __all__ = ["main"]

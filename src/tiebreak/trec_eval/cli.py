@@ -1,10 +1,148 @@
-"""``tiebreak trec_eval``: the click entry point; arguments go to trec_eval's own parser."""
+"""``tiebreak trec_eval``: argv -> exit status. trec_eval's options become registered
+measures (:mod:`.evaluate`), evaluated by the shared core, printed as trec_eval prints
+(:mod:`.render`).
+
+Deliberate differences from trec_eval 10.0, each documented in ``docs/trec_eval.md``: a qrels
+topic with no results, without ``-c``, is skipped with a warning (``--strict``: an error); a
+malformed line stops with ``file:line``; ``rbp`` uses the defined per-topic gain range;
+``--regime`` evaluates under another tie regime; several results files may follow the qrels.
+"""
 
 from __future__ import annotations
 
+import io
 import sys
 
 import click
+
+from ..io import InputError, read_qrels, read_run
+from ..measures.trec_names import BY_NAME, TREC_NAMES, TrecEvalError
+from ..parallel import cpus, imap
+from .evaluate import check_formats, prefs_values, requested, topic_values
+from .options import USAGE, parse_args
+from .render import render
+
+VERSION = "10.0 (tiebreak trec_eval)"
+
+
+def evaluate_file(rel_path, run_path, opts, reqs, qrels=None, zs=None, err=sys.stderr) -> str:
+    """Evaluate one results file; returns trec_eval's output text."""
+    run = read_run(run_path)
+    if len(run.topic) == 0:
+        raise TrecEvalError(f"trec_eval: Cannot read results file '{run.source}'\n"
+                            "trec_eval: Quit in file 'trec_eval.c'", 2)
+    _warn(run, err)
+    runid = run.tags[0] if getattr(run, "tags", None) else run.name
+    if opts.rel_format in ("prefs", "qrels_prefs"):
+        tv = prefs_values(rel_path, run, opts, reqs, err)
+    else:
+        tv = topic_values(rel_path, run, opts, reqs, qrels, err)
+    return render(reqs, tv, opts, runid, zs, qrels)
+
+
+HELP = """tiebreak trec_eval: a drop-in replacement for trec_eval 10.0 (same options, same output)
+
+trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>] [-D debug_level]
+   [-N <num>] [-M <num>] [-R rel_format] [-T results_format] [-Z zscores_file]
+   rel_info_file results_file [results_file ...]
+
+ -q   per-topic values as well as the summary ('all')
+ -m   measure or measure set to print (repeatable): official (default), all_trec, set,
+      all_prefs, prefs, qrels_jg, or a measure name with optional parameters after a '.',
+      e.g. P.5,10  ndcg_cut.10  ndcg.1=3,2=9  iprec_at_recall..1,.5  utility.2,-1,0,0
+ -c   average over every qrels topic; topics without results score 0
+ -n   no summary
+ -l N relevance level: a document is relevant when its qrels value >= N (default 1)
+ -N N number of documents in the collection (utility)
+ -M N evaluate only the top N documents of each topic (after sorting)
+ -J   evaluate judged documents only (not recommended)
+ -R F rel_info format: qrels (default), prefs, qrels_prefs, qrels_jg
+ -T F results format: trec_results
+ -Z F print z-scores against the 'qid measure mean stddev' lines of F
+ -D N[.qid]  debug level (only the qid part is used: evaluate that topic only)
+ -v   version    -h  this help
+ '-' as a file name reads standard input.
+
+tiebreak additions:
+ --regime R           tie regime: trec_eval (default: score desc, docno desc), file,
+                      realistic, optimistic (relevant last / first inside ties), lower, upper
+                      (YMT 2016 bounds: upper counts unjudged documents as relevant for
+                      measures that only grow with a gain), expected (exact mean over all
+                      orderings of tied documents; sampled, with a note on stderr, for
+                      measures without a closed form)
+ --score-precision P  float64 (trec_eval 10) or float32 (trec_eval <= 9.0.8, pytrec_eval)
+ --strict             a qrels topic without results is an error (default: skipped, warned)
+ --samples N, --seed S  sampling for --regime expected (default 1000, 0)
+ --jobs N             worker processes when several results files are given (default: CPUs)
+
+Measures (trec_eval 10.0 order; the same names work in tiebreak eval -m):
+"""
+
+
+def _help_text() -> str:
+    return HELP + "".join(f"  {t.name:<24}{t.doc}\n" for t in TREC_NAMES)
+
+
+def _warn(obj, err) -> None:
+    """Input warnings of a qrels or run (counted by the readers) on stderr, never stdout."""
+    src = getattr(obj, "source", None) or getattr(obj, "name", "")
+    for what, n in (getattr(obj, "warnings", None) or {}).items():
+        print(f"tiebreak trec_eval: warning: {src}: {what}: {n}", file=err)
+
+
+def _work(shared, path):
+    rel, opts, reqs, qrels, zs = shared
+    e = io.StringIO()
+    try:
+        return evaluate_file(rel, path, opts, reqs, qrels, zs, e), e.getvalue()
+    except (TrecEvalError, InputError) as ex:
+        return ex, e.getvalue()
+
+
+def main(argv: list[str], out=None, err=None) -> int:
+    """Run trec_eval on ``argv`` (without the program name); returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        opts = parse_args(argv)
+        if opts.help:
+            out.write(_help_text())
+            return 0
+        if opts.version:
+            err.write(f"trec_eval version {VERSION}\n")
+            return 0
+        if len(opts.files) < 2:
+            err.write(USAGE)
+            return 1
+        reqs = requested(opts)
+        check_formats(opts, reqs)
+        zs = None
+        if opts.zscore_file:
+            from ..io import read_zscores
+
+            zs = read_zscores(opts.zscore_file)
+        rel = opts.files[0]
+        qrels = read_qrels(rel) if opts.rel_format == "qrels" else None
+        if qrels is not None:
+            _warn(qrels, err)
+        runs = opts.files[1:]
+        jobs = opts.jobs if opts.jobs is not None else min(len(runs), cpus())
+        if jobs > 1 and len(runs) > 1 and "-" not in runs:
+            for text, msgs in imap(_work, runs, jobs, (rel, opts, reqs, qrels, zs)):
+                err.write(msgs)
+                if isinstance(text, Exception):
+                    raise text
+                out.write(text)
+        else:
+            for path in runs:
+                out.write(evaluate_file(rel, path, opts, reqs, qrels, zs, err))
+        return 0
+    except TrecEvalError as e:
+        err.write(str(e).rstrip("\n") + "\n")
+        return e.status
+    except InputError as e:
+        err.write(f"trec_eval: {e}\n")
+        return 2
 
 
 @click.command(
@@ -18,6 +156,7 @@ def trec_eval_cmd(args) -> None:
     """Drop-in trec_eval 10.0 (same options and output), plus --regime for tie regimes.
 
     Run `tiebreak trec_eval -h` for the options."""
-    from .driver import main
-
     sys.exit(main(list(args)))
+
+
+__all__ = ["main", "trec_eval_cmd", "evaluate_file", "BY_NAME"]

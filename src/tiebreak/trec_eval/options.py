@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .measures import TrecEvalError, _atol
+from ..measures.trec_names import TrecEvalError
+from ..measures.trec_names import atol as _atol
 
 USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
    -h: Give full help information, including other options
@@ -142,7 +143,7 @@ def _apply(o: Options, key: str, val: str | None) -> None:
     elif key == "N":
         o.num_docs_in_coll = _atol(val)
     elif key == "M":
-        o.max_docs = _atol(val)
+        o.max_docs = _int(val, "-M (Max_retrieved_per_topic)", 1)
     elif key == "R":
         o.rel_format = val
     elif key == "T":
@@ -161,8 +162,20 @@ def _apply(o: Options, key: str, val: str | None) -> None:
     elif key == "strict":
         o.strict = True
     elif key == "samples":
-        o.samples = max(_atol(val), 1)
+        o.samples = _int(val, "--samples", 1)
     elif key == "seed":
-        o.seed = _atol(val)
+        o.seed = _int(val, "--seed", 0)
     elif key == "jobs":
-        o.jobs = max(_atol(val), 1)
+        o.jobs = _int(val, "--jobs", 1)
+
+
+def _int(val: str, what: str, least: int) -> int:
+    """A whole number option, at least ``least``; anything else is a usage error."""
+    try:
+        v = int(val.strip())
+    except ValueError:
+        v = None
+    if v is None or v < least:
+        raise TrecEvalError(f"tiebreak trec_eval: {what} needs a whole number >= {least}, "
+                            f"not '{val}'")
+    return v
