@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tiebreak.io import Qrels, read_qrels, read_run
-from tiebreak.ranking import judge, orderings, ranking
+from tiebreak.ranking import judge, orderings
 
 
 @dataclass
@@ -65,10 +65,10 @@ def load(qrels_path: Path, run_path: Path) -> Flat:
     run = read_run(str(run_path))
     J = judge(run, qrels)
     O = orderings(J)
-    R = ranking(O, "trec_eval", qrels.max_grade())
-    o = O.order("trec_eval")
+    o = O.order("trec_eval")  # topic-major, so O.topic and O.rank describe it
     docnos = [str(x) for x in run.docnos[J.docrank[o]]]
-    return Flat(J.n_topics, list(qrels.topics), R.topic, R.rank, R.grade, R.judged, docnos, qrels)
+    return Flat(J.n_topics, list(qrels.topics), O.topic, O.rank, J.grade[o], J.judged[o], docnos,
+                qrels)
 
 
 def per_topic(metrics, flat: Flat) -> dict[str, np.ndarray]:
