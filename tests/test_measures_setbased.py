@@ -1,5 +1,5 @@
-"""Set measures, counts, Accuracy and Compat against ir_measures (pytrec_eval, accuracy and
-compat providers) on real runs and on ir_measures' own Compat fixture."""
+"""Accuracy and Compat kernels, and the registry's set measures, against ir_measures (accuracy,
+compat and pytrec_eval providers) on real runs and on ir_measures' own Compat fixture."""
 
 from __future__ import annotations
 
@@ -13,33 +13,17 @@ from tiebreak.measures._flat import ideal_list
 irm = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
 
 
+SET_NAMES = ("SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetR(rel=2)", "SetAP", "SetF",
+             "SetF(beta=0.5)", "NumRet", "NumRelRet", "NumRel")
+
+
 def _ours(name: str, f: fr.Flat) -> np.ndarray:
     m = irm.parse_measure(name)
     P = m.params
-    lvl = P.get("rel", 1) if P.get("rel") is not None else None
-    rel = f.judged & (f.grade >= (lvl or 1))
-    nrel = f.qrels.num_rel(lvl or 1)
-    jo = P.get("judged_only", False)
+    rel = f.judged & (f.grade >= P.get("rel", 1))
     T, t = f.n_topics, f.topic
-    k = P.get("cutoff")
-    if m.NAME == "SetP":
-        if P.get("relative"):
-            return sb.set_rel_p(t, rel, T, nrel, f.judged, jo)
-        return sb.set_p(t, rel, T, f.judged, jo)
-    if m.NAME == "SetRelP":
-        return sb.set_rel_p(t, rel, T, nrel, f.judged, jo)
-    if m.NAME == "SetR":
-        return sb.set_r(t, rel, T, nrel)
-    if m.NAME == "SetAP":
-        return sb.set_ap(t, rel, T, nrel, f.judged, jo)
-    if m.NAME == "SetF":
-        return sb.set_f(t, rel, T, nrel, P.get("beta", 1.0), f.judged, jo)
-    if m.NAME == "NumRet":
-        return sb.num_rel_ret(t, rel, T) if lvl is not None else sb.num_ret(t, T)
-    if m.NAME == "NumRelRet":
-        return sb.num_rel_ret(t, rel, T)
     if m.NAME == "Accuracy":
-        return sb.accuracy(t, f.rank, rel, T, k)
+        return sb.accuracy(t, f.rank, rel, T, P.get("cutoff"))
     if m.NAME == "Compat":
         qv = f.qrels.value.astype(float)
         it, ig = ideal_list(f.qrels.topic, qv, T)
@@ -50,12 +34,13 @@ def _ours(name: str, f: fr.Flat) -> np.ndarray:
 
 @pytest.mark.parametrize("which", ["dl20", "covid", "compat"])
 def test_ir_measures_names(shared_data, which):
-    """Every name of the table, per topic, to 1e-9 (ir_measures prints 4 dp). Accuracy: topics
-    without a relevant retrieved document are NaN here and absent in ir_measures."""
+    """Accuracy and Compat (flat kernels), per topic, to 1e-9 (ir_measures prints 4 dp).
+    Accuracy: topics without a relevant retrieved document are NaN here and absent in
+    ir_measures."""
     paths = {"dl20": fr.DL20, "covid": fr.COVID,
              "compat": ("ir_measures_tests/compat.qrels", "ir_measures_tests/compat.run")}[which]
     f = fr.load(shared_data / paths[0], shared_data / paths[1])
-    names = list(sb.IR_MEASURES_NAMES)
+    names = list(sb.IR_MEASURES_NAMES) + ["Compat(p=0.8,normalize=False)"]
     ms = [irm.parse_measure(s) for s in names]
     others = [m for m in ms if m.NAME != "Accuracy"]
     ref = fr.per_topic(irm.iter_calc(others, f.ir_qrels(), f.ir_run()), f)
@@ -72,6 +57,26 @@ def test_ir_measures_names(shared_data, which):
             assert not np.isnan(r[ok]).any(), name
         assert ok.sum() >= (1 if which == "compat" else 30), name
         np.testing.assert_allclose(ours[ok], r[ok], atol=1e-9, err_msg=name)
+
+
+@pytest.mark.parametrize("which", ["dl20", "covid"])
+def test_registry_set_measures_against_ir_measures(shared_data, which):
+    """The registry's set measures and counts (trec_eval regime, through the API) per topic =
+    ir_measures (pytrec_eval provider) on every topic with a retrieved document."""
+    import tiebreak as tb
+    paths = {"dl20": fr.DL20, "covid": fr.COVID}[which]
+    f = fr.load(shared_data / paths[0], shared_data / paths[1])
+    res = tb.evaluate(tb.read_qrels(str(shared_data / paths[0])),
+                      [tb.read_run(str(shared_data / paths[1]))], list(SET_NAMES),
+                      regimes=["trec_eval"])
+    ms = [irm.parse_measure(s) for s in SET_NAMES]
+    ref = fr.per_topic(irm.iter_calc(ms, f.ir_qrels(), f.ir_run()), f)
+    retrieved = np.bincount(f.topic, minlength=f.n_topics) > 0
+    for name, m in zip(SET_NAMES, ms):
+        got = np.array([res.value(res.runs[0], name, "trec_eval", q) for q in f.topics])
+        ok = retrieved & ~np.isnan(ref[str(m)])
+        assert ok.sum() >= 30, name
+        np.testing.assert_allclose(got[ok], ref[str(m)][ok], atol=1e-9, err_msg=name)
 
 
 def _accuracy_reference(ms, f):

@@ -1,15 +1,12 @@
-"""Set measures, counts, Accuracy and Compatibility, over flat arrays of all topics.
+"""Accuracy, Compatibility and F1@k over flat arrays of all topics.
 
 Shapes: positions sorted by (topic, rank); ``topic`` int64 (n,), ``rank`` int64 (n,) 1-based,
-``rel`` bool (n,) (judged with grade >= the relevance level), ``judged`` bool (n,), ``grade``
-float64 (n,) (the qrels value of judged documents); per-topic ``nrel`` (T,) = R; all kernels
-return float64 (T,).
+``rel`` bool (n,) (judged with grade >= the relevance level), ``grade`` float64 (n,) (the qrels
+value of judged documents); per-topic ``nrel`` (T,) = R; all kernels return float64 (T,).
 
-The set measures follow trec_eval 10.0 (``set_P``, ``set_recall``, ``set_relative_P``,
-``set_map``, ``set_F``) as ir_measures names them (``SetP``, ``SetR``, ``SetRelP`` =
-``SetP(relative=True)``, ``SetAP``, ``SetF``). ``judged_only=True`` (ir_measures) drops
-unjudged documents before counting. Set measures ignore the order, so every tie regime gives
-the same value (regime: ``linear``; with a cutoff they would not be set measures).
+(The set measures SetP, SetR, SetRelP, SetAP, SetF and the counts are the registry's own
+families in :mod:`tiebreak.measures.kernels`; they are checked against ir_measures in
+``tests/test_measures_setbased.py``.)
 """
 
 from __future__ import annotations
@@ -27,51 +24,6 @@ CITATIONS = {
     "Compat": "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. "
               "ACM TOIS 39(3), 2021.",
 }
-
-
-def _kept(judged, judged_only, n):
-    return np.asarray(judged, bool) if judged_only else np.ones(n, bool)
-
-
-def num_ret(topic, n_topics, judged=None, judged_only=False) -> np.ndarray:
-    """NumRet: retrieved documents per topic."""
-    return tcount(topic, _kept(judged, judged_only, len(topic)), n_topics)
-
-
-def num_rel_ret(topic, rel, n_topics) -> np.ndarray:
-    """NumRelRet: relevant retrieved documents per topic."""
-    return tcount(topic, np.asarray(rel, bool), n_topics)
-
-
-def set_p(topic, rel, n_topics, judged=None, judged_only=False) -> np.ndarray:
-    """SetP = relevant retrieved / retrieved (trec_eval ``set_P``)."""
-    return div(num_rel_ret(topic, rel, n_topics), num_ret(topic, n_topics, judged, judged_only))
-
-
-def set_r(topic, rel, n_topics, nrel) -> np.ndarray:
-    """SetR = relevant retrieved / R (trec_eval ``set_recall``)."""
-    return div(num_rel_ret(topic, rel, n_topics), nrel)
-
-
-def set_rel_p(topic, rel, n_topics, nrel, judged=None, judged_only=False) -> np.ndarray:
-    """SetRelP = relevant retrieved / min(retrieved, R) (trec_eval ``set_relative_P``)."""
-    ret = num_ret(topic, n_topics, judged, judged_only)
-    return div(num_rel_ret(topic, rel, n_topics), np.minimum(ret, nrel))
-
-
-def set_ap(topic, rel, n_topics, nrel, judged=None, judged_only=False) -> np.ndarray:
-    """SetAP = relret^2 / (retrieved * R) = SetP * SetR (trec_eval ``set_map``)."""
-    rr = num_rel_ret(topic, rel, n_topics)
-    return div(rr * rr, num_ret(topic, n_topics, judged, judged_only) * np.asarray(nrel, float))
-
-
-def set_f(topic, rel, n_topics, nrel, beta=1.0, judged=None, judged_only=False) -> np.ndarray:
-    """SetF = (beta + 1) P R / (beta P + R) with P = SetP, R = SetR, as trec_eval's ``set_F``
-    computes it: its parameter enters UNSQUARED (the textbook F_b uses b^2); 0 without a
-    relevant retrieved document."""
-    P = set_p(topic, rel, n_topics, judged, judged_only)
-    R = set_r(topic, rel, n_topics, nrel)
-    return div((beta + 1.0) * P * R, beta * P + R)
 
 
 def f1_at(topic, rank, rel, n_topics, k, nrel) -> np.ndarray:
@@ -164,20 +116,6 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
 
 
 FAMILIES = {
-    "SetP": dict(kernel=set_p, params={"rel": 1, "relative": False, "judged_only": False},
-                 trec_eval="set_P", expectation="linear", cite=CITATIONS["set"]),
-    "SetR": dict(kernel=set_r, params={"rel": 1}, trec_eval="set_recall",
-                 expectation="linear", cite=CITATIONS["set"]),
-    "SetRelP": dict(kernel=set_rel_p, params={"rel": 1, "judged_only": False},
-                    trec_eval="set_relative_P", expectation="linear", cite=CITATIONS["set"]),
-    "SetAP": dict(kernel=set_ap, params={"rel": 1, "judged_only": False}, trec_eval="set_map",
-                  expectation="linear", cite=CITATIONS["set"]),
-    "SetF": dict(kernel=set_f, params={"rel": 1, "beta": 1.0, "judged_only": False},
-                 trec_eval="set_F", expectation="linear", cite=CITATIONS["set"]),
-    "NumRet": dict(kernel=num_ret, params={"rel": None}, trec_eval="num_ret",
-                   expectation="linear", cite=CITATIONS["set"]),
-    "NumRelRet": dict(kernel=num_rel_ret, params={"rel": 1}, trec_eval="num_rel_ret",
-                      expectation="linear", cite=CITATIONS["set"]),
     "F1": dict(kernel=f1_at, params={"cutoff": None, "rel": 1}, ranx="f1@k",
                expectation="sampled", cite="ranx f1 (E. Bassani, ECIR 2022)."),
     "Accuracy": dict(kernel=accuracy, params={"cutoff": None, "rel": 1}, expectation="sampled",
@@ -187,8 +125,6 @@ FAMILIES = {
 }
 
 IR_MEASURES_NAMES = (
-    "SetP", "SetP(rel=2)", "SetP(judged_only=True)", "SetP(relative=True)", "SetRelP",
-    "SetR", "SetR(rel=2)", "SetAP", "SetF", "SetF(beta=0.5)", "NumRet", "NumRet(rel=1)",
-    "NumRelRet", "Accuracy", "Accuracy@10", "Accuracy(rel=2)@20", "Compat", "Compat(p=0.95)",
-    "Compat(p=0.8,normalize=False)",
+    "Accuracy", "Accuracy@10", "Accuracy(rel=2)@20", "Compat", "Compat(p=0.95)",
+    "Compat(p=0.8)",
 )
