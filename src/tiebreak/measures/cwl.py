@@ -37,30 +37,6 @@ from ._flat import dense
 
 DEPTH = 1000  # cwl_eval's max_n
 
-CITATIONS = {
-    "cwl": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. Incorporating user expectations and "
-           "behavior into the measurement of search effectiveness. ACM TOIS 35(3), 2017; "
-           "L. Azzopardi, P. Thomas, A. Moffat. cwl_eval: An evaluation tool for information "
-           "retrieval. SIGIR 2019.",
-    "INST": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. INST: An adaptive metric for "
-            "information retrieval evaluation. ADCS 2015.",
-    "INSQ": "A. Moffat, F. Scholer, P. Thomas. Models and metrics: IR evaluation as a user "
-            "process. ADCS 2012.",
-    "BPM": "F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu, S. Ma. Evaluating web search with a "
-           "bejeweled player model. SIGIR 2017.",
-    "U": "T. Sakai, Z. Dou. Summaries, ranked retrieval and sessions: a unified framework for "
-         "information access evaluation. SIGIR 2013.",
-    "TBG": "M. D. Smucker, C. L. A. Clarke. Time-based calibration of effectiveness measures. "
-           "SIGIR 2012.",
-    "IFT": "L. Azzopardi, P. Thomas, N. Craswell. Measuring the utility of search engine result "
-           "pages: an information foraging based measure. SIGIR 2018.",
-    "NERR": "L. Azzopardi, J. Mackenzie, A. Moffat. ERR is not C/W/L: exploring the "
-            "relationship between expected reciprocal rank and other metrics. ICTIR 2021.",
-    "SDCG": "K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR techniques. "
-            "ACM TOIS 20(4), 2002 (scaled to a probability distribution as in cwl_eval).",
-    "RBP": "A. Moffat, J. Zobel. Rank-biased precision for measurement of retrieval "
-           "effectiveness. ACM TOIS 27(1), 2008.",
-}
 
 
 def cwl_gain(grade: np.ndarray, judged: np.ndarray, max_rel: float, min_rel: float = 0.0
@@ -369,43 +345,6 @@ def ift(topic, rank, gain, n_topics, T=None, b1=None, R1=None, A=None, b2=None, 
     return _run(_c_ift(T, b1, R1, A, b2, R2), topic, rank, gain, n_topics, depth, judged, cost,
                 residual)
 
-
-# ---------------------------------------------------------------------------------------------
-# names (ir_measures syntax where ir_measures has the measure; cwl_eval's own names otherwise)
-# ---------------------------------------------------------------------------------------------
-
-#: Each family: kernel, parameters with defaults, regime treatment, source. ``gain`` for every
-#: family is :func:`cwl_gain` with the given ``max_rel``/``min_rel``; ``residual`` variants are
-#: the same kernel with ``residual=True``.
-FAMILIES = {
-    "INST": dict(kernel=inst, params={"T": 1.0, "min_rel": 0, "max_rel": None},
-                 expectation="sampled", cite=CITATIONS["INST"], peer="ir_measures/cwl_eval"),
-    "INSQ": dict(kernel=insq, params={"T": 1.0, "min_rel": 0, "max_rel": None},
-                 expectation="linear", cite=CITATIONS["INSQ"], peer="ir_measures/cwl_eval"),
-    "SDCG": dict(kernel=sdcg, params={"cutoff": None, "dcg": "log2", "min_rel": 0,
-                                      "max_rel": None},
-                 expectation="linear", cite=CITATIONS["SDCG"], peer="ir_measures/cwl_eval"),
-    "BPM": dict(kernel=bpm, params={"cutoff": None, "T": 1.0, "min_rel": 0, "max_rel": None},
-                expectation="sampled", cite=CITATIONS["BPM"], peer="ir_measures/cwl_eval"),
-    "NERR8": dict(kernel=nerr8, params={"cutoff": None, "min_rel": 0, "max_rel": None},
-                  expectation="sampled", cite=CITATIONS["NERR"], peer="ir_measures/cwl_eval"),
-    "NERR9": dict(kernel=nerr9, params={"cutoff": None, "min_rel": 0, "max_rel": None},
-                  expectation="sampled", cite=CITATIONS["NERR"], peer="ir_measures/cwl_eval"),
-    "NERR10": dict(kernel=nerr10, params={"p": 0.9, "min_rel": 0, "max_rel": None},
-                   expectation="sampled", cite=CITATIONS["NERR"], peer="ir_measures/cwl_eval"),
-    "NERR11": dict(kernel=nerr11, params={"T": 1.0, "min_rel": 0, "max_rel": None},
-                   expectation="sampled", cite=CITATIONS["NERR"], peer="ir_measures/cwl_eval"),
-    "TBG": dict(kernel=tbg, params={"halflife": 224.0, "min_rel": 0, "max_rel": None},
-                expectation="linear", cite=CITATIONS["TBG"], peer="cwl_eval"),
-    "U": dict(kernel=umeasure, params={"L": 1000.0, "min_rel": 0, "max_rel": None},
-              expectation="linear", cite=CITATIONS["U"], peer="cwl_eval"),
-    "IFT": dict(kernel=ift, params={"T": None, "b1": None, "R1": None, "A": None, "b2": None,
-                                    "R2": None, "min_rel": 0, "max_rel": None},
-                expectation="sampled", cite=CITATIONS["IFT"], peer="cwl_eval"),
-    "BPMD": dict(kernel=bpm, params={"cutoff": None, "T": 1.0, "hb": 1.0, "gain_med": 0.5,
-                                     "dynamic": True, "min_rel": 0, "max_rel": None},
-                 expectation="sampled", cite=CITATIONS["BPM"], peer="cwl_eval"),
-}
 
 #: Name strings ir_measures parses for these families, accepted verbatim (examples of each
 #: parameter form; any value is allowed where ir_measures allows one).

@@ -46,9 +46,6 @@ from ._flat import (
     within,
 )
 
-CITATION = ("X. Lu. Efficient and effective retrieval using higher-order proximity models. PhD "
-            "thesis, RMIT University, 2018, Section 2.4.3.")
-
 DISCOUNTS = ("log", "log_shift", "jarvelin", "zipf", "linear")
 
 
@@ -250,30 +247,6 @@ def err_residual(topic, rank, stop, judged, n_topics, stop_max, k=None,
     hi[topic[m], rank[m] - 1] = np.where(unj[m], smax[topic[m]], s[m])
     return _err_dense(hi) - _err_dense(lo)
 
-
-#: Families (Lu's names; ``AP_b`` is NTCIREVAL's ``AP@k`` and Spark's ``MAP@k``).
-FAMILIES = {
-    "AP_a": dict(kernel=ap_a, params={"cutoff": None, "rel": 1}, expectation="closed",
-                 closed=e_ap_sum, cite=CITATION),
-    "AP_b": dict(kernel=ap_b, params={"cutoff": None, "rel": 1}, expectation="closed",
-                 closed=e_ap_sum, cite=CITATION),
-    "AP_c": dict(kernel=ap_c, params={"cutoff": None, "rel": 1}, expectation="sampled",
-                 cite=CITATION),
-    "DCG": dict(kernel=dcg, params={"cutoff": None, "discount": "log", "base": 2.0},
-                expectation="linear", cite=CITATION),
-    "NDCG_a": dict(kernel=ndcg, params={"cutoff": None, "discount": "log", "base": 2.0},
-                   expectation="linear", cite=CITATION),
-    "NDCG_b": dict(kernel=ndcg, params={"cutoff": None, "discount": "log", "base": 2.0},
-                   ideal=ideal_from_pool, expectation="sampled", cite=CITATION),
-    "ERR": dict(kernel=err, params={"cutoff": None, "gmax": 4.0, "form": "exp"},
-                stop=err_stop, expectation="sampled",
-                cite="O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. Expected reciprocal rank "
-                     "for graded relevance. CIKM 2009."),
-    "ERR_resid": dict(kernel=err_residual, params={"cutoff": None}, expectation="sampled",
-                      cite=CITATION),
-    "RBP_resid": dict(kernel=rbp_residual, params={"p": 0.8, "cutoff": None, "gmax": 1.0},
-                      expectation="linear", cite=CITATION),
-}
 
 #: Other tools' conventions as parameters of the kernels here or of the core ones: name as the
 #: tool writes it -> (kernel, how its gain or normaliser is set).

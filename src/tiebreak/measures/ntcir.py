@@ -37,21 +37,6 @@ from ._flat import (
     within,
 )
 
-CITATIONS = {
-    "Q": "T. Sakai. New performance metrics based on multigrade relevance: their application "
-         "to question answering. NTCIR-4, 2004; T. Sakai. On the reliability of information "
-         "retrieval metrics based on graded relevance. IP&M 43(2), 2007.",
-    "P+": "T. Sakai. On penalising late arrival of relevant documents in information retrieval "
-          "evaluation with graded relevance. EVIA 2007.",
-    "O": "T. Sakai. Ranking the NTCIR systems based on multigrade relevance. AIRS 2004.",
-    "nDCG": "K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR techniques. "
-            "ACM TOIS 20(4), 2002.",
-    "ERR": "O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. Expected reciprocal rank for graded "
-           "relevance. CIKM 2009 (linear-gain form as in Sakai's NTCIREVAL).",
-    "NTCIREVAL": "T. Sakai. Metrics, statistics, tests. PROMISE Winter School 2013, LNCS 8173; "
-                 "NTCIREVAL, http://research.nii.ac.jp/ntcir/tools/ntcireval-en.html",
-}
-
 
 def _rel(gain, rel):
     return np.asarray(gain) > 0 if rel is None else np.asarray(rel, bool)
@@ -188,28 +173,3 @@ def rbp(topic, rank, gain, n_topics, gmax, p=0.95, k=None) -> np.ndarray:
     g = np.broadcast_to(np.asarray(gmax, np.float64), (n_topics,))
     w = (1.0 - p) * p ** (rank - 1.0) * gain / np.where(g > 0, g, 1.0)[topic]
     return tsum(topic, w, n_topics, within(rank, k))
-
-
-#: Families and their NTCIREVAL output names (``@k`` where NTCIREVAL takes a cutoff).
-FAMILIES = {
-    "Q": dict(kernel=q_measure, params={"beta": 1.0, "cutoff": None}, ntcireval="Q-measure",
-              expectation="sampled", cite=CITATIONS["Q"]),
-    "AP_ntcir": dict(kernel=ap, params={"cutoff": None}, ntcireval="AP", expectation="closed",
-                     cite=CITATIONS["NTCIREVAL"]),
-    "O": dict(kernel=o_measure, params={"beta": 1.0}, ntcireval="O-measure",
-              expectation="sampled", cite=CITATIONS["O"]),
-    "P": dict(kernel=p_measure, params={"beta": 1.0}, ntcireval="P-measure",
-              expectation="sampled", cite=CITATIONS["P+"]),
-    "P+": dict(kernel=p_plus, params={"beta": 1.0}, ntcireval="P-plus",
-               expectation="sampled", cite=CITATIONS["P+"]),
-    "nDCG_jk": dict(kernel=ndcg, params={"cutoff": None, "logb": 2.0}, ntcireval="nDCG",
-                    expectation="sampled", cite=CITATIONS["nDCG"]),
-    "MSnDCG": dict(kernel=ndcg, params={"cutoff": None, "microsoft": True},
-                   ntcireval="MSnDCG", expectation="sampled", cite=CITATIONS["nDCG"]),
-    "ERR_ntcir": dict(kernel=err, params={"cutoff": None, "gmax": None}, ntcireval="ERR",
-                      expectation="sampled", cite=CITATIONS["ERR"]),
-    "nERR": dict(kernel=nerr, params={"cutoff": None, "gmax": None}, ntcireval="nERR",
-                 expectation="sampled", cite=CITATIONS["ERR"]),
-    "RBP_ntcir": dict(kernel=rbp, params={"p": 0.95, "gmax": None}, ntcireval="RBP",
-                      expectation="linear", cite=CITATIONS["NTCIREVAL"]),
-}

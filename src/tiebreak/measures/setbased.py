@@ -15,16 +15,6 @@ import numpy as np
 
 from ._flat import div, seg_cumsum, starts_of, tcount, tsum, within
 
-CITATIONS = {
-    "set": "C. Buckley, E. M. Voorhees. Retrieval system evaluation. In TREC: Experiment and "
-           "Evaluation in Information Retrieval, MIT Press, 2005 (trec_eval set measures).",
-    "Accuracy": "ir_measures' Accuracy: the probability that a retrieved relevant document is "
-                "ranked above a retrieved non-relevant one (S. MacAvaney, C. Macdonald, "
-                "I. Ounis. Streamlining evaluation with ir-measures. ECIR 2022).",
-    "Compat": "C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. "
-              "ACM TOIS 39(3), 2021.",
-}
-
 
 def f1_at(topic, rank, rel, n_topics, k, nrel) -> np.ndarray:
     """F1@k (ranx ``f1@k``): ``2 P@k R@k / (P@k + R@k)`` with P@k = hits/k, R@k = hits/R; 0
@@ -114,15 +104,6 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
     score[n_ret == 0] = 0.0
     return score
 
-
-FAMILIES = {
-    "F1": dict(kernel=f1_at, params={"cutoff": None, "rel": 1}, ranx="f1@k",
-               expectation="sampled", cite="ranx f1 (E. Bassani, ECIR 2022)."),
-    "Accuracy": dict(kernel=accuracy, params={"cutoff": None, "rel": 1}, expectation="sampled",
-                     cite=CITATIONS["Accuracy"]),
-    "Compat": dict(kernel=compat, params={"p": 0.95, "normalize": True}, expectation="sampled",
-                   cite=CITATIONS["Compat"]),
-}
 
 IR_MEASURES_NAMES = (
     "Accuracy", "Accuracy@10", "Accuracy(rel=2)@20", "Compat", "Compat(p=0.95)",
