@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tiebreak as tb
-from tiebreak.measures import cwl, depth, ntcir, parse_measure
+from tiebreak.measures import cwl, depth, ntcir, parse_measure, setbased
 from tiebreak.measures._flat import ideal_list
 
 
@@ -87,8 +87,8 @@ def test_cli_against_flat_kernels(shared_data):
 
 
 def test_names_parse_verbatim():
-    for s in cwl.IR_MEASURES_NAMES + ("Compat(p=0.95)", "Accuracy(rel=2)@20", "QM@10",
-                                      "SDCG(dcg='log2',max_rel=3)@5"):
+    for s in cwl.IR_MEASURES_NAMES + setbased.IR_MEASURES_NAMES + ("QM@10", "F1@10",
+                                                                 "NDCG_a(discount='zipf')@5"):
         m = parse_measure(s)
         assert str(m) == s
 
@@ -139,3 +139,48 @@ def test_expected_regime_bruteforce(tmp_path):
         assert e == pytest.approx(np.mean(per_topic), abs=1e-12), name
         lo, hi = res.value(run.name, name, "lower"), res.value(run.name, name, "upper")
         assert lo - 1e-12 <= e <= hi + 1e-12, name
+
+
+def _bruteforce(qid_groups, grades, fn):
+    """Per-topic mean and variance of ``fn(docs, gains, judged)`` over every ordering."""
+    out = []
+    for qid, gs in qid_groups.items():
+        vals = []
+        for perm in itertools.product(*[list(itertools.permutations(g)) for g in gs]):
+            docs = [d for g in perm for d in g]
+            g = np.array([grades[qid].get(d, 0) for d in docs], float)
+            judged = np.array([d in grades[qid] for d in docs])
+            vals.append(fn(qid, g, judged))
+        out.append((np.mean(vals), np.var(vals)))
+    return out
+
+
+def test_expected_regime_sampled_within_5_se(tmp_path):
+    """Nonlinear families (sampled under ``expected``): the estimate from 4000 seeded orderings
+    lies within 5 standard errors of the exact mean over every ordering."""
+    qrels, run = _tiny(tmp_path)
+    grades = {"1": {"a": 2, "b": 0, "c": 1, "d": 1, "e": 0, "z": 2},
+              "2": {"a": 1, "f": 2}}
+    groups = {"1": [["a"], ["b", "c", "d"], ["x", "e"]], "2": [["f", "a", "y"]]}
+    ideal = {"1": [2.0, 2.0, 1.0, 1.0], "2": [2.0, 1.0]}
+    S = 4000
+
+    def one(g):
+        top = np.zeros(len(g), np.int64)
+        return top, np.arange(1, len(g) + 1)
+
+    cases = {
+        "INST(T=2.0,max_rel=2)": lambda q, g, j: cwl.inst(*one(g), g / 2, 1, T=2.0)[0],
+        "NERR8(max_rel=2)@3": lambda q, g, j: cwl.nerr8(*one(g), g / 2, 1, k=3)[0],
+        "Qmeasure@3": lambda q, g, j: ntcir.q_measure(
+            *one(g), g, 1, np.zeros(len(ideal[q]), np.int64), np.array(ideal[q]),
+            np.array([len(ideal[q])]), k=3)[0],
+        "AP_c@3": lambda q, g, j: depth.ap_c(*one(g), j & (g >= 1), 1, 3)[0],
+    }
+    res = tb.evaluate(qrels, [run], list(cases), regimes=["expected"], samples=S, seed=1)
+    for name, fn in cases.items():
+        bf = _bruteforce(groups, grades, fn)
+        exact = np.mean([m for m, _ in bf])
+        se = np.sqrt(sum(v for _, v in bf) / S) / len(bf)
+        got = res.value(run.name, name, "expected")
+        assert abs(got - exact) <= 5 * se + 1e-12, (name, got, exact, se)
