@@ -17,10 +17,11 @@ are known only to their ends:
 * ``ext`` (Eq. 32; Eq. 23 for even lengths): agreement extrapolated beyond the lists at its
   last value (the short list's unseen part at rate X_s / s). The ``rbo`` package's ``rbo_ext``.
 
-Ties (Webber et al. 2010, Section 4.3): pass ``groups`` (a tie-group label per item, equal for
-items with equal score) and a tied group enters the prefix whole at the depth of its first
-member, so a prefix can hold more than d items; then ``A_d = 2 X_d / (|S:d| + |L:d|)``, which is
-X_d / d without ties.
+Ties (Webber et al. 2010, Section 4.3, Eq. 28): pass ``groups`` (a tie-group label per item,
+equal for items with equal score); a tied group enters the prefix whole at the depth of its
+first member, so a prefix can hold more than d items, and ``A_d = 2 X_d / (|S:d| + |L:d|)``,
+which is X_d / d without ties. (Which depth a tied group enters at is our reading of the paper;
+Corsi & Urbano, SIGIR 2024, discuss alternatives.)
 
 Everything is vectorised over depths: O((s + l) log(s + l)) per pair.
 """
