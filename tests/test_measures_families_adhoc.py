@@ -184,3 +184,31 @@ def test_expected_regime_sampled_within_5_se(tmp_path):
         se = np.sqrt(sum(v for _, v in bf) / S) / len(bf)
         got = res.value(run.name, name, "expected")
         assert abs(got - exact) <= 5 * se + 1e-12, (name, got, exact, se)
+
+
+ALL_FAMILIES = ["INST(max_rel=2)", "INSQ(max_rel=2)", "SDCG(max_rel=2)@10", "BPM(max_rel=2)@10",
+                "NERR8(max_rel=2)@10", "NERR9(max_rel=2)@10", "NERR10(max_rel=2)",
+                "NERR11(max_rel=2)", "TBG", "UMeasure", "IFT(T=1,b1=0.9,R1=10)",
+                "INSQ_resid(max_rel=2)", "SDCG_resid(max_rel=2)@10", "Qmeasure@10", "Omeasure",
+                "Pmeasure", "Pplus", "nDCG_orig@10", "MSnDCG@10", "nERR@10", "ERR_lin@10",
+                "AP_b@10", "AP_c@10", "DCG_lu(discount='linear')@10", "NDCG_a(discount='zipf')@10",
+                "NDCG_b@10", "ERR_resid@10", "Accuracy@10", "Compat", "F1@10"]
+
+
+def test_every_family_under_every_regime(shared_data):
+    """Every registered family runs under all seven regimes on a tied TREC-COVID run (with a
+    -c topic and -M 100); values are finite (Accuracy may be undefined), residuals and
+    normalised values lie in [0, 1], and lower <= expected <= upper where the expectation is
+    exact (linear or closed)."""
+    q = tb.read_qrels(str(shared_data / fr.COVID[0]))
+    run = tb.read_run(str(shared_data / "trec_covid/round5/runs/final.qruir.txt.gz"))
+    res = tb.evaluate(q, [run], ALL_FAMILIES, regimes="all", samples=20, max_docs=100)
+    for name in ALL_FAMILIES:
+        m = parse_measure(name)
+        vals = {r: res.value(res.runs[0], name, r) for r in res.regimes}
+        assert all(np.isfinite(v) for v in vals.values()), (name, vals)
+        if m.kind in ("normalised", "residual") and m.family.name != "DCG_lu":
+            assert all(-1e-12 <= v <= 1 + 1e-12 for v in vals.values()), (name, vals)
+        assert vals["lower"] <= vals["upper"] + 1e-12, (name, vals)
+        if m.family.expected in ("linear", "closed") and m.kind != "residual":
+            assert vals["lower"] - 1e-12 <= vals["expected"] <= vals["upper"] + 1e-12, name
