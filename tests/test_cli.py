@@ -88,3 +88,39 @@ def test_console_script_runs():
                          capture_output=True, text=True, check=True).stdout
     vals = [float(line.split("\t")[4]) for line in out.splitlines()]
     assert vals == [(0.4 + 0.4) / 2, (0.6 + 0.4) / 2]
+
+
+def test_tsv_header_warnings_on_stderr_and_quiet():
+    r = invoke(QRELS, RUN, "-m", "AP", "--regime", "trec_eval", "--format", "tsv", "--header")
+    assert r.exit_code == 0
+    lines = r.stdout.splitlines()
+    assert lines[0].split("\t") == ["run", "measure", "regime", "qid", "value"]
+    assert len(lines) == 2 and "warning" not in r.stdout
+    assert "tiebreak: warning: ymt-fig1: documents in tied groups: 11" in r.stderr
+    r = invoke(QRELS, RUN, "-m", "AP")  # the table too keeps warnings out of stdout
+    assert "warning" not in r.stdout and "documents in tied groups: 11" in r.stderr
+    r = invoke(QRELS, RUN, "-m", "AP", "--quiet")
+    assert r.exit_code == 0 and r.stderr == ""
+
+
+def test_name_by_file(shared_data):
+    d = shared_data / "trec_dl2020_bitua"
+    args = [str(d / "qrels.dl20-doc.txt"), str(d / "runs"), "-m", "AP", "--regime",
+            "trec_eval", "--format", "tsv", "--quiet"]
+    by_tag = [x.split("\t")[0] for x in invoke(*args).stdout.splitlines()]
+    assert len(by_tag) == 11 and "BIT-run2#5" in by_tag  # 11 files, 3 run tags
+    r = invoke(*args, "--name-by", "file")
+    names = [x.split("\t")[0] for x in r.stdout.splitlines()]
+    assert names == sorted(p.name for p in (d / "runs").iterdir())
+
+
+def test_missing_extra_is_named(monkeypatch):
+    import tiebreak.cli as cli
+
+    monkeypatch.setitem(cli.EXTRAS, "plot", ("no_such_module_for_tiebreak",))
+    r = CliRunner().invoke(main, ["report", QRELS, RUN])
+    assert r.exit_code == 2
+    assert "needs the plot extra" in r.output and "pip install 'tiebreak[plot]'" in r.output
+    r = CliRunner().invoke(main, ["study", "ties", "--qrels", QRELS, RUN])
+    assert r.exit_code == 2 and "'tiebreak study ties' needs the plot extra" in r.output
+    assert invoke(QRELS, RUN, "-m", "AP", "--quiet").exit_code == 0  # eval needs no extra

@@ -160,7 +160,17 @@ def test_duplicate_docno(tmp_path):
 
 
 def _no_leftovers(parent):
-    return [p.name for p in parent.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+    return [p.name for p in parent.rglob("*") if ".tmp" in p.name or ".old-" in p.name]
+
+
+def _files(d):
+    return {str(p.relative_to(d)): p.read_bytes() for p in d.rglob("*") if p.is_file()}
+
+
+def array_file(idx_dir, name):
+    """Path of an array file of the index generation that the manifest names."""
+    data = json.loads((idx_dir / "manifest.json").read_text()).get("data", ".")
+    return idx_dir / data / f"{name}.npy"
 
 
 def test_crash_mid_build_leaves_no_index(tmp_path, monkeypatch):
@@ -186,7 +196,7 @@ def test_crash_mid_build_leaves_no_index(tmp_path, monkeypatch):
 def test_crash_keeps_previous_index(tmp_path, monkeypatch):
     old_docs = [("old1", "alpha beta"), ("old2", "beta gamma")]
     build_index(write_jsonl(tmp_path / "old.jsonl", old_docs), tmp_path / "idx", progress=False)
-    before = {p.name: p.read_bytes() for p in (tmp_path / "idx").iterdir()}
+    before = _files(tmp_path / "idx")
 
     def boom(*a, **k):
         raise RuntimeError("killed (simulated)")
@@ -194,7 +204,7 @@ def test_crash_keeps_previous_index(tmp_path, monkeypatch):
     monkeypatch.setattr(build_mod, "fsync_dir", boom)   # fails after all arrays are written
     with pytest.raises(RuntimeError, match="simulated"):
         build_index(write_jsonl(tmp_path / "new.jsonl"), tmp_path / "idx", progress=False)
-    after = {p.name: p.read_bytes() for p in (tmp_path / "idx").iterdir()}
+    after = _files(tmp_path / "idx")
     assert after == before
     idx = open_index(tmp_path / "idx")
     assert list(idx.docnos) == ["old1", "old2"]
@@ -220,7 +230,7 @@ def built(tmp_path):
 
 
 def test_truncated_array(built):
-    f = built / "pos.npy"
+    f = array_file(built, "pos")
     data = f.read_bytes()
     f.write_bytes(data[:-8])
     with pytest.raises(IndexFormatError, match=r"pos\.npy has .* bytes.*truncated"):
@@ -228,7 +238,7 @@ def test_truncated_array(built):
 
 
 def test_missing_array(built):
-    os.remove(built / "post_tf.npy")
+    os.remove(array_file(built, "post_tf"))
     with pytest.raises(IndexFormatError, match=r"post_tf\.npy is missing"):
         open_index(built)
 
@@ -250,7 +260,7 @@ def test_bad_manifest_version(built):
 
 def test_replaced_array_and_checksum(built, tmp_path):
     # same size, different content: loads (sizes match) but verify() catches it
-    f = built / "post_tf.npy"
+    f = array_file(built, "post_tf")
     data = bytearray(f.read_bytes())
     data[-1] ^= 0x7
     f.write_bytes(bytes(data))
@@ -258,9 +268,9 @@ def test_replaced_array_and_checksum(built, tmp_path):
     with pytest.raises(IndexFormatError, match="checksum"):
         idx.verify()
     # wrong shape with a consistent size entry
-    shutil.copy(built / "df.npy", built / "doclen.npy")
+    shutil.copy(array_file(built, "df"), array_file(built, "doclen"))
     m = json.loads((built / "manifest.json").read_text())
-    m["arrays"]["doclen"]["file_bytes"] = (built / "doclen.npy").stat().st_size
+    m["arrays"]["doclen"]["file_bytes"] = array_file(built, "doclen").stat().st_size
     (built / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(IndexFormatError):
         open_index(built)

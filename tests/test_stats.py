@@ -346,3 +346,73 @@ def test_scipy_imported_lazily():
     code = "import sys, tiebreak.stats; print('scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------- rows of differences, corrections, bootstrap
+
+
+def test_adjust_matches_statsmodels():
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p = np.array([0.001, 0.04, 0.03, 0.2, 0.012, 0.5])
+    for method, sm in (("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")):
+        ref = multitest.multipletests(p, method=sm)[1]
+        np.testing.assert_allclose(stats.adjust(p, method), ref, rtol=1e-12)
+    np.testing.assert_array_equal(stats.adjust(p, "none"), p)
+    # NaN entries stay out of the family
+    q = stats.adjust(np.r_[p, np.nan], "bonferroni")
+    assert np.isnan(q[-1]) and q[0] == pytest.approx(0.006)
+    with pytest.raises(ValueError, match="correction"):
+        stats.adjust(p, "sidak")
+
+
+def test_row_pvalues_equal_single_pair_functions():
+    d = SCORES[1:] - SCORES[0]
+    np.testing.assert_allclose(stats.paired_pvalues_rows(d, "t"),
+                               [st.ttest_rel(s, SCORES[0]).pvalue for s in SCORES[1:]],
+                               rtol=1e-12)
+    np.testing.assert_allclose(stats.paired_pvalues_rows(d, "wilcoxon"),
+                               [st.wilcoxon(s, SCORES[0]).pvalue for s in SCORES[1:]],
+                               rtol=1e-12)
+    # rows with zero and tied differences (scipy then leaves the exact method) and all zeros
+    dz = np.round(RNG.normal(0, 0.1, (40, 20)), 2)
+    dz[:10, :4] = 0
+    dz[10] = 0
+    np.testing.assert_allclose(stats.paired_pvalues_rows(dz, "wilcoxon"),
+                               [stats.wilcoxon(r, np.zeros(20)).pvalue for r in dz], rtol=1e-12)
+    r = stats.paired_pvalues_rows(d, "randomization", n=5000, seed=3)
+    assert r.tolist() == [stats.randomization_test(s, SCORES[0], n=5000, seed=3).pvalue
+                          for s in SCORES[1:]]
+    b = stats.paired_pvalues_rows(d, "bootstrap", n=3000, seed=3)
+    assert b.tolist() == [stats.bootstrap_test(s, SCORES[0], n=3000, seed=3).pvalue
+                          for s in SCORES[1:]]
+    with pytest.raises(ValueError, match="test"):
+        stats.paired_pvalues_rows(d, "sign")
+
+
+def test_bootstrap_test_against_exact_enumeration():
+    """With 4 topics the bootstrap distribution has 4^4 equally likely resamples: the Monte
+    Carlo p-value must approach the exact share."""
+    d = np.array([0.30, -0.05, 0.12, 0.02])
+    s = d - d.mean()
+    means = np.array([s[list(ix)].mean() for ix in itertools.product(range(4), repeat=4)])
+    exact = np.mean(np.abs(means) >= abs(d.mean()) - 1e-12)
+    p = stats.bootstrap_test(d, np.zeros(4), n=200_000, seed=1).pvalue
+    assert p == pytest.approx(exact, abs=0.005)
+
+
+def test_ci_rows_match_scipy():
+    d = A - B
+    lo, hi = stats.paired_ci_rows(d[None], "t", level=0.9)
+    ci = st.ttest_rel(A, B).confidence_interval(0.9)
+    assert (lo[0], hi[0]) == pytest.approx((ci.low, ci.high), rel=1e-12)
+    lo, hi = stats.paired_ci_rows(d[None], "bootstrap", level=0.95, n=20000, seed=0)
+    ref = stats.bootstrap_ci(A, B, n=20000, seed=1)
+    assert lo[0] == pytest.approx(ref.low, abs=0.003)
+    assert hi[0] == pytest.approx(ref.high, abs=0.003)
+
+
+def test_effect_size_rows():
+    d = np.vstack([A - B, np.full(25, 0.125), np.zeros(25)])
+    e = stats.effect_size_rows(d)
+    assert e[0] == pytest.approx(np.mean(A - B) / np.std(A - B, ddof=1))
+    assert e[1] == np.inf and e[2] == 0.0

@@ -321,3 +321,14 @@ def test_expected_regime_note_and_cut(tmp_path):
                  qrels, runf])
     assert v[("P_2", "1")] == pytest.approx(2 / 3, abs=5e-5)
     assert v[("num_rel_ret", "1")] == pytest.approx(4 / 3, abs=5e-5)
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["-M", "-1"], "-M"), (["-M", "abc"], "-M"), (["--samples", "abc"], "--samples"),
+    (["--jobs", "0"], "--jobs"), (["-m", "rbp.p=1.5"], "p must lie"),
+    (["-m", "rbp_resid.p=2"], "p must lie"),
+])
+def test_bad_option_values_are_errors_not_zeros(shared_data, args, msg):
+    d = shared_data / "trec_eval_test"
+    rc, out, err = run([*args, str(d / "qrels.test"), str(d / "results.test")])
+    assert rc != 0 and out == "" and msg in err

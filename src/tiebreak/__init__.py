@@ -6,16 +6,52 @@ the exact expectation over all within-group permutations).
 
 >>> import tiebreak as tb
 >>> res = tb.evaluate(tb.read_qrels("qrels.txt"), [tb.read_run("a.run")], ["AP", "P@10"], "all")
+
+The names below are imported on first use, so ``tiebreak --help`` does not load numpy.
 """
 
-from .evaluate import EvalResult, Evaluator, evaluate
-from .io import InputError, Qrels, Run, read_qrels, read_run
-from .measures import DEFAULT_MEASURES, Measure, parse_measure
-from .ranking import DEFAULT_REGIMES, REGIMES
+from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "EvalResult", "Evaluator", "evaluate", "InputError", "Qrels", "Run", "read_qrels",
-    "read_run", "Measure", "parse_measure", "DEFAULT_MEASURES", "DEFAULT_REGIMES", "REGIMES",
-]
+_EXPORTS = {
+    "EvalResult": ".evaluate", "Evaluator": ".evaluate", "evaluate": ".evaluate",
+    "InputError": ".io", "Qrels": ".io", "Run": ".io", "read_qrels": ".io", "read_run": ".io",
+    "Measure": ".measures", "parse_measure": ".measures", "DEFAULT_MEASURES": ".measures",
+    "DEFAULT_REGIMES": ".ranking", "REGIMES": ".ranking",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'tiebreak' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(type(__import__("sys"))):
+    """``tiebreak.evaluate`` is both a submodule and the one-call function; importing the
+    submodule must not replace the function."""
+
+    @property
+    def evaluate(self):
+        from .evaluate import evaluate
+
+        return evaluate
+
+    @evaluate.setter
+    def evaluate(self, value):  # the import system binds the submodule here: keep the function
+        pass
+
+
+__import__("sys").modules[__name__].__class__ = _Package

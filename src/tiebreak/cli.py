@@ -30,6 +30,10 @@ LAZY_COMMANDS: dict[str, str] = {
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
+    "pool": "tiebreak.judgments.cli:pool_cmd",
+    "estimate": "tiebreak.judgments.cli:estimate_cmd",
+    "compare": "tiebreak.compare:compare_cmd",
+    "report": "tiebreak.report:report_cmd",
 }
 
 
@@ -37,7 +41,34 @@ LAZY_COMMANDS: dict[str, str] = {
 LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.experiments.study_bands:bands_cmd",
     "ties": "tiebreak.experiments.study_ties:ties_cmd",
+    "depth": "tiebreak.judgments.cli:depth_cmd",
+    "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
 }
+
+
+# Optional dependency groups (the extras in pyproject.toml), the modules that show each one is
+# installed, and the commands that need one ("study NAME" for studies).
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "search": ("numba", "Stemmer", "ir_datasets"),
+    "plot": ("matplotlib",),
+}
+COMMAND_EXTRAS: dict[str, str] = {
+    "index": "search", "search": "search", "report": "plot",
+    "study bands": "plot", "study ties": "plot", "study depth": "plot", "study estimate": "plot",
+}
+
+
+def _need_extra(command: str) -> None:
+    """Stop with a message naming the extra when ``command`` needs one that is not installed."""
+    extra = COMMAND_EXTRAS.get(command)
+    if extra is None:
+        return
+    from importlib.util import find_spec
+
+    missing = [m for m in EXTRAS[extra] if find_spec(m) is None]
+    if missing:
+        _fail(f"'tiebreak {command}' needs the {extra} extra (missing: {', '.join(missing)}): "
+              f"pip install 'tiebreak[{extra}]'")
 
 
 class LazyGroup(click.Group):
@@ -50,6 +81,12 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def resolve_command(self, ctx, args):
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if name is not None:
+            _need_extra(name if self.lazy is LAZY_COMMANDS else f"{self.name} {name}")
+        return name, cmd, rest
 
     def get_command(self, ctx, name):
         if name in self.lazy:
@@ -83,7 +120,11 @@ def study_group() -> None:
 @click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
-                                      "(no header, full precision); json: records.")
+                                      "(full precision); json: records.")
+@click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
+@click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
+              help="Name runs by their run tag (column 6), or by their file name.")
+@click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
 @click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
 @click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
@@ -93,15 +134,24 @@ def study_group() -> None:
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
-def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, average,
-             on_duplicate, jobs):
+@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Random orderings per tied group for 'expected' values without a closed "
+                   "form (a note on stderr gives the largest standard error).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
+                   "LocalCluster (needs pip install 'tiebreak[dask]').")
+def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
+             score_precision, average, on_duplicate, jobs, samples, seed, dask_address):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
-    run file in it. Runs are named by their run tag (column 6), else by file name.
+    run file in it; QRELS may also be irds:DATASET_ID (ir_datasets). Runs are named by their
+    run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
     from .evaluate import Evaluator
-    from .io import InputError, read_qrels, run_paths
+    from .io import InputError, run_paths
+    from .io.frames import as_qrels
     from .measures import MeasureError
     from .output import format_warnings, write_json, write_table, write_tsv
 
@@ -109,9 +159,10 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         paths = run_paths(runs)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
-        q = read_qrels(qrels)
+        q = as_qrels(qrels)
         ev = Evaluator(q, list(measures) or None, list(regimes) or None,
-                       score_precision=score_precision, average=average)
+                       score_precision=score_precision, average=average, samples=samples,
+                       seed=seed)
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
@@ -120,15 +171,24 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
 
         jobs = cpus()
     jobs = jobs if len(paths) >= 4 else 1
-    kw = dict(jobs=jobs, on_duplicate=on_duplicate)
+    kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
+    if dask_address:
+        from .evaluate import dask_client
+
+        try:
+            kw["client"] = dask_client(dask_address)
+        except (ImportError, OSError, ValueError) as e:
+            _fail(str(e))
     try:
         if len(paths) > 3 and sys.stderr.isatty():
-            with click.progressbar(length=len(paths), label="evaluating runs",
-                                   file=sys.stderr) as bar:
+            from tqdm import tqdm
+
+            with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
+                      leave=False) as bar:
                 res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
         else:
             res = ev.evaluate(paths, **kw)
-    except InputError as e:
+    except (InputError, MeasureError) as e:
         _fail(str(e))
 
     out = sys.stdout
@@ -137,7 +197,7 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}"
                                                               for k, v in q.warnings.items()))
     if fmt == "tsv":
-        write_tsv(res, out, per_topic)
+        write_tsv(res, out, per_topic, header)
     elif fmt == "json":
         meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
                 "topics": len(q.topics)}
@@ -150,15 +210,30 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, score_precision, av
             out.write(f"\n{line}")
         if legend(res):
             out.write("\n")
-        if warn_lines:
-            out.write("\nwarnings (counted per run):\n")
-            for line in warn_lines:
-                out.write(f"  {line}\n")
+    out.flush()
     for note in res.notes:
         click.echo(f"tiebreak: note: {note}", err=True)
-    if fmt != "table":
+    if not quiet:
         for line in warn_lines:
             click.echo(f"tiebreak: warning: {line}", err=True)
+
+
+@main.command("measures")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "tsv"]), default="markdown",
+              show_default=True, help="markdown: the README's table; tsv: a header row and "
+                                      "every column.")
+def measures_cmd(fmt):
+    """List every measure: names in each tradition, kind, how the expected value over ties is
+    computed (closed form, linear, sampled), parameters and definition."""
+    from .measures.table import markdown, rows
+
+    if fmt == "markdown":
+        click.echo(markdown(), nl=False)
+        return
+    rs = rows()
+    click.echo("\t".join(rs[0]))
+    for r in rs:
+        click.echo("\t".join(str(v) for v in r.values()))
 
 
 @main.command("example")

@@ -12,6 +12,7 @@ Example
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,7 +85,6 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
     notes : list of str
         What was estimated by sampling, with the largest standard error.
     """
-    T = len(P.topic_ids)
     cache: dict = {}
 
     def R(order):
@@ -132,15 +132,11 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
                 sampled.append(j)
         if sampled:
             S = max(int(samples), 1)
-            Rs = sampled_ranking(P, S, seed)
+            acc = _sample_moments(P, [measures[j] for j in sampled], S, seed)
             worst = 0.0
-            for j in sampled:
-                m = measures[j]
-                v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(S, T)
-                out[j] = v.mean(axis=0)
-                if S > 1:
-                    worst = max(worst, float((v.std(axis=0, ddof=1) / math.sqrt(S)).max(
-                        initial=0.0)))
+            for j, (mean, se) in zip(sampled, acc):
+                out[j] = mean
+                worst = max(worst, float(se.max(initial=0.0)))
             names = ", ".join(dict.fromkeys(str(measures[j]) for j in sampled))
             notes.append(f"expected values of {names} estimated from {S} seeded random "
                          f"orderings of each tied group (seed {seed}); largest standard error "
@@ -155,6 +151,32 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
             else:
                 out[j] = np.where(P.bogus, b, out[j])
     return out, notes
+
+
+def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
+    """Mean and standard error over ``S`` seeded random within-group orderings of each
+    measure's per-topic values, in batches so memory stays proportional to the run."""
+    T = len(P.topic_ids)
+    n = max(len(P.J.qtopic), 1)
+    batch = max(1, min(S, 2_000_000 // n))
+    tot = [np.zeros(T) for _ in ms]
+    sq = [np.zeros(T) for _ in ms]
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < S:
+        b = min(batch, S - done)
+        Rs = sampled_ranking(P, b, rng)
+        for i, m in enumerate(ms):
+            v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(b, T)
+            tot[i] += v.sum(axis=0)
+            sq[i] += (v * v).sum(axis=0)
+        done += b
+    out = []
+    for t, q in zip(tot, sq):
+        mean = t / S
+        var = np.maximum(q / S - mean * mean, 0.0) * (S / (S - 1)) if S > 1 else np.zeros(T)
+        out.append((mean, np.sqrt(var / S)))
+    return out
 
 
 def summarize(m: Measure, values: np.ndarray, order: np.ndarray | None = None, *,
@@ -263,8 +285,8 @@ class Evaluator:
 
     Parameters
     ----------
-    qrels : Qrels
-        Judgments (see :func:`tiebreak.read_qrels`).
+    qrels : Qrels, path, "irds:ID", DataFrame or dict
+        Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
         Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
@@ -287,15 +309,21 @@ class Evaluator:
     ------
     MeasureError, ValueError, TypeError
         A bad measure name or parameter, regime or option.
+    InputError
+        Qrels given as a path, ``irds:ID``, DataFrame or dict that cannot be read.
     """
 
     def __init__(self, qrels: Qrels, measures=None, regimes=None,
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False):
+        if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
+            from .io.frames import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
+
+            qrels = as_qrels(qrels)
         if not isinstance(qrels, Qrels):
-            raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), not "
-                            f"{type(qrels).__name__}")
+            raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), a path, "
+                            f"irds:ID, a DataFrame or a dict, not {type(qrels).__name__}")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
@@ -312,13 +340,14 @@ class Evaluator:
             raise MeasureError(f"{text[0]} has no numeric value; use tiebreak trec_eval -q")
         self.measures: list[Measure] = [m for m in ms if m.family.fmt != "str"]
         self.regimes = resolve_regimes(regimes)
+        self.notes: list[str] = [f"{m} is text, not a number: tiebreak trec_eval -q prints it"
+                                 for m in text]
         self.score_precision = score_precision
         self.average = average
         self.samples = samples
         self.seed = seed
         self.max_docs = max_docs
         self.judged_only = judged_only
-        self.notes: list[str] = []
         t = list(qrels.topics)
         self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
                                                                                   "replace")),
@@ -336,6 +365,12 @@ class Evaluator:
             raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
                             f"{type(run).__name__}")
         P = self.prepare(run)
+        if len(run.topics) and not (P.O.n_ret > 0).any():
+            from .io import InputError
+
+            shown = ", ".join(run.topics[:5]) + (" ..." if len(run.topics) > 5 else "")
+            raise InputError(f"{run.source}: none of the run's topics ({shown}) is in the qrels "
+                             f"{self.qrels.name}; is this the right qrels file?")
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         for k, reg in enumerate(self.regimes):
@@ -378,29 +413,55 @@ class Evaluator:
             w[WARN_TIED] = n_tied
         return w
 
-    def _one(self, r, on_duplicate="error"):
-        run = r if isinstance(r, Run) else read_run(r, on_duplicate=on_duplicate)
+    def _one(self, r, on_duplicate="error", name_by="tag"):
+        if isinstance(r, Run):
+            run = r
+        elif isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
+            name = None
+            if name_by == "file" and not hasattr(r, "read") and r != "-":
+                name = os.path.basename(os.fsdecode(r))
+            run = read_run(r, name=name, on_duplicate=on_duplicate)
+        elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
+            from .io.frames import as_run
+
+            run = as_run(r)
+        else:
+            raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
+                            f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
         v, w = self.evaluate_run(run)
         return run.name, run.source, v, w, self.notes
 
-    def _iter(self, runs, jobs: int, on_duplicate: str):
+    def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
+        if client is not None:
+            yield from self._iter_dask(list(runs), client, on_duplicate, name_by)
+            return
         runs = list(runs) if jobs > 1 else runs
-        if jobs > 1 and len(runs) > 1 and all(not isinstance(r, Run) for r in runs):
+        if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             from .parallel import imap
 
-            yield from imap(_work, runs, jobs, (self, on_duplicate))
+            yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
             return
         for r in runs:
-            yield self._one(r, on_duplicate)
+            yield self._one(r, on_duplicate, name_by)
+
+    def _iter_dask(self, runs, client, on_duplicate, name_by="tag"):
+        """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
+        once; each run file is read and evaluated by a worker; results come back in order."""
+        shared = client.scatter((self, on_duplicate, name_by), broadcast=True)
+        futures = client.map(_work, [shared] * len(runs), runs, pure=False)
+        for f in futures:
+            yield f.result()
 
     def evaluate(self, runs, progress=None, jobs: int = 1,
-                 on_duplicate: str = "error") -> EvalResult:
+                 on_duplicate: str = "error", name_by: str = "tag",
+                 client=None) -> EvalResult:
         """Evaluate runs.
 
         Parameters
         ----------
-        runs : iterable of Run or paths
-            Paths are read with :func:`tiebreak.read_run`.
+        runs : iterable of Run, paths, DataFrames or ``{qid: {docno: score}}`` dicts
+            Paths are read with :func:`tiebreak.read_run`, the rest converted with
+            :func:`tiebreak.io.frames.as_run`.
         progress : callable, optional
             Called with the run name after each run.
         jobs : int
@@ -408,13 +469,28 @@ class Evaluator:
             is kept). 1 = in this process.
         on_duplicate : {"error", "first"}
             Passed to :func:`tiebreak.read_run` for paths.
+        name_by : {"tag", "file"}
+            Name of a run read from a path: its run tag (column 6; the file name when it has
+            none), or its file name. A name seen before gets ``#2``, ``#3``, ... in input order.
+        client : dask.distributed.Client, optional
+            Evaluate on a Dask cluster instead (``pip install 'tiebreak[dask]'``): run files
+            are read where the workers are (paths must be visible to them), the qrels are sent
+            once; results are identical to local evaluation.
+
+        Raises
+        ------
+        ValueError
+            Unknown ``name_by``.
         """
-        if isinstance(runs, (str, Run)) or not hasattr(runs, "__iter__"):
+        if name_by not in ("tag", "file"):
+            raise ValueError("name_by must be 'tag' or 'file'")
+        if isinstance(runs, (str, Run, dict)) or not hasattr(runs, "__iter__") or hasattr(
+                runs, "columns"):  # one run: a path, Run, dict or DataFrame
             runs = [runs]
         names: list[str] = []
         vals = []
         warnings: dict[str, dict] = {}
-        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate):
+        for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, name_by, client):
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
@@ -449,12 +525,31 @@ class Evaluator:
 
 
 def _work(shared, path):
-    ev, on_duplicate = shared
-    return ev._one(path, on_duplicate)
+    ev, on_duplicate, name_by = shared
+    return ev._one(path, on_duplicate, name_by)
 
 
-def evaluate(qrels: Qrels, runs, measures=None, regimes=None, **kw) -> EvalResult:
-    """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``."""
-    if isinstance(runs, Run):
+def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jobs: int = 1,
+             **kw) -> EvalResult:
+    """One-call form of :class:`Evaluator`: ``evaluate(qrels, [run, ...], ["AP"], "all")``;
+    ``client`` (a dask.distributed Client) evaluates on a Dask cluster."""
+    if isinstance(runs, (Run, dict)) or hasattr(runs, "columns"):  # one run, DataFrame, dict
         runs = [runs]
-    return Evaluator(qrels, measures, regimes, **kw).evaluate(runs)
+    return Evaluator(qrels, measures, regimes, **kw).evaluate(runs, jobs=jobs, client=client)
+
+
+def dask_client(address: str):
+    """A dask.distributed Client for ``address`` (``tcp://host:port``), or a LocalCluster of
+    one single-threaded worker process per CPU for ``local``. Raises ImportError naming the
+    extra when Dask is not installed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
+    if address == "local":
+        from .parallel import cpus
+
+        cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster)
+    return Client(address)

@@ -6,11 +6,16 @@ import json
 
 from .evaluate import EvalResult
 
+TSV_HEADER = ("run", "measure", "regime", "qid", "value")
 
-def write_tsv(res: EvalResult, fh, per_topic: bool = False) -> None:
-    """Rows ``run<TAB>measure<TAB>regime<TAB>qid<TAB>value``, no header, qid ``all`` for the
-    mean, values at full double precision (Python ``repr``)."""
+
+def write_tsv(res: EvalResult, fh, per_topic: bool = False, header: bool = False) -> None:
+    """Rows ``run<TAB>measure<TAB>regime<TAB>qid<TAB>value``, qid ``all`` for the mean, values
+    at full double precision (Python ``repr``); with ``header`` a first row naming the columns
+    (:data:`TSV_HEADER`)."""
     w = fh.write
+    if header:
+        w("\t".join(TSV_HEADER) + "\n")
     for r, m, g, q, v in res.records(per_topic):
         w(f"{r}\t{m}\t{g}\t{q}\t{v!r}\n")
 

@@ -21,14 +21,34 @@ def _call(item):
     return fn(shared, item)
 
 
-def imap(fn: Callable, items: Iterable, jobs: int, shared=None) -> Iterator:
+def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
+         progress: str | None = None) -> Iterator:
     """Yield ``fn(shared, item)`` for every item, in order, from ``jobs`` forked workers.
 
     ``shared`` (e.g. parsed qrels) reaches the workers through fork, never pickled; results
     are pickled back. Falls back to this process where fork is unavailable or ``jobs <= 1``.
+    ``progress``: a label for a tqdm progress bar on stderr (None: no bar).
     """
-    global _SHARED
     items = list(items)
+    bar = None
+    if progress is not None:
+        import sys
+
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(items), desc=progress, file=sys.stderr, leave=False)
+    try:
+        for out in _imap(fn, items, jobs, shared):
+            yield out
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _imap(fn, items, jobs, shared):
+    global _SHARED
     jobs = min(int(jobs), len(items))
     if jobs <= 1:
         for it in items:

@@ -475,10 +475,41 @@ class Ranking:
         return s
 
     def cumsum(self, x: np.ndarray) -> np.ndarray:
-        """Per-topic inclusive cumulative sum, added in rank order (exact, see
-        :func:`exact_cumsum`)."""
-        return exact_cumsum(np.asarray(x, np.float64), self.topic, self.rank, self.starts,
-                            self.n_topics)
+        """Per-topic inclusive cumulative sum, added in rank order exactly as a sequential loop
+        from 0 would add it (so sums agree with trec_eval to the last bit)."""
+        x = np.asarray(x, np.float64)
+        n = len(x)
+        if not n:
+            return np.zeros(0)
+        if np.array_equal(x, np.rint(x)):
+            # whole numbers: a global running sum minus the topic's offset is exact
+            c = np.cumsum(x)
+            st = self.starts[:-1]
+            before = np.zeros(self.n_topics)
+            has = st < n
+            before[has] = c[st[has]] - x[st[has]]
+            return c - before[self.topic]
+        flat, shape = self._padded()
+        if flat is None:
+            return exact_cumsum(x, self.topic, self.rank, self.starts, self.n_topics)
+        M = np.zeros(shape)
+        M.flat[flat] = x
+        np.cumsum(M, axis=1, out=M)
+        return M.flat[flat]
+
+    def _padded(self):
+        """Flat indices of the positions in a (T, max rank) matrix, or None when that matrix
+        would be much larger than the ranking."""
+        v = self._cache.get("_padded")
+        if v is None:
+            n, T = len(self.rank), self.n_topics
+            L = int(self.rank.max(initial=1))
+            if T * L <= 4 * n + 4096:
+                v = (self.topic * L + self.rank - 1, (T, L))
+            else:
+                v = (None, None)
+            self._cache["_padded"] = v
+        return v
 
     def suffix_max(self, x: np.ndarray) -> np.ndarray:
         """Per-topic maximum of ``x`` over the positions at or below each rank, float64 (n,)."""
@@ -514,6 +545,8 @@ class Ranking:
         x = np.asarray(x, np.float64)
         if where is not None:
             x = np.where(where, x, 0.0)
+        if np.array_equal(x, np.rint(x)):  # whole numbers: any order is exact
+            return np.bincount(self.topic, weights=x, minlength=self.n_topics)
         return self.at(self.cumsum(x), self.n_ret)
 
     def cached(self, key, fn):
@@ -565,10 +598,11 @@ def expected_ranking(P: Prepared) -> Ranking:
                    (code_full, t_full, keep, mean_of))
 
 
-def sampled_ranking(P: Prepared, n_samples: int, seed: int) -> Ranking:
+def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     """``n_samples`` seeded random within-group orderings of every topic, stacked as
-    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``)."""
-    rng = np.random.default_rng(seed)
+    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``). ``seed`` is an int
+    or a numpy Generator."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     t0, rank0, code0, gid = _score_positions(P)
     T = len(P.topic_ids)
     ts, rs, cs = [], [], []

@@ -32,7 +32,6 @@ over ``-j`` worker processes (fork), which also read the run files.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 
 import click
@@ -88,22 +87,19 @@ class BandStudy:
 
 # ----------------------------------------------------------------------------- computation
 
-_STATE = None  # (runs, measures, qrels, order) inherited by forked workers
-
-
-def _read(path):
+def _read(_shared, path):
     from ..io import read_run
 
     return read_run(path)
 
 
-def _evaluate(task):
+def _evaluate(state, task):
     """Task ``None``: originals in the reference order (``file`` or ``trec_eval`` regime),
     returning their names and warnings too; else a rho: banded runs under ``expected``."""
     from ..bands import band_run
     from ..evaluate import Evaluator
 
-    runs, measures, qrels, order = _STATE
+    runs, measures, qrels, order = state
     if task is None:
         ev = Evaluator(qrels, measures, [order])
         res = ev.evaluate(runs)
@@ -111,28 +107,6 @@ def _evaluate(task):
     ev = Evaluator(qrels, measures, ["expected"])
     res = ev.evaluate([band_run(r, task, order=order) for r in runs])
     return task, res.per_topic[:, :, 0, :], None
-
-
-def _pool_map(func, items, jobs, label, progress):
-    """Yield func(item) (in any order) with a progress bar on stderr."""
-    items = list(items)
-    ctx = None
-    if jobs > 1 and len(items) > 1:
-        import multiprocessing as mp
-
-        if "fork" in mp.get_all_start_methods():
-            ctx = mp.get_context("fork")
-    with click.progressbar(length=len(items), label=label, file=sys.stderr,
-                           hidden=not progress) as bar:
-        if ctx is None:
-            for it in items:
-                yield func(it)
-                bar.update(1)
-        else:
-            with ctx.Pool(min(jobs, len(items))) as pool:
-                for out in pool.imap_unordered(func, items):
-                    yield out
-                    bar.update(1)
 
 
 CONTRADICTION_WARNINGS = (WARN_CONTRADICTIONS, WARN_INCREASING)
@@ -161,32 +135,30 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     progress : bool
         Show progress bars on stderr.
     """
-    global _STATE
     from ..bands import band_starts
     from ..io import Run
     from ..measures import parse_measure
+    from ..parallel import cpus, imap
 
     for r in rhos:
         band_starts(r, 0)  # validate early
     if order not in ("file", "trec_eval"):
         raise ValueError(f"order must be 'file' or 'trec_eval', got {order!r}")
     measures = [parse_measure(m) for m in metrics] + [parse_measure(RANK_MEASURE)]
-    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
+    jobs = jobs if jobs > 0 else cpus()
     run_objs = list(runs)
-    todo = [(i, r) for i, r in enumerate(runs) if not isinstance(r, Run)]
-    for i, run in _pool_map(_read_indexed, todo, jobs, "reading runs", progress):
+    todo = [i for i, r in enumerate(runs) if not isinstance(r, Run)]
+    read = imap(_read, [runs[i] for i in todo], jobs,
+                progress="reading runs" if progress else None)
+    for i, run in zip(todo, read):
         run_objs[i] = run
     if not run_objs:
         raise ValueError("no runs")
-    _STATE = (run_objs, measures, qrels, order)
-    try:
-        tasks = [None, *rhos]
-        out = {}
-        for task, vals, warn in _pool_map(_evaluate, tasks, jobs, "banding and evaluating",
-                                          progress):
-            out[task if task is None else str(task)] = (vals, warn)
-    finally:
-        _STATE = None
+    tasks = [None, *rhos]
+    out = {}
+    for task, vals, warn in imap(_evaluate, tasks, jobs, (run_objs, measures, qrels, order),
+                                 progress="banding and evaluating" if progress else None):
+        out[task if task is None else str(task)] = (vals, warn)
     original, (names, warnings) = out[None]
     banded = np.stack([out[str(r)][0] for r in rhos])
     keep = np.ones(len(names), dtype=bool)
@@ -210,11 +182,6 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     return BandStudy([names[i] for i in idx], [str(m) for m in measures[:-1]],
                      list(qrels.topics), [str(r) for r in rhos], original[idx, :-1],
                      banded[:, idx, :-1], dropped)
-
-
-def _read_indexed(item):
-    i, path = item
-    return i, _read(path)
 
 
 # ----------------------------------------------------------------------------- analyses

@@ -97,9 +97,13 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False) ->
     if not runs:
         raise ValueError("no runs")
     ev = Evaluator(qrels, names, list(REGIMES))
-    jobs = jobs if jobs > 0 else (os.cpu_count() or 1)
-    with click.progressbar(length=len(runs), label="evaluating", file=sys.stderr,
-                           hidden=not progress) as bar:
+    from ..parallel import cpus
+
+    jobs = jobs if jobs > 0 else cpus()
+    from tqdm import tqdm
+
+    with tqdm(total=len(runs), desc="evaluating", file=sys.stderr, disable=not progress,
+              leave=False) as bar:
         res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1))
     tied = np.array([int(res.warnings.get(r, {}).get(TIED_KEY, 0) or 0) for r in res.runs],
                     dtype=np.int64)

@@ -345,8 +345,10 @@ def ties_cmd(runs, qrels, fmt, per_run, only):
         paths = run_paths(runs)
         q = read_qrels(qrels) if qrels else None
         if sys.stderr.isatty() and len(paths) > 1:
-            with click.progressbar(paths, label="runs", file=sys.stderr) as bar:
-                pr, pt = runs_stats(paths, q, bar)
+            from tqdm import tqdm
+
+            pr, pt = runs_stats(paths, q, tqdm(paths, desc="runs", file=sys.stderr,
+                                               leave=False))
         else:
             pr, pt = runs_stats(paths, q)
     except InputError as e:

@@ -1,21 +1,24 @@
 """Building an index: analyse documents, invert (numba), write atomically.
 
-Atomic write: everything goes into a hidden temporary directory beside the target
-(``.NAME.tmp-*``); each array is fsync'ed, ``manifest.json`` is written last, then the directory is
-renamed onto the target. If the target already holds an index it is first renamed aside and
-removed only after the new one is in place. A failure at any point removes the temporary
-directory and leaves an existing index untouched; a hard crash can leave a ``.NAME.tmp-*``
-directory (never loaded, safe to delete), and only a crash in the instant between the two renames
-leaves no index at the target (the old one is then in ``.NAME.old-*``).
+Atomic write (see :mod:`tiebreak.index.store` for the layout): the arrays of a build go into a
+new generation directory ``v-<hex>`` (staged as ``.v-<hex>.tmp``, each file fsync'ed), and the
+manifest naming it is written to a temporary file and renamed onto ``manifest.json``
+(``os.replace``, atomic). A fresh index is staged whole in a hidden ``.NAME.tmp-*`` directory
+beside the target and renamed onto it. A reader therefore always finds the old or the new
+manifest, each naming a complete generation; the old generation is deleted after the swap
+(readers that already mapped it keep their maps; one caught in between re-reads the manifest).
+A failure at any point removes what the build wrote and leaves an existing index untouched; a
+hard crash can leave a ``.NAME.tmp-*`` or ``.v-*.tmp`` directory (never read, safe to delete).
+Directories are created with mode 0777 minus the umask, files 0666 minus the umask.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import sys
-import tempfile
 import time
 from array import array
 from pathlib import Path
@@ -23,8 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Analyzer
-from .readers import count_documents, iter_documents
-from .store import ARRAYS, FORMAT_NAME, FORMAT_VERSION, MANIFEST, crc32, fsync_dir, open_index
+from .readers import count_documents, find_bad_docno, iter_documents
+from .store import (
+    ARRAYS,
+    DATA_DIR_RE,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MANIFEST,
+    crc32,
+    fsync_dir,
+    open_index,
+)
 
 __all__ = ["build_index", "build_index_from_tokens", "invert"]
 
@@ -129,39 +141,121 @@ def _docno_rank(docnos: np.ndarray) -> np.ndarray:
     return rank
 
 
+def _mkdir_unique(parent: Path, prefix: str, suffix: str = "") -> Path:
+    """A new directory ``parent/prefix<hex>suffix`` (mode 0777 minus the umask)."""
+    for _ in range(100):
+        d = parent / f"{prefix}{secrets.token_hex(8)}{suffix}"
+        try:
+            os.mkdir(d)
+            return d
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary directory in {parent}")
+
+
+def _write_manifest(f: Path, manifest: dict) -> None:
+    with open(f, "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=1)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _write_generation(gen: Path, arrays: dict[str, np.ndarray]) -> dict:
+    missing = [n for n in ARRAYS if n not in arrays]
+    if missing:
+        raise ValueError(f"arrays missing: {', '.join(missing)}")
+    metas = {}
+    for name in arrays:
+        metas[name] = _save(gen, name, arrays[name])
+    fsync_dir(gen)
+    return metas
+
+
+def _old_manifest(target: Path) -> dict | None:
+    try:
+        m = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+        return m if isinstance(m, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+STALE_SECONDS = 3600
+
+
+def _remove_stale(target: Path, keep: str) -> None:
+    """Remove generations that no manifest names and that were last touched more than
+    :data:`STALE_SECONDS` ago: leftovers of a killed build or of two builds racing."""
+    now = time.time()
+    for p in target.iterdir():
+        name = p.name[1:-len(".tmp")] if p.name.startswith(".") and p.name.endswith(".tmp") \
+            else p.name
+        if name == keep or not DATA_DIR_RE.match(name) or not p.is_dir():
+            continue
+        try:
+            if now - p.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(p, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -> None:
     target = Path(target)
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() and not (target / MANIFEST).is_file():
-        if not target.is_dir() or any(target.iterdir()):
-            raise FileExistsError(f"{target} exists and is not a tiebreak index; "
-                                  "refusing to replace it")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    if target.exists() and not target.is_dir():
+        raise FileExistsError(f"{target} exists and is not a directory; refusing to replace it")
+    rebuild = (target / MANIFEST).is_file()
+    if target.exists() and not rebuild and any(target.iterdir()):
+        raise FileExistsError(f"{target} exists and is not a tiebreak index; "
+                              "refusing to replace it")
+    if not rebuild:
+        stage = _mkdir_unique(parent, f".{target.name}.tmp-")
+        try:
+            gen = _mkdir_unique(stage, "v-")
+            manifest = dict(manifest, data=gen.name, arrays=_write_generation(gen, arrays))
+            _write_manifest(stage / MANIFEST, manifest)
+            fsync_dir(stage)
+            os.rename(stage, target)     # atomic; fails if someone else created target meanwhile
+            fsync_dir(parent)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        return
+    # rebuild in place: a new generation, then swap the manifest
+    old = _old_manifest(target)
+    staging = _mkdir_unique(target, ".v-", ".tmp")
+    gen = None
+    tmp_mf = target / f".{MANIFEST}.tmp-{secrets.token_hex(8)}"
     try:
-        metas = {}
-        for name in ARRAYS:
-            metas[name] = _save(tmp, name, arrays[name])
-        manifest = dict(manifest, arrays=metas)
-        mf = tmp / MANIFEST
-        with open(mf, "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        fsync_dir(tmp)
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
-            os.rmdir(old)
-            os.replace(target, old)
-        os.replace(tmp, target)
-        fsync_dir(parent)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        metas = _write_generation(staging, arrays)
+        gen = target / staging.name[1:-len(".tmp")]
+        os.rename(staging, gen)
+        _write_manifest(tmp_mf, dict(manifest, data=gen.name, arrays=metas))
+        os.replace(tmp_mf, target / MANIFEST)     # the switch: atomic
+        fsync_dir(target)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)
+        if gen is not None:
+            shutil.rmtree(gen, ignore_errors=True)
+        try:
+            tmp_mf.unlink()
+        except OSError:
+            pass
         raise
+    # the old generation is no longer named by the manifest (readers that mapped it keep it)
+    _remove_stale(target, keep=gen.name)
+    if old is not None:
+        data = old.get("data", ".")
+        if isinstance(data, str) and DATA_DIR_RE.match(data) and data != gen.name:
+            shutil.rmtree(target / data, ignore_errors=True)
+        elif data == "." and isinstance(old.get("arrays"), dict):   # pre-generation layout
+            for name in old["arrays"]:
+                if isinstance(name, str) and name.isidentifier():
+                    try:
+                        (target / f"{name}.npy").unlink()
+                    except OSError:
+                        pass
 
 
 def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, terms,
@@ -171,6 +265,15 @@ def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, 
 
     ``tok`` holds term ids into ``terms`` (any order of ``terms``; the index sorts them), document
     d is ``tok[doc_ptr[d]:doc_ptr[d+1]]``. Returns the opened :class:`Index`.
+
+    Raises
+    ------
+    ValueError
+        Term ids outside ``[0, len(terms))``, ``doc_ptr`` not running from 0 to ``len(tok)``
+        without decreasing, repeated terms, docnos that are not strings, empty, contain
+        whitespace or repeat.
+    FileExistsError
+        ``path`` exists and is neither an index nor an empty directory.
     """
     analyzer = analyzer or Analyzer()
     terms = np.asarray(terms, dtype=str)
@@ -181,16 +284,39 @@ def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, 
         raise ValueError("terms must be distinct")
     remap = np.empty(len(terms), np.int32)
     remap[order] = np.arange(len(terms), dtype=np.int32)
-    tok = remap[np.asarray(tok, np.int64)] if len(tok) else np.zeros(0, np.int32)
-    doc_ptr = np.asarray(doc_ptr, np.int64)
-    docnos = np.asarray(docnos, dtype=str)
-    if docnos.size == 0:
-        docnos = np.zeros(0, dtype="<U1")
+    tok = np.asarray(tok)
+    if tok.ndim != 1 or (tok.size and tok.dtype.kind not in "iu"):
+        raise ValueError("tok must be a 1-d integer array of term ids")
+    if tok.size and (int(tok.min()) < 0 or int(tok.max()) >= len(terms)):
+        raise ValueError(f"term ids must be in [0, {len(terms)}), got "
+                         f"[{int(tok.min())}, {int(tok.max())}]")
+    tok = remap[tok.astype(np.int64)] if len(tok) else np.zeros(0, np.int32)
+    doc_ptr = np.asarray(doc_ptr)
+    if doc_ptr.ndim != 1 or (doc_ptr.size and doc_ptr.dtype.kind not in "iu"):
+        raise ValueError("doc_ptr must be a 1-d integer array")
+    doc_ptr = doc_ptr.astype(np.int64)
+    if doc_ptr.size and (doc_ptr[0] != 0 or doc_ptr[-1] != len(tok)
+                         or np.any(np.diff(doc_ptr) < 0)):
+        raise ValueError("doc_ptr must start at 0, never decrease and end at len(tok)")
+    docnos = list(docnos)
+    if not all(isinstance(d, str) for d in docnos):
+        raise ValueError("docnos must be strings")
+    bad = find_bad_docno(docnos)
+    if bad is not None:
+        raise ValueError(f"document {bad[0] + 1}: {bad[1]}; a run line would split it")
+    docnos = np.asarray(docnos, dtype=str) if docnos else np.zeros(0, dtype="<U1")
     N = len(docnos)
     if doc_ptr.shape != (N + 1,):
         raise ValueError("doc_ptr must have len(docnos) + 1 entries")
+    rank = _docno_rank(docnos)
+    if N > 1:
+        srt = np.empty_like(docnos)
+        srt[rank] = docnos
+        dup = np.flatnonzero(srt[1:] == srt[:-1])
+        if dup.size:
+            raise ValueError(f"duplicate docno {str(srt[dup[0]])!r}")
     inv = invert(tok, doc_ptr, len(terms))
-    arrays = dict(inv, docnos=docnos, docno_rank=_docno_rank(docnos),
+    arrays = dict(inv, docnos=docnos, docno_rank=rank,
                   doclen=np.diff(doc_ptr).astype(np.int32), terms=terms[order])
     manifest = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "analyzer": analyzer.config(),
@@ -210,6 +336,14 @@ def build_index(source, path, analyzer: Analyzer | None = None, fields=None,
     directory ``path``, atomically. Returns the opened :class:`Index`.
 
     ``progress``: tqdm bar on stderr; None = only when stderr is a terminal.
+
+    Raises
+    ------
+    ValueError
+        A malformed source (``file:line`` and the field, see :mod:`tiebreak.index.readers`), a
+        duplicate docno, an ir_datasets id that cannot be read.
+    FileExistsError
+        ``path`` exists and is neither an index nor an empty directory.
     """
     analyzer = analyzer or Analyzer()
     if progress is None:

@@ -27,26 +27,84 @@ import html
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterator
 
 __all__ = ["iter_documents", "read_topics", "detect_format", "count_documents",
-           "SMART_DOC_FIELDS", "SMART_QUERY_FIELDS"]
+           "check_docno", "find_bad_docno", "SMART_DOC_FIELDS", "SMART_QUERY_FIELDS"]
 
 SMART_DOC_FIELDS = ("T", "A", "W", "K")
 SMART_QUERY_FIELDS = ("T", "A", "W")
 
-_DOC_RE = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
+_DOC_OPEN = re.compile(r"<DOC>", re.I)
+_DOC_CLOSE = re.compile(r"</DOC>", re.I)
 _DOCNO_RE = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
 _DOCHDR_RE = re.compile(r"<DOCHDR>.*?</DOCHDR>", re.S | re.I)
 _TAG_RE = re.compile(r"<[^>]*>")
 _SMART_FIELD = re.compile(r"^\.([A-Z])(?:\s+(.*))?$")
+# what str.split() splits on: a docno or topic id containing one of these breaks a run line
+_SPACE = re.compile(r"\s")
+
+
+def _id_problem(s: str) -> str | None:
+    if not s:
+        return "empty"
+    m = _SPACE.search(s)
+    if m:
+        return f"contains whitespace ({m.group()!r})"
+    return None
+
+
+def check_docno(docno: str, where: str, what: str = "docno") -> str:
+    """``docno`` if it can be written into a TREC run (non-empty, no whitespace), else
+    ``ValueError("{where}: {what} ...")`` -- a run line is split on whitespace, so such an id
+    would be misread by ``tiebreak eval`` and trec_eval."""
+    if not isinstance(docno, str):
+        raise ValueError(f"{where}: {what} must be a string, got {type(docno).__name__} "
+                         f"{docno!r}")
+    p = _id_problem(docno)
+    if p:
+        raise ValueError(f"{where}: {what} {docno!r} is {p}" if p == "empty" else
+                         f"{where}: {what} {docno!r} {p}; a run line would split it")
+    return docno
+
+
+def find_bad_docno(docnos: list[str]) -> tuple[int, str] | None:
+    """(position, problem) of the first docno that is empty or contains whitespace, or None.
+    One regex pass over the joined ids (fast for millions of docnos)."""
+    if not docnos:
+        return None
+    joined = "\x00".join(docnos)
+    if "\x00\x00" not in f"\x00{joined}\x00" and not _SPACE.search(joined):
+        return None
+    for i, d in enumerate(docnos):
+        p = _id_problem(d)
+        if p:
+            return i, f"docno {d!r} is {p}" if p == "empty" else f"docno {d!r} {p}"
+    return None
+
+
+def _line_counter(text: str):
+    """Line number (1-based) of character offsets, for offsets given in increasing order."""
+    state = [0, 1]
+
+    def line(pos: int) -> int:
+        state[1] += text.count("\n", state[0], pos)
+        state[0] = pos
+        return state[1]
+
+    return line
 
 
 def _read_text(path: str) -> str:
     with open(path, "rb") as fh:
         data = fh.read()
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise ValueError(f"{path}: truncated or corrupt gzip file ({e}); nothing was "
+                             "indexed") from None
     return data.decode("utf-8", errors="replace")
 
 
@@ -71,6 +129,13 @@ def detect_format(text: str) -> str:
     raise ValueError("cannot tell the format (expected TREC <DOC>/<top>, SMART .I, JSONL or TSV)")
 
 
+def _detect(text: str, source: str) -> str:
+    try:
+        return detect_format(text)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+
+
 def _is_irds(source: str) -> bool:
     return source.startswith("irds:") or not os.path.exists(source)
 
@@ -85,6 +150,25 @@ def _irds(source: str):
         raise ValueError(f"{source!r} is neither a file nor an ir_datasets id") from None
 
 
+def _irds_iter(source: str, it_fn, what: str):
+    """Iterate an ir_datasets iterator; a failure to fetch the data (no local copy and no
+    network, a broken download) becomes a ValueError that says what to do."""
+    it = None
+    try:
+        it = iter(it_fn())
+        yield from it
+    except (ValueError, KeyboardInterrupt):
+        raise
+    except Exception as e:  # noqa: BLE001 - ir_datasets raises many kinds (RuntimeError, ...)
+        home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
+        why = str(e) if len(str(e)) <= 160 else str(e)[:157] + "..."
+        raise ValueError(
+            f"ir_datasets {source!r}: cannot read its {what}: no usable local copy under "
+            f"IR_DATASETS_HOME={home} and the download failed ({type(e).__name__}: {why}). "
+            "Put a copy there (or point IR_DATASETS_HOME at one), allow the download, or pass "
+            "the collection as a file") from None
+
+
 def _irds_text(obj) -> str:
     if hasattr(obj, "default_text"):
         return obj.default_text()
@@ -93,21 +177,46 @@ def _irds_text(obj) -> str:
 
 
 # ---------------------------------------------------------------- documents
-def _trec_docs(text: str) -> Iterator[tuple[str, str]]:
-    for m in _DOC_RE.finditer(text):
-        body = m.group(1)
+def _trec_docs(text: str, source: str = "") -> Iterator[tuple[str, str]]:
+    """``<DOC>`` elements in file order. An unclosed ``<DOC>`` (a truncated file) and text
+    outside the elements are errors, not silently dropped."""
+    where = f"{source}:" if source else "line "
+    line = _line_counter(text)
+    pos = 0
+    while True:
+        m = _DOC_OPEN.search(text, pos)
+        stray = text[pos: m.start() if m else len(text)]
+        if stray.strip():
+            off = pos + len(stray) - len(stray.lstrip())
+            raise ValueError(f"{where}{line(off)}: text outside <DOC>...</DOC>: "
+                             f"{stray.strip()[:40]!r}")
+        if m is None:
+            return
+        end = _DOC_CLOSE.search(text, m.end())
+        nxt = _DOC_OPEN.search(text, m.end())
+        if end is None:
+            raise ValueError(f"{where}{line(m.start())}: <DOC> without </DOC> (truncated "
+                             "file?)")
+        if nxt is not None and nxt.start() < end.start():
+            raise ValueError(f"{where}{line(m.start())}: <DOC> not closed before the next "
+                             f"<DOC> (line {line(nxt.start())})")
+        body = text[m.end(): end.start()]
         dm = _DOCNO_RE.search(body)
+        lno = line(m.start())
         if dm is None:
-            raise ValueError(f"<DOC> without <DOCNO> at character {m.start()}")
+            raise ValueError(f"{where}{lno}: <DOC> without <DOCNO>")
+        check_docno(dm.group(1), f"{where}{lno}")
         rest = body[: dm.start()] + " " + body[dm.end():]
         rest = _TAG_RE.sub(" ", _DOCHDR_RE.sub(" ", rest))
         yield dm.group(1), html.unescape(rest)
+        pos = end.end()
 
 
-def _smart_records(text: str) -> Iterator[tuple[str, dict[str, list[str]]]]:
-    """(id, {field letter: lines}) per ``.I`` record."""
+def _smart_records(text: str, source: str = "") -> Iterator[tuple[str, dict[str, list[str]]]]:
+    """(id, {field letter: lines}) per ``.I`` record; a ``.I`` without an id is an error."""
+    where = f"{source}:" if source else "line "
     rid, fields, cur = None, {}, None
-    for raw in text.splitlines():
+    for lno, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip("\r\n")
         m = _SMART_FIELD.match(line.rstrip())
         if m:
@@ -116,6 +225,9 @@ def _smart_records(text: str) -> Iterator[tuple[str, dict[str, list[str]]]]:
                 if rid is not None:
                     yield rid, fields
                 rid, fields, cur = (rest or "").strip(), {}, None
+                if not rid:
+                    raise ValueError(f"{where}{lno}: .I record without an id")
+                check_docno(rid, f"{where}{lno}", "record id")
                 continue
             cur = letter
             fields.setdefault(cur, [])
@@ -134,20 +246,42 @@ def _smart_text(fields: dict[str, list[str]], wanted) -> str:
     return "\n".join("\n".join(fields[k]) for k in keys)
 
 
-def _jsonl_docs(text: str) -> Iterator[tuple[str, str]]:
+_JSONL_ID = ("docno", "doc_id", "id", "_id")
+_JSONL_TEXT = ("text", "contents", "body")
+
+
+def _jsonl_docs(text: str, source: str = "", what: str = "docno") -> Iterator[tuple[str, str]]:
+    """One JSON object per line: id from the first of :data:`_JSONL_ID` present, text from
+    ``title`` and the first of :data:`_JSONL_TEXT` present; all must be strings."""
+    where = f"{source}:" if source else "line "
     for lno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        at = f"{where}{lno}"
         try:
             o = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"line {lno}: bad JSON: {e}") from None
-        docno = next((o[k] for k in ("docno", "doc_id", "id", "_id") if k in o), None)
-        if docno is None:
-            raise ValueError(f"line {lno}: no docno/doc_id/id field")
-        body = next((o[k] for k in ("text", "contents", "body") if k in o), "")
+        except (json.JSONDecodeError, RecursionError) as e:
+            raise ValueError(f"{at}: bad JSON: {e}") from None
+        if not isinstance(o, dict):
+            raise ValueError(f"{at}: expected a JSON object, got {type(o).__name__}")
+        key = next((k for k in _JSONL_ID if k in o), None)
+        if key is None:
+            raise ValueError(f"{at}: no {'/'.join(_JSONL_ID)} field")
+        docno = check_docno(o[key], at, f"{what} ({key!r})")
+        tkey = next((k for k in _JSONL_TEXT if k in o), None)
+        if tkey is None and "title" not in o:
+            raise ValueError(f"{at}: no {'/'.join(_JSONL_TEXT)} or title field")
+        parts = []
+        for k in ("title", tkey):
+            if k is not None and k in o:
+                v = o[k]
+                if not isinstance(v, str):
+                    raise ValueError(f"{at}: field {k!r} must be a string, got "
+                                     f"{'null' if v is None else type(v).__name__}")
+                parts.append(v)
         title = o.get("title") or ""
-        yield str(docno), (title + "\n" + body) if title else body
+        body = o[tkey] if tkey else ""
+        yield docno, (title + "\n" + body) if title else body
 
 
 def _tar_docs(path: str) -> Iterator[tuple[str, str]]:
@@ -155,12 +289,20 @@ def _tar_docs(path: str) -> Iterator[tuple[str, str]]:
     its extension; markup tags are dropped (an HTML collection such as Anserini's CACM)."""
     import tarfile
 
-    with tarfile.open(path) as tf:
-        members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
-        for m in members:
-            raw = tf.extractfile(m).read().decode("utf-8", errors="replace")
-            docno = os.path.basename(m.name).split(".")[0]
-            yield docno, html.unescape(_TAG_RE.sub(" ", raw))
+    try:
+        with tarfile.open(path) as tf:
+            members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
+            for m in members:
+                raw = tf.extractfile(m).read().decode("utf-8", errors="replace")
+                docno = check_docno(os.path.basename(m.name).split(".")[0],
+                                    f"{path}: member {m.name!r}")
+                yield docno, html.unescape(_TAG_RE.sub(" ", raw))
+    except (tarfile.TarError, EOFError, zlib.error) as e:
+        raise ValueError(f"{path}: truncated or corrupt tar archive ({e})") from None
+    except OSError as e:
+        if isinstance(e, FileNotFoundError | PermissionError | IsADirectoryError):
+            raise
+        raise ValueError(f"{path}: truncated or corrupt tar archive ({e})") from None
 
 
 def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
@@ -173,22 +315,23 @@ def iter_documents(source: str, fields=None) -> Iterator[tuple[str, str]]:
         ds = _irds(source)
         if not ds.has_docs():
             raise ValueError(f"ir_datasets {source!r} has no documents")
-        for d in ds.docs_iter():
-            yield d.doc_id, _irds_text(d)
+        for i, d in enumerate(_irds_iter(source, ds.docs_iter, "documents")):
+            yield check_docno(d.doc_id, f"ir_datasets {source!r}, document {i + 1}"), \
+                _irds_text(d)
         return
     if source.endswith((".tar", ".tar.gz", ".tgz")):
         yield from _tar_docs(source)
         return
     text = _read_text(source)
-    fmt = detect_format(text)
+    fmt = _detect(text, source)
     if fmt == "trec":
-        yield from _trec_docs(text)
+        yield from _trec_docs(text, source)
     elif fmt == "smart":
         wanted = fields or SMART_DOC_FIELDS
-        for rid, f in _smart_records(text):
+        for rid, f in _smart_records(text, source):
             yield rid, _smart_text(f, wanted)
     elif fmt == "jsonl":
-        yield from _jsonl_docs(text)
+        yield from _jsonl_docs(text, source)
     else:
         raise ValueError(f"{source}: {fmt} is not a document format")
 
@@ -205,21 +348,32 @@ def count_documents(source: str) -> int | None:
 
 
 # ---------------------------------------------------------------- topics
-def _trec_topics(text: str, field: str) -> list[tuple[str, str]]:
+def _trec_topics(text: str, field: str, source: str = "") -> list[tuple[str, str]]:
+    where = f"{source}:" if source else "line "
+    line = _line_counter(text)
     out = []
     wanted = [f.strip().lower() for f in field.split(",")]
-    for m in re.finditer(r"<top>(.*?)</top>", text, re.S | re.I):
+    ms = list(re.finditer(r"<top>(.*?)</top>", text, re.S | re.I))
+    opened = [m.start() for m in re.finditer(r"<top>", text, re.I)]
+    if len(opened) != len(ms):
+        first = next((o for o, m in zip(opened, ms + [None]) if m is None or o != m.start()),
+                     opened[-1])
+        raise ValueError(f"{where}{line(first)}: <top> without </top> before the next <top> "
+                         "or the end of the file (truncated file?)")
+    for m in ms:
         body = m.group(1)
-        nm = re.search(r"<num>\s*(?:Number:)?\s*([^\s<]+)", body, re.I)
+        lno = line(m.start())
+        nm = re.search(r"<num>[ \t]*(?:Number:)?[ \t]*([^<\n]*)", body, re.I)
         if nm is None:
-            raise ValueError(f"<top> without <num> at character {m.start()}")
+            raise ValueError(f"{where}{lno}: <top> without <num>")
+        qid = check_docno(nm.group(1).strip(), f"{where}{lno}", "topic id")
         parts = []
         for f in wanted:
             fm = re.search(rf"<{f}>\s*(?:(?:Description|Narrative|Topic):)?(.*?)(?=<|\Z)",
                            body, re.S | re.I)
             if fm:
                 parts.append(fm.group(1).strip())
-        out.append((nm.group(1), " ".join(" ".join(parts).split())))
+        out.append((qid, " ".join(" ".join(parts).split())))
     return out
 
 
@@ -236,34 +390,47 @@ def read_topics(source: str, field: str = "title", fields=None,
         order (Cranfield's ``cran.qry``, whose ``.I`` numbers are not the qrels' topic ids).
     """
     source = os.fspath(source)
+    if numbering not in ("id", "sequential"):
+        raise ValueError(f"numbering: expected id or sequential, got {numbering!r}")
+    where = []      # where each topic came from, for error messages
     if _is_irds(source):
         ds = _irds(source)
         if not ds.has_queries():
             raise ValueError(f"ir_datasets {source!r} has no queries")
-        topics = [(q.query_id, _irds_text(q)) for q in ds.queries_iter()]
+        topics = [(q.query_id, _irds_text(q))
+                  for q in _irds_iter(source, ds.queries_iter, "queries")]
+        where = [f"ir_datasets {source!r}, query {i}" for i in range(1, len(topics) + 1)]
     else:
         text = _read_text(source)
-        fmt = detect_format(text)
+        fmt = _detect(text, source)
         if fmt == "trec-topics":
-            topics = _trec_topics(text, field)
+            topics = _trec_topics(text, field, source)
         elif fmt == "trec":
-            topics = [(d, " ".join(t.split())) for d, t in _trec_docs(text)]
+            topics = [(d, " ".join(t.split())) for d, t in _trec_docs(text, source)]
         elif fmt == "smart":
             wanted = fields or SMART_QUERY_FIELDS
             topics = [(rid, " ".join(_smart_text(f, wanted).split()))
-                      for rid, f in _smart_records(text)]
+                      for rid, f in _smart_records(text, source)]
             # a trailing empty record (CACM's query.text ends with ".I 0") is not a topic
-            topics = [t for t in topics if t[1]]
+            if topics and not topics[-1][1]:
+                topics.pop()
         elif fmt == "tsv":
             topics = []
-            for line in text.splitlines():
+            for lno, line in enumerate(text.splitlines(), 1):
                 if line.strip():
                     qid, _, q = line.partition("\t")
                     topics.append((qid.strip(), q.strip()))
+                    where.append(f"{source}:{lno}")
         else:
-            topics = [(d, " ".join(t.split())) for d, t in _jsonl_docs(text)]
+            topics = [(d, " ".join(t.split())) for d, t in _jsonl_docs(text, source, "topic id")]
     if numbering == "sequential":
-        topics = [(str(i), t) for i, (_, t) in enumerate(topics, 1)]
-    elif numbering != "id":
-        raise ValueError(f"numbering: expected id or sequential, got {numbering!r}")
+        return [(str(i), t) for i, (_, t) in enumerate(topics, 1)]
+    seen: dict[str, int] = {}
+    for i, (qid, _) in enumerate(topics):
+        at = where[i] if where else f"{source}: topic {i + 1}"
+        check_docno(qid, at, "topic id")
+        if qid in seen:
+            raise ValueError(f"{at}: topic id {qid!r} repeats topic {seen[qid] + 1}; a run "
+                             "would list its documents twice")
+        seen[qid] = i
     return topics

@@ -1,40 +1,71 @@
-"""On-disk index: flat numpy arrays plus a versioned ``manifest.json``; mmap loading.
+"""On-disk index: flat numpy arrays plus a versioned ``manifest.json``; mmap loading, verification.
 
 Layout of an index directory (format version :data:`FORMAT_VERSION`)::
 
-    manifest.json     format, version, analyser config, counts, per-array dtype/shape/bytes/crc32
-    docnos.npy        (N,)   <U    external document ids, in internal docid order
-    docno_rank.npy    (N,)   int32 rank of each docno in byte (UTF-8) order, for tie breaking
-    doclen.npy        (N,)   int32 indexed tokens per document (after stopword removal)
-    terms.npy         (V,)   <U    vocabulary, sorted; term id = position
-    df.npy            (V,)   int32 document frequency
-    cf.npy            (V,)   int64 collection frequency
-    post_ptr.npy      (V+1,) int64 postings of term t are [post_ptr[t], post_ptr[t+1])
-    post_docid.npy    (P,)   int32 docids, ascending within a term
-    post_tf.npy       (P,)   int32 within-document frequency
-    pos_ptr.npy       (P+1,) int64 positions of posting j are pos[pos_ptr[j]:pos_ptr[j+1]]
-    pos.npy           (sum tf,) int32 0-based token positions (stopwords take no position)
+    manifest.json     format, version, analyser config, counts, the data directory ("data")
+                      and per array: dtype, shape, file bytes, crc32
+    v-<hex>/          the arrays of this generation (immutable once the manifest names it):
+      docnos.npy        (N,)   <U    external document ids, in internal docid order
+      docno_rank.npy    (N,)   int32 rank of each docno in byte (UTF-8) order, for tie breaking
+      doclen.npy        (N,)   int32 indexed tokens per document (after stopword removal)
+      terms.npy         (V,)   <U    vocabulary, sorted; term id = position
+      df.npy            (V,)   int32 document frequency
+      cf.npy            (V,)   int64 collection frequency
+      post_ptr.npy      (V+1,) int64 postings of term t are [post_ptr[t], post_ptr[t+1])
+      post_docid.npy    (P,)   int32 docids, ascending within a term
+      post_tf.npy       (P,)   int32 within-document frequency
+      pos_ptr.npy       (P+1,) int64 positions of posting j are pos[pos_ptr[j]:pos_ptr[j+1]]
+      pos.npy           (sum tf,) int32 0-based token positions (stopwords take no position)
 
-:func:`open_index` checks the manifest, every file's size, dtype and shape, and the pointer
-invariants that cost O(1); :meth:`Index.verify` additionally checks every crc32.
+An index written before generations existed has no ``data`` entry and keeps its arrays beside the
+manifest; it is read the same way.
+
+A rebuild writes a new generation directory and then replaces ``manifest.json`` atomically
+(``os.replace``), so a reader sees the old or the new index, never a mixture: :func:`open_index`
+reads the manifest once, memory-maps every array of the generation it names, and if a file
+vanished meanwhile (the old generation is deleted after the swap) it reads the new manifest and
+starts again.
+
+Checks (all raise :class:`IndexFormatError`, never crash the interpreter):
+
+* at open, O(1) per array: manifest types, format and version, every file's presence, byte size,
+  dtype and shape, pointer ends;
+* at the first access of an array through the :class:`Index` (``verify="lazy"``, the default), or
+  at open for every array (``verify="eager"``): its crc32 against the manifest, and the invariants
+  that keep the search kernels inside their arrays (pointer arrays start at 0, never decrease and
+  end at the array they point into; docids in ``[0, N)`` and ascending within a term; positions
+  ascending within a posting and below the document's length; tf = position count >= 1;
+  df = postings per term; counts that sum to the collection length). An array passes once per
+  process: re-opening the same unchanged files does not hash them again;
+* :meth:`Index.verify` (``tiebreak index --verify``) re-hashes everything and adds the whole-index
+  checks (cf and doclen recomputed from the postings, docnos valid and consistent with
+  ``docno_rank``, terms sorted and distinct).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import stat
+import threading
+import time
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-from .analysis import Analyzer
+from .analysis import STEMMERS, Analyzer
 
-__all__ = ["Index", "IndexFormatError", "open_index", "FORMAT_NAME", "FORMAT_VERSION", "ARRAYS"]
+__all__ = ["Index", "IndexFormatError", "open_index", "FORMAT_NAME", "FORMAT_VERSION", "ARRAYS",
+           "VERIFY_MODES"]
 
 FORMAT_NAME = "tiebreak-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+#: name of a generation directory inside an index directory
+DATA_DIR_RE = re.compile(r"^v-[0-9a-f]{8,64}$")
+VERIFY_MODES = ("lazy", "eager", "structure")
 
 #: array name -> dtype kind check ("U" = unicode of any width)
 ARRAYS = {
@@ -42,6 +73,7 @@ ARRAYS = {
     "cf": "int64", "post_ptr": "int64", "post_docid": "int32", "post_tf": "int32",
     "pos_ptr": "int64", "pos": "int32",
 }
+_COUNTS = ("num_docs", "vocab_size", "num_postings", "collection_length")
 
 
 class IndexFormatError(ValueError):
@@ -49,27 +81,211 @@ class IndexFormatError(ValueError):
 
 
 def crc32(a: np.ndarray) -> int:
+    """zlib crc32 of an array's bytes (C order); reads a memory map without copying it."""
     return zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
+# ---------------------------------------------------------------- invariant kernels (numba)
+_KERNELS = None
+_KERNELS_LOCK = threading.Lock()
+
+
+def _kernels():
+    """One-pass numba checks; each returns the first offending index, or -1."""
+    global _KERNELS
+    with _KERNELS_LOCK:
+        if _KERNELS is not None:
+            return _KERNELS
+        from numba import njit
+
+        @njit(cache=True, nogil=True)
+        def check_ptr(ptr, end):
+            # starts at 0, never decreases, ends at `end`
+            n = ptr.size
+            if n == 0 or ptr[0] != 0:
+                return 0
+            for i in range(1, n):
+                if ptr[i] < ptr[i - 1]:
+                    return i
+            if ptr[n - 1] != end:
+                return n - 1
+            return -1
+
+        @njit(cache=True, nogil=True)
+        def check_docids(post_ptr, post_docid, n_docs):
+            # every docid in [0, N), strictly ascending within a term
+            for t in range(post_ptr.size - 1):
+                prev = -1
+                for j in range(post_ptr[t], post_ptr[t + 1]):
+                    d = post_docid[j]
+                    if d < 0 or d >= n_docs or d <= prev:
+                        return j
+                    prev = d
+            return -1
+
+        @njit(cache=True, nogil=True)
+        def check_tf(pos_ptr, post_tf):
+            # tf = number of positions >= 1
+            for j in range(post_tf.size):
+                if post_tf[j] < 1 or pos_ptr[j + 1] - pos_ptr[j] != post_tf[j]:
+                    return j
+            return -1
+
+        @njit(cache=True, nogil=True)
+        def check_positions(pos_ptr, pos, post_docid, doclen):
+            # positions strictly ascending within a posting, in [0, |D|)
+            for j in range(post_docid.size):
+                L = doclen[post_docid[j]]
+                prev = -1
+                for i in range(pos_ptr[j], pos_ptr[j + 1]):
+                    p = pos[i]
+                    if p <= prev or p >= L:
+                        return j
+                    prev = p
+            return -1
+
+        @njit(cache=True, nogil=True)
+        def recount(post_ptr, post_docid, post_tf, n_docs):
+            # cf per term and length per document, from the postings
+            cf = np.zeros(post_ptr.size - 1, np.int64)
+            dl = np.zeros(n_docs, np.int64)
+            for t in range(post_ptr.size - 1):
+                for j in range(post_ptr[t], post_ptr[t + 1]):
+                    cf[t] += post_tf[j]
+                    dl[post_docid[j]] += post_tf[j]
+            return cf, dl
+
+        @njit(cache=True, nogil=True)
+        def min_sum(a):
+            lo = np.int64(a[0]) if a.size else np.int64(0)
+            tot = np.int64(0)
+            for i in range(a.size):
+                v = np.int64(a[i])
+                tot += v
+                if v < lo:
+                    lo = v
+            return lo, tot
+
+        @njit(cache=True, nogil=True)
+        def check_perm(a):
+            # a permutation of 0..n-1
+            n = a.size
+            seen = np.zeros(n, np.bool_)
+            for i in range(n):
+                v = a[i]
+                if v < 0 or v >= n or seen[v]:
+                    return i
+                seen[v] = True
+            return -1
+
+        _KERNELS = {"ptr": check_ptr, "recount": recount, "min_sum": min_sum, "perm": check_perm,
+                    "docids": check_docids, "tf": check_tf,
+                    "positions": check_positions}
+        return _KERNELS
+
+
+def _first_bad(mask: np.ndarray) -> int:
+    bad = np.flatnonzero(mask)
+    return int(bad[0]) if bad.size else -1
+
+
+def _inv_docno_rank(ix: Index, a: np.ndarray) -> str | None:
+    bad = _kernels()["perm"](np.asarray(a))
+    return None if bad < 0 else f"docno_rank[{bad}]: not a permutation of 0..num_docs-1"
+
+
+def _inv_doclen(ix: Index, a: np.ndarray) -> str | None:
+    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    if lo < 0:
+        return f"negative document length at docid {_first_bad(np.asarray(a) < 0)}"
+    if tot != ix.collection_length:
+        return "document lengths do not sum to collection_length"
+    return None
+
+
+def _inv_df(ix: Index, a: np.ndarray) -> str | None:
+    bad = _first_bad(np.diff(ix.post_ptr) != a)
+    return None if bad < 0 else f"df[{bad}] != number of postings of term {bad}"
+
+
+def _inv_cf(ix: Index, a: np.ndarray) -> str | None:
+    bad = _first_bad(a < ix.df)
+    if bad >= 0:
+        return f"cf[{bad}] < df[{bad}]"
+    if int(a.sum(dtype=np.int64)) != ix.collection_length:
+        return "cf does not sum to collection_length"
+    return None
+
+
+def _inv_post_ptr(ix: Index, a: np.ndarray) -> str | None:
+    bad = _kernels()["ptr"](np.asarray(a), ix.num_postings)
+    return None if bad < 0 else (f"post_ptr[{bad}] out of order or out of [0, num_postings]")
+
+
+def _inv_post_docid(ix: Index, a: np.ndarray) -> str | None:
+    bad = _kernels()["docids"](np.asarray(ix.post_ptr), np.asarray(a), ix.num_docs)
+    return None if bad < 0 else (f"post_docid[{bad}] outside [0, num_docs) or not ascending "
+                                 "within its term")
+
+
+def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
+    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    if lo < 1:
+        return f"post_tf[{_first_bad(np.asarray(a) < 1)}] < 1"
+    if tot != ix.collection_length:
+        return "post_tf does not sum to collection_length"
+    return None
+
+
+def _inv_pos_ptr(ix: Index, a: np.ndarray) -> str | None:
+    k = _kernels()
+    bad = k["ptr"](np.asarray(a), ix.collection_length)
+    if bad >= 0:
+        return f"pos_ptr[{bad}] out of order or out of [0, collection_length]"
+    bad = k["tf"](np.asarray(a), np.asarray(ix.post_tf))
+    return None if bad < 0 else f"pos_ptr does not match post_tf at posting {bad}"
+
+
+def _inv_pos(ix: Index, a: np.ndarray) -> str | None:
+    bad = _kernels()["positions"](np.asarray(ix.pos_ptr), np.asarray(a),
+                                  np.asarray(ix.post_docid), np.asarray(ix.doclen))
+    return None if bad < 0 else (f"positions of posting {bad} not ascending or outside the "
+                                 "document")
+
+
+#: array name -> invariant check run at its first access (after its crc32); returns a message
+#: or None. Checks may read other arrays through the index (which verifies those first). An array
+#: without an entry here gets its crc32 checked only.
+INVARIANTS = {
+    "docno_rank": _inv_docno_rank, "doclen": _inv_doclen, "df": _inv_df, "cf": _inv_cf,
+    "post_ptr": _inv_post_ptr, "post_docid": _inv_post_docid, "post_tf": _inv_post_tf,
+    "pos_ptr": _inv_pos_ptr, "pos": _inv_pos,
+}
+
+#: arrays that passed in this process: (file, dev, inode, size, mtime_ns, crc, counts) -> whether
+#: the crc32 was checked too
+_PASSED: dict[tuple, bool] = {}
+_PASSED_LOCK = threading.Lock()
+
+
+# ---------------------------------------------------------------- the index
 class Index:
     """A loaded (memory-mapped) index. Build with :func:`tiebreak.index.build_index`, load with
-    :func:`open_index`. Attributes follow the Index contract in ``docs/retrieval.md``."""
+    :func:`open_index`. Attributes follow the Index contract in ``docs/retrieval.md``.
 
-    def __init__(self, path: Path, manifest: dict, arrays: dict[str, np.ndarray]):
-        self.path = path
+    The arrays (``docnos``, ``post_ptr``, ...) are attributes; each is verified (crc32 and
+    invariants, see the module docstring) the first time it is read, unless the index was opened
+    with ``verify="structure"`` (invariants only). A failed check raises
+    :class:`IndexFormatError`.
+    """
+
+    def __init__(self, path: Path, manifest: dict, arrays: dict[str, np.ndarray],
+                 data_dir: Path | None = None, verify: str = "lazy"):
+        self.path = Path(path)
+        self.data_dir = Path(data_dir) if data_dir is not None else self.path
         self.manifest = manifest
-        self.docnos = arrays["docnos"]
-        self.docno_rank = arrays["docno_rank"]
-        self.doclen = arrays["doclen"]
-        self.terms = arrays["terms"]
-        self.df = arrays["df"]
-        self.cf = arrays["cf"]
-        self.post_ptr = arrays["post_ptr"]
-        self.post_docid = arrays["post_docid"]
-        self.post_tf = arrays["post_tf"]
-        self.pos_ptr = arrays["pos_ptr"]
-        self.pos = arrays["pos"]
+        self._raw = dict(arrays)
+        self._verify = verify
         self.num_docs = int(manifest["num_docs"])
         self.vocab_size = int(manifest["vocab_size"])
         self.num_postings = int(manifest["num_postings"])
@@ -77,9 +293,56 @@ class Index:
         self.avgdl = self.collection_length / self.num_docs if self.num_docs else 0.0
         try:
             self.analyzer = Analyzer.from_config(manifest["analyzer"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise IndexFormatError(f"{path}: bad analyser in manifest: {e}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise IndexFormatError(f"{path}: {MANIFEST}: bad analyser: {e}") from None
         self._cache: dict = {}
+        self._checking: set[str] = set()
+        self._lock = threading.RLock()
+
+    def __getattr__(self, name: str):
+        # only called when normal lookup fails: the first access of an array
+        if name.startswith("_") or name not in self.__dict__.get("_raw", {}):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        with self._lock:    # another thread waits until the array is checked
+            a = self.__dict__.get(name)
+            if a is not None:
+                return a
+            a = self._raw[name]
+            if name in self._checking:      # an invariant of another array reads this one
+                return a
+            self._check_array(name, a, checksum=self._verify != "structure", force=False)
+            self.__dict__[name] = a
+            return a
+
+    def _check_array(self, name: str, a: np.ndarray, checksum: bool, force: bool) -> None:
+        meta = self.manifest["arrays"][name]
+        f = self.data_dir / f"{name}.npy"
+        key = None
+        try:
+            st = f.stat()
+            key = (str(f.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                   meta["crc32"], *(getattr(self, c) for c in _COUNTS))
+        except OSError:
+            pass   # replaced after mapping: the map stays valid, just check it
+        if not force and key is not None and key in _PASSED and (_PASSED[key] or not checksum):
+            return
+        if checksum:
+            got = crc32(a)
+            if got != meta["crc32"]:
+                raise IndexFormatError(f"{f}: checksum mismatch (manifest {meta['crc32']}, file "
+                                       f"{got}): the file is corrupt; rebuild the index")
+        check = INVARIANTS.get(name)
+        if check is not None:
+            self._checking.add(name)
+            try:
+                msg = check(self, a)
+            finally:
+                self._checking.discard(name)
+            if msg:
+                raise IndexFormatError(f"{f}: corrupt index: {msg}; rebuild the index")
+        if key is not None:
+            with _PASSED_LOCK:
+                _PASSED[key] = _PASSED.get(key, False) or checksum
 
     # -- vocabulary
     def term_id(self, term: str) -> int:
@@ -110,73 +373,173 @@ class Index:
         return str(self.docnos[docid])
 
     def verify(self) -> None:
-        """Check every array's crc32 against the manifest (reads everything)."""
-        for name, meta in self.manifest["arrays"].items():
-            got = crc32(getattr(self, name))
-            if got != meta["crc32"]:
-                raise IndexFormatError(f"{self.path}: {name}.npy: checksum mismatch "
-                                       f"(manifest {meta['crc32']}, file {got}); rebuild the index")
+        """Check everything: every array's crc32 (re-read, even if it passed before) and
+        invariants, then the whole-index checks: cf and doclen recomputed from the postings,
+        docnos non-empty, without whitespace, distinct and ranked by ``docno_rank`` in byte
+        order, terms sorted and distinct. Reads the whole index (about 3 GB/s).
+
+        Raises
+        ------
+        IndexFormatError
+            Naming the file and the first failed check.
+        """
+        with self._lock:
+            for name in self._raw:
+                self._check_array(name, self._raw[name], checksum=True, force=True)
+                self.__dict__[name] = self._raw[name]
+        where = self.data_dir
+        cf, dl = _kernels()["recount"](np.asarray(self.post_ptr), np.asarray(self.post_docid),
+                                       np.asarray(self.post_tf), self.num_docs)
+        if not np.array_equal(cf, np.asarray(self.cf, np.int64)):
+            raise IndexFormatError(f"{where}/cf.npy: corrupt index: cf differs from the sum of tf "
+                                   "over the postings; rebuild the index")
+        if not np.array_equal(dl, np.asarray(self.doclen, np.int64)):
+            raise IndexFormatError(f"{where}/doclen.npy: corrupt index: doclen differs from the "
+                                   "sum of tf per document; rebuild the index")
+        if self.num_docs:
+            from .readers import find_bad_docno
+
+            bad = find_bad_docno(self.docnos.tolist())
+            if bad is not None:
+                raise IndexFormatError(f"{where}/docnos.npy: docid {bad[0]}: {bad[1]}; rebuild "
+                                       "the index")
+            ordered = np.empty_like(self.docnos)
+            ordered[np.asarray(self.docno_rank)] = self.docnos
+            if not np.all(ordered[1:] > ordered[:-1]):
+                raise IndexFormatError(f"{where}/docnos.npy: docnos are not distinct or not "
+                                       "ranked by docno_rank; rebuild the index")
+        if self.vocab_size > 1 and not np.all(self.terms[1:] > self.terms[:-1]):
+            raise IndexFormatError(f"{where}/terms.npy: terms not sorted and distinct; rebuild "
+                                   "the index")
 
     def __repr__(self) -> str:
         return (f"Index({str(self.path)!r}, num_docs={self.num_docs}, vocab_size={self.vocab_size},"
                 f" postings={self.num_postings}, {self.analyzer!r})")
 
 
-def _load_array(path: Path, name: str, meta: dict) -> np.ndarray:
-    f = path / f"{name}.npy"
-    if not f.is_file():
-        raise IndexFormatError(f"{path}: {name}.npy is missing; rebuild the index")
-    size = f.stat().st_size
-    if size != meta["file_bytes"]:
-        raise IndexFormatError(f"{path}: {name}.npy has {size} bytes, the manifest says "
-                               f"{meta['file_bytes']} (truncated or replaced); rebuild the index")
-    try:
-        if int(np.prod(meta["shape"])) == 0:
-            a = np.load(f)
-        else:
-            a = np.load(f, mmap_mode="r")
-    except Exception as e:  # noqa: BLE001 - any numpy failure is a format error here
-        raise IndexFormatError(f"{path}: {name}.npy cannot be read: {e}") from None
-    if list(a.shape) != list(meta["shape"]) or str(a.dtype) != meta["dtype"]:
-        raise IndexFormatError(f"{path}: {name}.npy is {a.dtype}{list(a.shape)}, the manifest "
-                               f"says {meta['dtype']}{meta['shape']}")
-    want = ARRAYS[name]
-    if (want == "U" and a.dtype.kind != "U") or (want != "U" and str(a.dtype) != want):
-        raise IndexFormatError(f"{path}: {name}.npy has dtype {a.dtype}, expected {want}")
-    return a
+# ---------------------------------------------------------------- manifest and loading
+class _Vanished(Exception):
+    """An array file disappeared while opening (a concurrent rebuild): read the manifest again."""
 
 
-def open_index(path) -> Index:
-    """Load an index directory (memory-mapped, no data is read up front).
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
-    Raises
-    ------
-    IndexFormatError
-        Missing directory or manifest, unknown format or version, a missing or truncated array,
-        or counts that do not add up.
-    """
-    path = Path(path)
-    mf = path / MANIFEST
-    if not mf.is_file():
-        raise IndexFormatError(f"{path}: not a tiebreak index (no {MANIFEST})")
-    try:
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise IndexFormatError(f"{path}: {MANIFEST} cannot be read: {e}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+
+def _check_manifest(path: Path, m) -> None:
+    """Types and ranges of every manifest field the reader uses."""
+    def bad(field, want, got):
+        raise IndexFormatError(f"{path}/{MANIFEST}: {field}: expected {want}, got {got!r}; "
+                               "rebuild the index")
+
+    if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
         raise IndexFormatError(f"{path}: {MANIFEST} is not a {FORMAT_NAME} manifest")
-    ver = manifest.get("version")
-    if ver != FORMAT_VERSION:
+    ver = m.get("version")
+    if ver != FORMAT_VERSION or not _is_int(ver):
         raise IndexFormatError(f"{path}: index format version {ver!r}, this tiebreak reads "
                                f"version {FORMAT_VERSION}; rebuild the index with "
                                f"'tiebreak index'")
+    for k in _COUNTS:
+        if k not in m:
+            raise IndexFormatError(f"{path}/{MANIFEST} lacks {k!r}; rebuild the index")
+        if not _is_int(m[k]) or m[k] < 0:
+            bad(k, "an integer >= 0", m[k])
+    if m["num_docs"] >= 2**31 or m["vocab_size"] >= 2**31:
+        bad("num_docs/vocab_size", "< 2**31 (int32 ids)", max(m["num_docs"], m["vocab_size"]))
+    an = m.get("analyzer")
+    if not isinstance(an, dict):
+        bad("analyzer", "an object", an)
+    if an.get("stemmer", "porter") not in STEMMERS:
+        bad("analyzer.stemmer", f"one of {', '.join(STEMMERS)}", an.get("stemmer"))
+    if an.get("stopwords", "lucene") not in ("lucene", "smart", "none", "file", "list"):
+        bad("analyzer.stopwords", "lucene, smart, none, file or list", an.get("stopwords"))
+    sl = an.get("stopword_list", [])
+    if not isinstance(sl, list) or not all(isinstance(w, str) for w in sl):
+        bad("analyzer.stopword_list", "a list of strings", sl)
+    data = m.get("data", ".")
+    if not isinstance(data, str) or not (data == "." or DATA_DIR_RE.match(data)):
+        bad("data", "'.' or a generation directory name 'v-<hex>'", data)
+    arrays = m.get("arrays")
+    if not isinstance(arrays, dict):
+        bad("arrays", "an object (array name -> description)", arrays)
+    for name in ARRAYS:
+        if name not in arrays:
+            raise IndexFormatError(f"{path}/{MANIFEST} lacks arrays.{name}; rebuild the index")
+    for name, meta in arrays.items():
+        f = f"arrays.{name}"
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            bad("arrays", "names of lower-case letters, digits and _", name)
+        if not isinstance(meta, dict):
+            bad(f, "an object", meta)
+        if not isinstance(meta.get("dtype"), str):
+            bad(f"{f}.dtype", "a string", meta.get("dtype"))
+        shape = meta.get("shape")
+        if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape):
+            bad(f"{f}.shape", "a list of integers >= 0", shape)
+        for k, hi in (("file_bytes", None), ("crc32", 2**32)):
+            v = meta.get(k)
+            if not _is_int(v) or v < 0 or (hi is not None and v >= hi):
+                bad(f"{f}.{k}", "an integer >= 0" + (f" and < {hi}" if hi else ""), v)
+
+
+def _read_manifest(path: Path) -> dict:
+    mf = path / MANIFEST
     try:
-        metas = manifest["arrays"]
-        arrays = {name: _load_array(path, name, metas[name]) for name in ARRAYS}
-        N, V, P = (int(manifest[k]) for k in ("num_docs", "vocab_size", "num_postings"))
-        C = int(manifest["collection_length"])
-    except KeyError as e:
-        raise IndexFormatError(f"{path}: {MANIFEST} lacks {e}") from None
+        raw = mf.read_bytes()
+    except FileNotFoundError:
+        raise IndexFormatError(f"{path}: not a tiebreak index (no {MANIFEST})") from None
+    except OSError as e:
+        if not path.exists():
+            raise IndexFormatError(f"{path}: no such index directory") from None
+        raise IndexFormatError(f"{path}: {MANIFEST} cannot be read: {e}") from None
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise IndexFormatError(f"{path}: {MANIFEST} cannot be read: {e}") from None
+    _check_manifest(path, manifest)
+    return manifest
+
+
+def _load_array(where: Path, name: str, meta: dict) -> np.ndarray:
+    f = where / f"{name}.npy"
+    try:
+        st = f.stat()
+    except FileNotFoundError:
+        raise _Vanished(f"{f} is missing; rebuild the index") from None
+    except OSError as e:
+        raise IndexFormatError(f"{f} cannot be read: {e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise IndexFormatError(f"{f} is not a file; rebuild the index")
+    size = st.st_size
+    if size != meta["file_bytes"]:
+        raise IndexFormatError(f"{f} has {size} bytes, the manifest says "
+                               f"{meta['file_bytes']} (truncated or replaced); rebuild the index")
+    try:
+        if int(np.prod(meta["shape"], dtype=np.float64)) == 0:
+            a = np.load(f, allow_pickle=False)
+        else:
+            a = np.load(f, mmap_mode="r", allow_pickle=False)
+    except FileNotFoundError:
+        raise _Vanished(f"{f} is missing; rebuild the index") from None
+    except Exception as e:  # noqa: BLE001 - any numpy failure is a format error here
+        raise IndexFormatError(f"{f} cannot be read: {e}; rebuild the index") from None
+    if list(a.shape) != list(meta["shape"]) or str(a.dtype) != meta["dtype"]:
+        raise IndexFormatError(f"{f} is {a.dtype}{list(a.shape)}, the manifest "
+                               f"says {meta['dtype']}{meta['shape']}; rebuild the index")
+    want = ARRAYS.get(name)
+    if want is not None and ((want == "U" and (a.dtype.kind != "U" or not a.dtype.isnative))
+                             or (want != "U" and a.dtype != np.dtype(want))):
+        raise IndexFormatError(f"{f} has dtype {a.dtype}, expected {want}; rebuild the index")
+    if want is None and (not a.dtype.isnative or a.dtype.hasobject):
+        raise IndexFormatError(f"{f} has dtype {a.dtype}; rebuild the index")
+    return a
+
+
+def _load(path: Path, manifest: dict) -> tuple[Path, dict[str, np.ndarray]]:
+    where = path if manifest.get("data", ".") == "." else path / manifest["data"]
+    metas = manifest["arrays"]
+    arrays = {name: _load_array(where, name, metas[name]) for name in metas}
+    N, V, P, C = (manifest[k] for k in _COUNTS)
     checks = [
         (arrays["docnos"].shape == (N,), "docnos length != num_docs"),
         (arrays["doclen"].shape == (N,), "doclen length != num_docs"),
@@ -188,13 +551,62 @@ def open_index(path) -> Index:
          "postings length != num_postings"),
         (arrays["pos_ptr"].shape == (P + 1,), "pos_ptr length != num_postings + 1"),
         (arrays["pos"].shape == (C,), "pos length != collection_length"),
-        (int(arrays["post_ptr"][-1]) == P, "post_ptr[-1] != num_postings"),
-        (int(arrays["pos_ptr"][-1]) == C, "pos_ptr[-1] != collection_length"),
     ]
     for ok, msg in checks:
         if not ok:
-            raise IndexFormatError(f"{path}: inconsistent index: {msg}")
-    return Index(path, manifest, arrays)
+            raise IndexFormatError(f"{path}: inconsistent index: {msg}; rebuild the index")
+    for ptr, end, msg in (("post_ptr", P, "num_postings"), ("pos_ptr", C, "collection_length")):
+        if int(arrays[ptr][0]) != 0 or int(arrays[ptr][-1]) != end:
+            raise IndexFormatError(f"{where}/{ptr}.npy: inconsistent index: {ptr} does not run "
+                                   f"from 0 to {msg}; rebuild the index")
+    return where, arrays
+
+
+def open_index(path, verify: str = "lazy") -> Index:
+    """Load an index directory (memory-mapped; no array data is read up front).
+
+    Parameters
+    ----------
+    path : index directory written by :func:`tiebreak.index.build_index`
+    verify : ``"lazy"`` (default) checks each array's crc32 and invariants at its first access;
+        ``"eager"`` checks every array now (:meth:`Index.verify`, reads the whole index);
+        ``"structure"`` checks invariants only, at first access (no hashing; still never lets
+        a kernel read outside an array, but a flipped bit that keeps the invariants goes unseen).
+
+    Returns
+    -------
+    Index
+        A consistent generation: if the index is rebuilt while it is opened, the old or the new
+        one, never a mixture.
+
+    Raises
+    ------
+    IndexFormatError
+        Missing directory or manifest, a manifest field of the wrong type, unknown format or
+        version, a missing or truncated array, counts that do not add up; later (at first
+        access) a checksum mismatch or a broken invariant.
+    """
+    if verify not in VERIFY_MODES:
+        raise ValueError(f"verify: expected one of {', '.join(VERIFY_MODES)}, got {verify!r}")
+    path = Path(path)
+    manifest = _read_manifest(path)
+    for attempt in range(50):
+        try:
+            where, arrays = _load(path, manifest)
+        except _Vanished as e:
+            # a concurrent rebuild may have replaced the manifest and removed the generation we
+            # were reading: start again from the new manifest; the same manifest = really missing
+            time.sleep(0.001 * min(attempt, 10))
+            again = _read_manifest(path)
+            if again == manifest:
+                raise IndexFormatError(str(e)) from None
+            manifest = again
+            continue
+        idx = Index(path, manifest, arrays, data_dir=where, verify=verify)
+        if verify == "eager":
+            idx.verify()
+        return idx
+    raise IndexFormatError(f"{path}: the index kept changing while it was opened; try again")
 
 
 def fsync_dir(path: Path) -> None:

@@ -83,7 +83,7 @@ def num_rel(R, m):
 
 def num_rel_ret(R, m):
     """Relevant documents retrieved."""
-    return R.tsum(R.rel(m["rel"]))
+    return hits(R, None, m["rel"])
 
 
 def num_nonrel_judged_ret(R, m):
@@ -383,18 +383,18 @@ def _ideal(gsorted, csorted, T: int, length: int) -> np.ndarray:
     return out
 
 
-def ideal(R, gains, extra: int = 0):
+def ideal(R, gains):
     """Ideal gains aligned with R's positions (n,), the ideal lists (T, Lx) and the ideal DCG
     through each rank (T, Lx), positive gains only (trec_eval stops at gain <= 0)."""
     def make():
         _, gs, cs, _ = gain_table(R, gains)
         tot = cs.sum(axis=1)
-        Lx = int(max(tot.max(initial=0), R.n_ret.max(initial=0))) + 1 + extra
+        Lx = int(max(tot.max(initial=0), R.n_ret.max(initial=0))) + 1
         I = _ideal(gs, cs, R.n_topics, Lx)
         terms = np.where(I > 0, I, 0.0) / np.log2(np.arange(Lx) + 2.0)
         Ic = np.cumsum(terms, axis=1)
         return I[R.topic, R.rank - 1], I, Ic
-    return R.cached(("ideal", gains, extra), make)
+    return R.cached(("ideal", gains), make)
 
 
 def _cum_dcg(R, gains):
@@ -413,26 +413,37 @@ def _ndcg_gains(m):
     return m["gains"]
 
 
-def _exp_pairs(R):
+def _exp_pairs(R, scale: bool = False):
+    """Gains 2^g - 1 of every grade; with ``scale`` divided by 2^(largest grade) so that
+    grades of 1024 and more stay finite (nDCG, a ratio, does not change)."""
     L = R.rel_levels.shape[1]
-    return tuple((g, 2.0 ** g - 1) for g in range(L))
+    top = float(L - 1) if scale else 0.0
+    return tuple((g, 2.0 ** (g - top) - 2.0 ** -top) for g in range(L))
 
 
-def _resolve_gains(R, m):
+def _resolve_gains(R, m, scale: bool = False):
     g = _ndcg_gains(m)
-    return _exp_pairs(R) if g == ("exp",) else g
+    if g == ("exp",):
+        big = R.rel_levels.shape[1] - 1 >= 1000
+        if big and not scale:
+            from .registry import MeasureError
+
+            raise MeasureError(f"{m}: exp-log2 gains 2^grade overflow for grade "
+                               f"{R.rel_levels.shape[1] - 1}; use nDCG (scale-free) or gains=")
+        return _exp_pairs(R, big)
+    return g
 
 
-def dcg(R, m):
+def dcg(R, m, scale: bool = False):
     """DCG@k = sum over ranks j <= k of gain_j / log2(j + 1) (Jarvelin & Kekalainen 2002)."""
-    gains = _resolve_gains(R, m)
+    gains = _resolve_gains(R, m, scale)
     return R.at(_cum_dcg(R, gains), R.n_ret if m.cutoff is None else m.cutoff)
 
 
-def ideal_dcg(R, m):
+def ideal_dcg(R, m, scale: bool = False):
     """DCG of the ideal ranking of the topic's qrels (to depth k)."""
-    gains = _resolve_gains(R, m)
-    _, I, Ic = ideal(R, gains, extra=m.cutoff or 0)
+    gains = _resolve_gains(R, m, scale)
+    _, I, Ic = ideal(R, gains)  # past its end the ideal list holds no positive gain
     if m.cutoff is None:
         return Ic[:, -1]
     return Ic[:, min(m.cutoff, I.shape[1]) - 1]
@@ -441,7 +452,7 @@ def ideal_dcg(R, m):
 def ndcg(R, m):
     """nDCG@k = DCG@k / ideal DCG@k; the ideal list comes from every judged document of the
     qrels (Jarvelin & Kekalainen 2002; trec_eval ndcg and ndcg_cut)."""
-    return _div(dcg(R, m), ideal_dcg(R, m))
+    return _div(dcg(R, m, True), ideal_dcg(R, m, True))
 
 
 def ndcg_rel(R, m):
@@ -590,7 +601,8 @@ def _err_rho(code, t, gmax):
     g = np.where(code >= 0, code, 0).astype(np.float64)
     gm = gmax[t]
     g = np.where(code == PROMOTED, gm, g)
-    return (np.exp2(np.minimum(g, gm)) - 1) / np.exp2(gm)
+    # (2^g - 1) / 2^gmax, written so that grades of 1024 and more do not overflow
+    return np.exp2(np.minimum(g, gm) - gm) - np.exp2(-gm)
 
 
 def err(R, m):
@@ -599,8 +611,10 @@ def err(R, m):
     "Expected reciprocal rank for graded relevance", CIKM)."""
     gmax = _gmax(R.rel_levels)
     rho = R.per_position("err_rho", lambda c, t: _err_rho(c, t, gmax))
-    logc = np.log1p(-rho)
-    surv = np.exp(R.cumsum(logc) - logc)
+    stop = rho >= 1.0  # a certain stop: nothing below it is reached
+    logc = np.log1p(-np.where(stop, 0.0, rho))
+    before = R.cumsum(stop.astype(np.float64)) - stop
+    surv = np.where(before > 0, 0.0, np.exp(R.cumsum(logc) - logc))
     w = np.where(rho > 0, rho * surv / R.rank, 0.0)
     return R.at(R.cumsum(w), R.n_ret if m.cutoff is None else m.cutoff)
 
@@ -685,8 +699,10 @@ def e_err(G: Groups, m, k) -> np.ndarray:
     groups of the topic. O(s min(s, k)) per tied group."""
     gmax = _gmax(G.rel_levels)
     rho = _err_rho(G.code, G.topic, gmax)
-    lp = G.gsum(np.log1p(-rho))
+    stop = rho >= 1.0
+    lp = G.gsum(np.where(stop, 0.0, np.log1p(-np.where(stop, 0.0, rho))))
     S = np.exp(G.g_exclusive_cumsum(lp))
+    S[G.g_exclusive_cumsum(G.gsum(stop.astype(np.float64))) > 0] = 0.0
     kk = np.iinfo(np.int64).max if k is None else k
     b, s = G.g_first, G.g_size
     out = np.zeros(G.n_topics)
@@ -701,15 +717,52 @@ def e_err(G: Groups, m, k) -> np.ndarray:
             sg = int(s[g])
             mm = int(min(sg, kk - b[g] + 1))
             cs = 1.0 - rho[st:st + sg]
-            q = np.zeros(mm + 1)
-            q[0] = 1.0
+            q = _subset_products(cs, mm)
             j = np.arange(1, mm + 1, dtype=np.float64)
-            for t, cv in enumerate(cs, 1):
-                lim = min(t, mm)
-                q[1:lim + 1] = ((t - j[:lim]) / t) * q[1:lim + 1] + (j[:lim] / t) * cv * q[:lim]
             contrib[g] = S[g] * float(np.sum((q[:-1] - q[1:]) / (b[g] + j - 1)))
     np.add.at(out, G.g_topic, contrib)
     return out
+
+
+def _mean_subset_products(c: np.ndarray, m: int) -> np.ndarray:
+    """Q_j = mean over the j-subsets of ``c`` of their product, j = 0..m (the stable convex
+    recurrence, O(len(c) m))."""
+    q = np.zeros(m + 1)
+    q[0] = 1.0
+    j = np.arange(1, m + 1, dtype=np.float64)
+    for t, cv in enumerate(c, 1):
+        lim = min(t, m)
+        q[1:lim + 1] = ((t - j[:lim]) / t) * q[1:lim + 1] + (j[:lim] / t) * cv * q[:lim]
+    return q
+
+
+def _subset_products(c: np.ndarray, m: int) -> np.ndarray:
+    """Q_j, j = 0..m, for a tied group whose ``c`` are mostly 1 (documents with no gain): only
+    the r documents with c < 1 enter the recurrence, and Q_j mixes their subset means E_k by
+    the hypergeometric law of how many of them a random j-subset holds, so the cost is
+    O(r^2 + m r) instead of O(s m)."""
+    s = len(c)
+    special = c[c != 1.0]
+    r = len(special)
+    if s <= 64 or r == s:
+        return _mean_subset_products(c, m)
+    E = _mean_subset_products(special, r)            # E_k, k = 0..r
+    lf = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, s + 1, dtype=np.float64)))])
+
+    def lC(a, b):
+        return lf[a] - lf[b] - lf[a - b]
+
+    q = np.empty(m + 1)
+    q[0] = 1.0
+    k = np.arange(r + 1)
+    step = max(1, 4_000_000 // (r + 1))
+    for j0 in range(1, m + 1, step):
+        jj = np.arange(j0, min(m, j0 + step - 1) + 1)[:, None]
+        ok = (k[None, :] <= jj) & (jj - k[None, :] <= s - r)
+        kk = np.where(ok, k[None, :], 0)
+        lh = lC(r, kk) + lC(s - r, np.where(ok, jj - kk, 0)) - lC(s, jj)
+        q[jj[:, 0]] = np.where(ok, np.exp(lh) * E[kk], 0.0).sum(axis=1)
+    return q
 
 
 def _sum_min(a, mm, R):

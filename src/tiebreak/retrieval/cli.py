@@ -10,12 +10,28 @@ MODEL_NAMES = ["bm25", "ql", "sdm", "fdm", "lkp", "lkpf", "l2p"]
 
 
 def _value(s: str):
+    """``-p`` values: an integer, a float, a comma list of numbers (a tuple), else the text."""
+    if "," in s:
+        parts = [_value(p.strip()) for p in s.split(",")]
+        if all(isinstance(p, int | float) for p in parts):
+            return tuple(parts)
+        return s
     for cast in (int, float):
         try:
             return cast(s)
         except ValueError:
             pass
     return s
+
+
+def _warn_empty(results, limit: int = 20) -> None:
+    empty = [r for r in results if r.note]
+    for r in empty[:limit]:
+        click.echo(f"tiebreak: warning: topic {r.qid}: {r.note}; the run has no line for it",
+                   err=True)
+    if len(empty) > limit:
+        click.echo(f"tiebreak: warning: ... and {len(empty) - limit} more topics retrieved "
+                   "nothing", err=True)
 
 
 @click.command("search")
@@ -52,14 +68,13 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     descending), so 'tiebreak search ... | tiebreak eval QRELS -' evaluates file order = trec_eval
     order.
     """
+    from ..cli import _fail as fail
     from ..index import IndexFormatError, open_index
     from ..index.readers import read_topics
-    from .search import search, write_run
+    from .search import check_params, search, write_run
 
-    def fail(msg):
-        click.echo(f"tiebreak: error: {msg}", err=True)
-        sys.exit(2)
-
+    if tag is not None and (not tag or any(c.isspace() for c in tag)):
+        fail(f"--tag {tag!r}: a run tag must be non-empty and contain no whitespace")
     kw = {n: v for n, v in (("k1", k1), ("b", b), ("idf", idf), ("mu", mu), ("lam", lam))
           if v is not None}
     for p in params:
@@ -67,6 +82,10 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         if not eq or not name.strip():
             fail(f"-p expects NAME=VALUE, got {p!r}")
         kw[name.strip()] = _value(val.strip())
+    try:
+        check_params(model, kw)
+    except ValueError as e:
+        fail(f"model {model}: {e}")
     try:
         idx = open_index(index_dir)
     except IndexFormatError as e:
@@ -80,9 +99,12 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         fail(f"topics: {e}")
     try:
         res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(), **kw)
+    except IndexFormatError as e:
+        fail(str(e))
     except NotImplementedError as e:
         fail(str(e))
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
+    _warn_empty(res)
     write_run(sys.stdout, idx, res, tag or model)
     sys.stdout.flush()

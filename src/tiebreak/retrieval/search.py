@@ -10,16 +10,26 @@ Run lines are ``qid Q0 docno rank score tag``. Scores are written with ``repr(fl
 shortest text that reads back as the same float64), so documents with equal scores are written
 with equal text and stay tied for trec_eval; the models return them in trec_eval's order (score
 descending, then docno descending in byte order), so file order equals trec_eval order.
+
+Inputs are checked before any scoring: model parameters must be finite and in range
+(:func:`check_params`), topic ids and the run tag must be non-empty and free of whitespace (a run
+line is split on whitespace). A topic that retrieves nothing (empty or stopword-only text, or no
+term in the index) keeps its :class:`Result` with an explanatory ``note``; the CLI warns about it.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import math
+import numbers
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["search", "write_run", "format_run", "Result", "get_model"]
+__all__ = ["search", "write_run", "format_run", "Result", "get_model", "check_params",
+           "PARAM_RULES"]
 
 
 @dataclass
@@ -27,6 +37,93 @@ class Result:
     qid: str
     docids: np.ndarray   # int32, best first
     scores: np.ndarray   # float64
+    note: str = ""       # why nothing was retrieved (empty when documents were)
+
+
+def _number(name, v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {v!r}")
+    v = float(v)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number, got {v!r}")
+    return v
+
+
+def _range(lo, hi, lo_open=False):
+    def rule(name, v):
+        x = _number(name, v)
+        if (x <= lo if lo_open else x < lo) or x > hi:
+            left = "(" if lo_open else "["
+            right = "]" if math.isfinite(hi) else ")"
+            raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {v!r}")
+    return rule
+
+
+def _integer(lo):
+    def rule(name, v):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return rule
+
+
+def _weights(name, v):
+    if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of numbers, got {v!r}")
+    for w in v:
+        if _number(name, w) < 0:
+            raise ValueError(f"{name} must be >= 0, got {v!r}")
+
+
+#: parameter name -> check(name, value) raising ValueError; applied to every model's parameters
+PARAM_RULES = {
+    "k1": _range(0.0, math.inf), "b": _range(0.0, 1.0), "mu": _range(0.0, math.inf, True),
+    "lam": _range(0.0, 1.0), "window": _integer(1), "max_prox_terms": _integer(2),
+    "weights": _weights,
+}
+
+
+def _parameters(model: str, fn) -> list[str] | None:
+    """Keyword parameters of a model (None when they cannot be told)."""
+    def named(sig):
+        return [n for n in list(sig.parameters)[3:]
+                if sig.parameters[n].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                              inspect.Parameter.KEYWORD_ONLY)]
+
+    try:
+        sig = inspect.signature(fn)
+        if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            if named(sig):
+                return None     # open-ended (e.g. traversal options): the model checks them
+            # a lazily registered model that only forwards: look at the function it calls
+            fn = getattr(importlib.import_module("tiebreak.retrieval.dependency"), model)
+            sig = inspect.signature(fn)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return None
+    return named(sig)
+
+
+def check_params(model: str, params: dict) -> None:
+    """Check model parameters before searching.
+
+    Raises
+    ------
+    ValueError
+        An unknown model, a parameter the model does not take, or a value out of range:
+        ``k1`` finite >= 0, ``b`` and ``lam`` in [0, 1], ``mu`` finite > 0, ``window`` an integer
+        >= 1, ``max_prox_terms`` an integer >= 2, ``weights`` finite numbers >= 0 (NaN and
+        infinity are always rejected).
+    """
+    fn = get_model(model)
+    names = _parameters(model, fn)
+    for name, v in params.items():
+        if names is not None and name not in names:
+            raise ValueError(f"{model} has no parameter {name!r} (its parameters: "
+                             f"{', '.join(names) or 'none'})")
+        rule = PARAM_RULES.get(name)
+        if rule is not None:
+            rule(name, v)
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {v!r}")
 
 
 def get_model(name: str):
@@ -40,9 +137,24 @@ def get_model(name: str):
 
 def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = False,
            **params) -> list[Result]:
-    """Run every ``(qid, text)`` topic; text is analysed with the index's analyser."""
+    """Run every ``(qid, text)`` topic; text is analysed with the index's analyser.
+
+    Returns one :class:`Result` per topic, in topic order; a topic that retrieves nothing keeps
+    its place with empty arrays and a ``note`` saying why.
+
+    Raises
+    ------
+    ValueError
+        Bad parameters (:func:`check_params`), a topic id that is empty or contains whitespace.
+    """
+    from ..index.readers import check_docno
+
+    check_params(model, params)
     fn = get_model(model)
     analyze = index.analyzer.analyze
+    topics = list(topics)
+    for qid, _ in topics:
+        check_docno(str(qid), f"topic {str(qid)!r}", "topic id")
     out = []
     if progress:
         from tqdm import tqdm
@@ -52,17 +164,41 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     else:
         it = topics
     for qid, text in it:
-        d, s = fn(index, analyze(text), k, **params)
-        out.append(Result(str(qid), d, s))
+        terms = analyze(text)
+        d, s = fn(index, terms, k, **params)
+        note = ""
+        if len(d) == 0:
+            if not terms:
+                note = ("no query terms after analysis (empty text, or only stopwords or "
+                        "punctuation)")
+            elif all(index.term_id(t) < 0 for t in terms):
+                note = f"none of its terms ({' '.join(terms[:8])}) occurs in the index"
+            else:
+                note = "no document matched"
+        out.append(Result(str(qid), d, s, note))
     return out
 
 
 def format_run(index, results, tag: str = "tiebreak") -> str:
-    """TREC run text of ``results`` (list of :class:`Result`)."""
+    """TREC run text of ``results`` (list of :class:`Result`).
+
+    Raises
+    ------
+    ValueError
+        A topic id, ``tag`` or retrieved docno that is empty or contains whitespace.
+    """
+    from ..index.readers import check_docno, find_bad_docno
+
+    check_docno(tag, "run tag", "tag")
     docnos = index.docnos
     lines = []
     for r in results:
+        check_docno(r.qid, f"topic {r.qid!r}", "topic id")
         names = docnos[r.docids].tolist() if len(r.docids) else []
+        bad = find_bad_docno(names)
+        if bad is not None:   # an index built before docnos were checked
+            raise ValueError(f"topic {r.qid}: index {bad[1]}; it cannot be written into a run "
+                             "(rebuild the index: tiebreak index now rejects such docnos)")
         for rank, (dn, sc) in enumerate(zip(names, r.scores.tolist()), 1):
             lines.append(f"{r.qid} Q0 {dn} {rank} {sc!r} {tag}\n")
     return "".join(lines)

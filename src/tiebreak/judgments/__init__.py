@@ -1,0 +1,15 @@
+"""Judging the judgments: pools, evaluation depth, meta-evaluation and estimation (Lu 2018,
+ch. 5 and 6).
+
+* :mod:`tiebreak.judgments.pool`: fixed-depth, sampled and targeted pools; simulated shallow
+  pools from deep qrels.
+* :mod:`tiebreak.judgments.depth`: coverage, inversion, discrimination, volatility and
+  leave-out studies of evaluation depth against pooling depth.
+* :mod:`tiebreak.judgments.estimate`: rank-level gain models and the two-stage estimator of
+  deep RBP scores from shallow pools.
+
+X. Lu, *Efficient and Effective Retrieval Using Higher-Order Proximity Models*, PhD thesis,
+RMIT University, 2018; Lu, Moffat & Culpepper, "The effect of pooling and evaluation depth on IR
+metrics", Information Retrieval Journal 19(4), 2016; Lu, Moffat & Culpepper, "Can deep
+effectiveness metrics be evaluated using shallow judgment pools?", SIGIR 2017.
+"""

@@ -1,0 +1,52 @@
+"""The measure table, generated from the registry (README, docs, ``tiebreak measures``)."""
+
+from __future__ import annotations
+
+from .registry import REGISTRY, family
+from .trec_names import TREC_NAMES
+
+EXPECTED_TEXT = {
+    "linear": "exact (linear)",
+    "linear_uncut": "exact (linear); sampled under -M",
+    "closed": "exact (closed form)",
+    "sampled": "sampled (reported SE)",
+    "trec_order": "trec_eval order",
+}
+
+
+def rows() -> list[dict]:
+    """One row per registered family: name, aliases, trec_eval names, kind, how ``expected``
+    is computed, cutoff, parameters, definition and source."""
+    family("AP")  # load the built-in families
+    trec: dict[str, list[str]] = {}
+    for t in TREC_NAMES:
+        if t.family and not t.special:
+            trec.setdefault(t.family, []).append(t.name)
+    out = []
+    for f in REGISTRY.values():
+        params = ", ".join(f"{p.name}={p.default!r}" for p in f.params)
+        out.append({
+            "measure": f.name + ("@k" if f.cutoff == "required" else
+                                 "[@k]" if f.cutoff == "optional" else ""),
+            "aliases": ", ".join(f.aliases),
+            "trec_eval": ", ".join(trec.get(f.name, [])),
+            "kind": f.kind,
+            "expected": EXPECTED_TEXT[f.expected],
+            "params": params,
+            "summary": f.summary if f.summary != "num_rel" else "sum",
+            "definition": f.doc,
+            "source": f.source,
+        })
+    return out
+
+
+def markdown() -> str:
+    """The measure table as Markdown (every regime applies to every measure; the column
+    ``expected`` says how the exact expectation over tied groups is computed)."""
+    head = ["measure", "also", "trec_eval", "kind", "expected", "parameters", "definition"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows():
+        cells = [f"`{r['measure']}`", r["aliases"], r["trec_eval"], r["kind"], r["expected"],
+                 r["params"], r["definition"]]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
