@@ -148,3 +148,6 @@ register(Family("unj", "unjudged documents in the top k / k", "judged", K.unjudg
 register(Family("relstring", "relevance codes of the top N documents (per topic only)",
                 "other", K.relstring, (Param("length", "int", 10, "documents shown"),),
                 "none", "trec_order", summary="none", fmt="str", source=TREC, bogus=""))
+
+# -- other traditions: C/W/L, NTCIREVAL, Lu (2018) depth variants, Accuracy, Compat, F1 --------
+from . import families_adhoc  # noqa: E402, F401

@@ -1,0 +1,423 @@
+"""Registry declarations of the ad hoc measure families of other traditions: C/W/L (cwl_eval),
+NTCIREVAL, Lu (2018)'s depth variants, Accuracy, Compat and F1@k.
+
+Each family is declared once; its kernel adapts a :class:`~tiebreak.ranking.Ranking` to the
+flat-array kernels of :mod:`.cwl`, :mod:`.ntcir`, :mod:`.depth` and :mod:`.setbased` (which hold
+the formulas, conventions and references). ir_measures names and parameters are used verbatim
+where ir_measures has the measure (``INST(T=3.0,max_rel=3)``, ``SDCG(max_rel=3)@10``,
+``NERR8(max_rel=3)@10``, ``Compat(p=0.95)``, ``Accuracy@10``); ``max_rel``, which ir_measures
+requires, defaults here to the largest grade of the qrels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Family, MeasureError, Param, register
+
+# The kernel modules are imported when a family is first evaluated, not when the registry
+# loads (it loads on every ``tiebreak eval``).
+
+CWL = {
+    "cwl": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. Incorporating user expectations and "
+           "behavior into the measurement of search effectiveness. ACM TOIS 35(3), 2017; "
+           "L. Azzopardi, P. Thomas, A. Moffat. cwl_eval: An evaluation tool for information "
+           "retrieval. SIGIR 2019.",
+    "INST": "A. Moffat, P. Bailey, F. Scholer, P. Thomas. INST: An adaptive metric for "
+            "information retrieval evaluation. ADCS 2015.",
+    "INSQ": "A. Moffat, F. Scholer, P. Thomas. Models and metrics: IR evaluation as a user "
+            "process. ADCS 2012.",
+    "BPM": "F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu, S. Ma. Evaluating web search with a "
+           "bejeweled player model. SIGIR 2017.",
+    "U": "T. Sakai, Z. Dou. Summaries, ranked retrieval and sessions: a unified framework for "
+         "information access evaluation. SIGIR 2013.",
+    "TBG": "M. D. Smucker, C. L. A. Clarke. Time-based calibration of effectiveness measures. "
+           "SIGIR 2012.",
+    "IFT": "L. Azzopardi, P. Thomas, N. Craswell. Measuring the utility of search engine result "
+           "pages: an information foraging based measure. SIGIR 2018.",
+    "NERR": "L. Azzopardi, J. Mackenzie, A. Moffat. ERR is not C/W/L: exploring the "
+            "relationship between expected reciprocal rank and other metrics. ICTIR 2021.",
+    "SDCG": "K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR techniques. "
+            "ACM TOIS 20(4), 2002 (scaled to a probability distribution as in cwl_eval).",
+}
+NT = {
+    "Q": "T. Sakai. New performance metrics based on multigrade relevance: their application "
+         "to question answering. NTCIR-4, 2004; T. Sakai. On the reliability of information "
+         "retrieval metrics based on graded relevance. IP&M 43(2), 2007.",
+    "P+": "T. Sakai. On penalising late arrival of relevant documents in information retrieval "
+          "evaluation with graded relevance. EVIA 2007.",
+    "O": "T. Sakai. Ranking the NTCIR systems based on multigrade relevance. AIRS 2004.",
+    "nDCG": "K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR techniques. "
+            "ACM TOIS 20(4), 2002 (NTCIREVAL).",
+    "ERR": "O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan. Expected reciprocal rank for graded "
+           "relevance. CIKM 2009 (linear-gain form as in Sakai's NTCIREVAL).",
+}
+LU = ("X. Lu. Efficient and effective retrieval using higher-order proximity models. PhD "
+      "thesis, RMIT University, 2018, Section 2.4.3.")
+ACCURACY = ("ir_measures' Accuracy (S. MacAvaney, C. Macdonald, I. Ounis. Streamlining "
+            "evaluation with ir-measures. ECIR 2022).")
+COMPAT = ("C. L. A. Clarke, A. Vtyurina, M. D. Smucker. Assessing top-k preferences. ACM TOIS "
+          "39(3), 2021.")
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _prob(v):
+    return None if 0 < v < 1 else "must lie strictly between 0 and 1"
+
+
+def _pos(v):
+    return None if v > 0 else "must be > 0"
+
+
+def _nonneg(v):
+    return None if v >= 0 else "must be >= 0"
+
+
+REL = Param("rel", "int", 1, "relevance level: a judged document is relevant when its qrels "
+            "value >= rel")
+MIN_REL = Param("min_rel", "int", 0, "grade mapped to gain 0 (ir_measures min_rel)")
+MAX_REL = Param("max_rel", "int", None, "grade mapped to gain 1 (ir_measures max_rel; default "
+                "the largest grade of the qrels)")
+GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped grades keep "
+              "their own value")
+
+
+def _top_grade(R) -> int:
+    return max(int(R.rel_levels.shape[1]) - 1, 1)
+
+
+def _cwl_gain(R, m) -> np.ndarray:
+    """cwl_eval gains in [0, 1] per position (promoted unjudged documents: 1)."""
+    lo = m["min_rel"]
+    hi = m["max_rel"] if m["max_rel"] is not None else _top_grade(R)
+    if not hi > lo:
+        raise MeasureError(f"{m}: max_rel ({hi}) must be greater than min_rel ({lo})")
+
+    def fn(c, t):
+        g = np.clip(np.maximum(c, 0).astype(np.float64), lo, hi)
+        return np.where(c >= 0, (g - lo) / (hi - lo), 0.0)
+    return R.per_position(("cwl_gain", lo, hi), fn)
+
+
+def _judged(R) -> np.ndarray:
+    return R.judged
+
+
+def _level_gain(R, gains) -> np.ndarray:
+    """Gain of each relevance value 0..L-1 under a ``gains`` map (unmapped: the value)."""
+    L = R.rel_levels.shape[1]
+    table = dict(gains) if gains is not None else {}
+    return np.array([float(table.get(v, v)) for v in range(L)])
+
+
+def _ideal(R, gains, positive_level=1) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal list (ideal_topic, ideal_gain) from the qrels' grade counts: every judged document
+    with value >= positive_level and a positive gain, gain descending."""
+    def make():
+        lg = _level_gain(R, gains)
+        L = len(lg)
+        lv = np.arange(L)
+        ok = (lv >= positive_level) & (lg > 0)
+        order = lv[ok][np.argsort(-lg[ok], kind="stable")]
+        counts = R.rel_levels[:, order]
+        T = R.n_topics
+        it = np.repeat(np.repeat(np.arange(T), len(order)), counts.ravel())
+        ig = np.repeat(np.tile(lg[order], T), counts.ravel())
+        return it, ig
+    return R.cached(("adhoc_ideal", gains, positive_level), make)
+
+
+def _grade_gain(R, gains) -> np.ndarray:
+    """Per-position gain of the qrels value under ``gains`` (unjudged 0; promoted: top)."""
+    lg = _level_gain(R, gains)
+    L = len(lg)
+
+    def fn(c, t):
+        v = np.clip(c, 0, L - 1)
+        return np.where(c >= 0, lg[v], 0.0)
+    return R.per_position(("adhoc_gain", gains), fn)
+
+
+# ---------------------------------------------------------------------------------------------
+# C/W/L
+# ---------------------------------------------------------------------------------------------
+
+def _cwl_kernel(fname: str, **fixed):
+    def kernel(R, m):
+        from . import cwl
+        fn = getattr(cwl, fname)
+        kw = {p: m[p] for p in ("T", "p", "halflife", "L", "b1", "R1", "A", "b2", "R2", "hb",
+                                "gain_med") if _has(m, p)}
+        kw.update(fixed)
+        if m.family.cutoff == "required":
+            kw["K" if fname == "bpm" else "k"] = m.cutoff
+        if "residual" in fixed:
+            kw["judged"] = _judged(R)
+        return fn(R.topic, R.rank, _cwl_gain(R, m), R.n_topics, **kw)
+    return kernel
+
+
+def _has(m, p) -> bool:
+    return any(k == p for k, _ in m.values)
+
+
+T_GOAL = Param("T", "float", 1.0, "expected total gain T", _pos)
+CWL_FAMILIES = [
+    ("INST", "inst", (T_GOAL,), "none", "sampled", "other",
+     "adaptive C/W/L: C(i) = ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - gain so far",
+     CWL["INST"]),
+    ("INSQ", "insq", (T_GOAL,), "none", "linear", "monotone",
+     "C/W/L: C(i) = ((i+2T-1)/(i+2T))^2", CWL["INSQ"]),
+    ("SDCG", "sdcg", (Param("dcg", "str", "log2", "DCG form (log2 only)",
+                              lambda v: None if v == "log2" else "must be 'log2'"),),
+     "required", "linear", "monotone",
+     "scaled DCG@k: sum_{i<=k} g_i/log2(1+i) / sum_{i<=k} 1/log2(1+i)", CWL["SDCG"]),
+    ("BPM", "bpm", (T_GOAL,), "required", "sampled", "other",
+     "bejeweled player model: read on while gain < T and documents < k",
+     CWL["BPM"]),
+    ("NERR8", "nerr8", (), "required", "sampled", "other",
+     "C/W/L near-ERR: C(i) = 1 - g_i for i < k", CWL["NERR"]),
+    ("NERR9", "nerr9", (), "required", "sampled", "other",
+     "C/W/L near-ERR: C(i) = i/(i+1) (1 - g_i) for i < k", CWL["NERR"]),
+    ("NERR10", "nerr10", (Param("p", "float", 0.9, "persistence", _prob),), "none",
+     "sampled", "other", "C/W/L near-ERR: C(i) = p (1 - g_i)", CWL["NERR"]),
+    ("NERR11", "nerr11", (T_GOAL,), "none", "sampled", "other",
+     "C/W/L near-ERR: C(i) = ((i+2T-1)/(i+2T))^2 (1 - g_i)", CWL["NERR"]),
+    ("TBG", "tbg", (Param("halflife", "float", 224.0, "half-life h (in documents)", _pos),),
+     "none", "linear", "monotone", "time-biased gain: W(i) proportional to 2^(-(i-1)/h)",
+     CWL["TBG"]),
+    ("UMeasure", "umeasure", (Param("L", "float", 1000.0, "reading budget L", _pos),),
+     "none", "linear", "monotone", "U-measure: W(i) proportional to max(0, 1 - (i-1)/L)",
+     CWL["U"]),
+    ("IFT", "ift", (Param("T", "float", None, "goal gain T"),
+                      Param("b1", "float", None, "goal intercept b1"),
+                      Param("R1", "float", None, "goal rationality R1"),
+                      Param("A", "float", None, "expected rate of gain A"),
+                      Param("b2", "float", None, "rate intercept b2"),
+                      Param("R2", "float", None, "rate rationality R2")),
+     "none", "sampled", "other", "information-foraging C/W/L measure (goal and/or rate)",
+     CWL["IFT"]),
+]
+
+for _name, _fn, _params, _cut, _exp, _kind, _doc, _src in CWL_FAMILIES:
+    _ps = (*_params, MIN_REL, MAX_REL)
+    register(Family(_name, _doc + " (cwl_eval, D = 1000 ranks)", _kind, _cwl_kernel(_fn),
+                    _ps, _cut, _exp, source=_src))
+    register(Family(_name + "_resid", f"cwl_eval residual of {_name}: value with unjudged "
+                    "and missing ranks at gain 1 minus the value", "residual",
+                    _cwl_kernel(_fn, residual=True), _ps, _cut,
+                    "linear" if _exp == "linear" else "sampled", source=CWL["cwl"]))
+
+# ---------------------------------------------------------------------------------------------
+# NTCIREVAL
+# ---------------------------------------------------------------------------------------------
+
+BETA = Param("beta", "float", 1.0, "weight of the gain in the blended ratio", _nonneg)
+LOGB = Param("logb", "float", 2.0, "log base b of the original discount (rank < b: 1)",
+             lambda v: None if v > 1 else "must be > 1")
+
+
+def _ntcir_args(R, m):
+    gains = m["gains"]
+    g = _grade_gain(R, gains)
+    it, ig = _ideal(R, gains, 1)
+    nrel = R.num_rel(1)
+    gmax = float(_level_gain(R, gains)[-1]) if R.rel_levels.shape[1] > 1 else 1.0
+    return g, it, ig, nrel, gmax
+
+
+def _k_q(R, m):
+    from . import ntcir
+    g, it, ig, nrel, _ = _ntcir_args(R, m)
+    return ntcir.q_measure(R.topic, R.rank, g, R.n_topics, it, ig, nrel, m["beta"], m.cutoff)
+
+
+def _k_o(R, m):
+    from . import ntcir
+    g, it, ig, _, _ = _ntcir_args(R, m)
+    return ntcir.o_measure(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
+
+
+def _k_p(R, m):
+    from . import ntcir
+    g, it, ig, _, _ = _ntcir_args(R, m)
+    return ntcir.p_measure(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
+
+
+def _k_pplus(R, m):
+    from . import ntcir
+    g, it, ig, _, _ = _ntcir_args(R, m)
+    return ntcir.p_plus(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
+
+
+def _k_ndcg_orig(R, m):
+    from . import ntcir
+    g, it, ig, _, _ = _ntcir_args(R, m)
+    return ntcir.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["logb"])
+
+
+def _k_msndcg(R, m):
+    from . import ntcir
+    g, it, ig, _, _ = _ntcir_args(R, m)
+    return ntcir.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, microsoft=True)
+
+
+def _k_nerr(R, m):
+    from . import ntcir
+    g, it, ig, _, gmax = _ntcir_args(R, m)
+    return ntcir.nerr(R.topic, R.rank, g, R.n_topics, it, ig, gmax, m.cutoff)
+
+
+def _k_err_lin(R, m):
+    from . import ntcir
+    g, _, _, _, gmax = _ntcir_args(R, m)
+    return ntcir.err(R.topic, R.rank, g, R.n_topics, gmax, m.cutoff)
+
+
+register(Family("Qmeasure", "Q-measure: sum over relevant ranks r <= k of BR(r) / min(R, k)",
+                "normalised", _k_q, (BETA, GAINS), source=NT["Q"], aliases=("QM",),
+                expected="sampled"))
+register(Family("Omeasure", "O-measure: BR-like ratio at the first relevant rank",
+                "normalised", _k_o, (BETA, GAINS), "none", "sampled", source=NT["O"]))
+register(Family("Pmeasure", "P-measure: BR at the first rank of the list's highest grade",
+                "normalised", _k_p, (BETA, GAINS), "none", "sampled", source=NT["P+"]))
+register(Family("Pplus", "P+-measure: mean BR over relevant ranks up to the preferred rank",
+                "normalised", _k_pplus, (BETA, GAINS), "none", "sampled", source=NT["P+"]))
+register(Family("nDCG_orig", "nDCG with the original Jarvelin-Kekalainen discount "
+                "(NTCIREVAL nDCG)", "normalised", _k_ndcg_orig, (LOGB, GAINS),
+                expected="sampled", source=NT["nDCG"]))
+register(Family("MSnDCG", "nDCG with the 1/log(r+1) discount and linear gains (NTCIREVAL)",
+                "normalised", _k_msndcg, (GAINS,), expected="sampled", source=NT["nDCG"]))
+register(Family("nERR", "ERR@k / ERR@k of the ideal list, stop probability g/(gmax+1) "
+                "(NTCIREVAL)", "normalised", _k_nerr, (GAINS,), expected="sampled",
+                source=NT["ERR"]))
+register(Family("ERR_lin", "ERR with the linear stop probability g/(gmax+1) (NTCIREVAL ERR)",
+                "monotone", _k_err_lin, (GAINS,), expected="sampled", source=NT["ERR"]))
+
+# ---------------------------------------------------------------------------------------------
+# Lu (2018) depth variants
+# ---------------------------------------------------------------------------------------------
+
+DISC = Param("discount", "str", "log", "rank discount: log, log_shift, jarvelin, zipf, linear",
+             lambda v: _check_discount(v))
+BASE = Param("base", "float", 2.0, "log base", lambda v: None if v > 1 else "must be > 1")
+
+
+def _check_discount(v):
+    from .depth import DISCOUNTS
+    return None if v in DISCOUNTS else "must be one of " + ", ".join(DISCOUNTS)
+
+
+def _rel_bool(R, level):
+    return np.asarray(R.rel(level)) > 0.5
+
+
+def _k_ap_b(R, m):
+    from . import depth
+    lv = m["rel"]
+    return depth.ap_b(R.topic, R.rank, _rel_bool(R, lv), R.n_topics, m.cutoff, R.num_rel(lv))
+
+
+def _c_ap_b(G, m, k):
+    from . import depth
+    lv = m["rel"]
+    R_ = G.rel_levels[:, max(lv, 0):].sum(axis=1)
+    s = depth.e_ap_sum(G.topic, G.rank, G.rel(lv), G.n_topics, G.gid, G.g_first, G.g_size, k)
+    norm = R_ if m.cutoff is None else np.minimum(R_, m.cutoff)
+    return np.divide(s, norm, out=np.zeros(len(s)), where=norm > 0)
+
+
+def _k_ap_c(R, m):
+    from . import depth
+    return depth.ap_c(R.topic, R.rank, _rel_bool(R, m["rel"]), R.n_topics, m.cutoff)
+
+
+def _k_dcg_lu(R, m):
+    from . import depth
+    from .kernels import gains_at
+    g = gains_at(R, m["gains"])
+    return depth.dcg(R.topic, R.rank, g, R.n_topics, m.cutoff, m["discount"], m["base"])
+
+
+def _k_ndcg_a(R, m):
+    from . import depth
+    from .kernels import gains_at
+    g = gains_at(R, m["gains"])
+    it, ig = _ideal(R, m["gains"], 0)
+    return depth.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["discount"],
+                      m["base"])
+
+
+def _k_ndcg_b(R, m):
+    from . import depth
+    from .kernels import gains_at
+    g = gains_at(R, m["gains"])
+    it, ig = depth.ideal_from_pool(R.topic, R.rank, g, R.n_topics, m.cutoff)
+    return depth.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["discount"],
+                      m["base"])
+
+
+def _k_err_resid(R, m):
+    from . import depth
+    gm = float(m["gmax"])
+    stop = R.per_position(("err_stop4", gm), lambda c, t: depth.err_stop(
+        np.where(c >= 0, np.minimum(c, gm), 0), c >= 0, gm))
+    smax = (2.0 ** gm - 1.0) / 2.0 ** gm
+    return depth.err_residual(R.topic, R.rank, stop, np.asarray(R.unjudged) < 0.5, R.n_topics,
+                              smax, m.cutoff)
+
+
+register(Family("AP_b", "AP at depth k normalised by min(R, k) (Lu 2018; NTCIREVAL AP@k, "
+                "Spark MAP@k)", "normalised", _k_ap_b, (REL,), "optional", "closed", _c_ap_b,
+                source=LU))
+register(Family("AP_c", "AP at depth k normalised by the relevant documents in the top k",
+                "normalised", _k_ap_c, (REL,), "required", "sampled", source=LU))
+register(Family("DCG_lu", "DCG@k with a chosen discount (log, log_shift, Jarvelin, Zipf, "
+                "linear; Lu 2018 Table 2.4)", "monotone", _k_dcg_lu, (DISC, BASE, GAINS),
+                source=LU))
+register(Family("NDCG_a", "NDCG@k with a chosen discount, ideal from all judged documents",
+                "normalised", _k_ndcg_a, (DISC, BASE, GAINS), source=LU))
+register(Family("NDCG_b", "NDCG@k with the ideal from the relevant documents of the run's "
+                "own top k", "normalised", _k_ndcg_b, (DISC, BASE, GAINS), "required",
+                "sampled", source=LU))
+register(Family("ERR_resid", "ERR@k residual: unjudged and missing ranks at the top grade "
+                "gmax, stop (2^g-1)/2^gmax", "residual", _k_err_resid,
+                (Param("gmax", "float", 4.0, "top grade (gdeval's 4)", _pos),), "optional",
+                "sampled", source=LU))
+
+# ---------------------------------------------------------------------------------------------
+# Accuracy, Compat, F1@k
+# ---------------------------------------------------------------------------------------------
+
+
+def _k_accuracy(R, m):
+    from . import setbased
+    return setbased.accuracy(R.topic, R.rank, _rel_bool(R, m["rel"]), R.n_topics, m.cutoff)
+
+
+def _k_compat(R, m):
+    from . import setbased
+    it, ig = _ideal(R, None, 1)
+    g = _grade_gain(R, None)
+    return setbased.compat(R.topic, R.rank, g, R.n_topics, it, ig, m["p"])
+
+
+def _k_f1(R, m):
+    from . import setbased
+    lv = m["rel"]
+    return setbased.f1_at(R.topic, R.rank, _rel_bool(R, lv), R.n_topics, m.cutoff,
+                          R.num_rel(lv))
+
+
+register(Family("Accuracy", "share of (relevant, non-relevant) pairs of the top k in the "
+                "right order; undefined (NaN) without a relevant document", "other",
+                _k_accuracy, (REL,), "optional", "sampled", source=ACCURACY))
+register(Family("Compat", "compatibility: normalised RBO with the ideal ranking of the "
+                "relevant documents", "other", _k_compat,
+                (Param("p", "float", 0.95, "persistence", _prob),), "none", "sampled",
+                source=COMPAT))
+register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
+                "required", "sampled", source="ranx (E. Bassani, ECIR 2022)"))
