@@ -89,7 +89,8 @@ def test_ndcg_gain_map_keeps_unmapped_grades(shared_data):
 def test_grades_of_1024_and_more_stay_finite():
     q = _q("1 0 a 1030\n1 0 b 3\n1 0 c 0\n")
     r = _r("1 Q0 b 1 3 t\n1 Q0 a 2 3 t\n1 Q0 c 3 1 t\n")
-    res = tb.evaluate(q, [r], ["ERR", "nDCG(dcg='exp-log2')"], ["trec_eval", "expected"])
+    res = tb.evaluate(q, [r], ["ERR(gmax=0)", "nDCG(dcg='exp-log2')"],
+                      ["trec_eval", "expected"])
     assert np.isfinite(res.mean).all()
     assert res.mean[0, 0].tolist() == [0.5, 0.75]  # a is a certain stop; tie a/b half-half
     with pytest.raises(MeasureError, match="overflow"):
@@ -112,6 +113,16 @@ def test_summary_adds_in_trec_eval_order_and_gm_map_is_geometric():
     r = _r("1 Q0 a 1 1 t\n2 Q0 x 1 2 t\n2 Q0 b 2 1 t\n")
     res = tb.evaluate(q, [r], ["map", "gm_map", "num_rel", "num_ret"], ["trec_eval"])
     assert res.mean[0, :, 0].tolist() == pytest.approx([0.75, math.sqrt(0.5), 2, 3])
+
+
+def test_err_default_is_the_ir_measures_convention(shared_data):
+    d = shared_data / "trec_dl2020_bitua"
+    q = tb.read_qrels(d / "qrels.dl20-doc.txt")
+    res = tb.evaluate(q, [d / "runs" / "BIT.UA-run1.txt.gz"], ["ERR@20", "ERR(gmax=0)@20"],
+                      ["trec_eval"])
+    # ir_measures (gdeval, fixed largest grade 4) prints 0.3347; per-topic largest grade 0.5592
+    assert [f"{v:.4f}" for v in res.mean[0, :, 0]] == ["0.3347", "0.5592"]
+    assert parse_measure("ERR(gmax=4)@20") == parse_measure("ERR@20")
 
 
 def test_measure_table_in_readme_is_generated_from_the_registry():

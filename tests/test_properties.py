@@ -189,7 +189,7 @@ def specs_for(cutoffs):
         Spec("nDCG(dcg='exp-log2')", "nDCG", exp_gain=True),
         Spec("RBP(p=0.5)", "RBP", p=Fr(1, 2)), Spec("RBP_resid(p=0.5)", "RBP_resid", p=Fr(1, 2)),
         Spec("RBP(p=0.5,rel=2)", "RBP", rel=2, p=Fr(1, 2)),
-        Spec("ERR", "ERR"), Spec("bpref", "bpref"), Spec("bpref(rel=2)", "bpref", rel=2),
+        Spec("ERR(gmax=0)", "ERR"), Spec("bpref", "bpref"), Spec("bpref(rel=2)", "bpref", rel=2),
     ]
     for k in cutoffs:
         out += [
@@ -200,7 +200,7 @@ def specs_for(cutoffs):
             Spec(f"nDCG(dcg='exp-log2')@{k}", "nDCG", k, exp_gain=True),
             Spec(f"RBP(p=0.8)@{k}", "RBP", k, p=Fr(4, 5)),
             Spec(f"RBP_resid(p=0.8)@{k}", "RBP_resid", k, p=Fr(4, 5)),
-            Spec(f"ERR@{k}", "ERR", k), Spec(f"Success@{k}", "Success", k),
+            Spec(f"ERR(gmax=0)@{k}", "ERR", k), Spec(f"Success@{k}", "Success", k),
             Spec(f"Success(rel=2)@{k}", "Success", k, 2), Spec(f"Judged@{k}", "Judged", k),
         ]
     return list({s.name: s for s in out}.values())

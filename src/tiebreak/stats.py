@@ -35,10 +35,18 @@ __all__ = [
     "bootstrap_ci", "kendall_tau", "tau_ap", "discrimination_ratio", "holm",
     "benjamini_hochberg", "bonferroni", "adjust", "bootstrap_test", "paired_pvalues_rows",
     "paired_ci_rows", "effect_size_rows", "all_pairs", "ALTERNATIVES", "TESTS", "CORRECTIONS",
-    "ROW_TESTS", "ADJUSTMENTS",
+    "ROW_TESTS", "ADJUSTMENTS", "rbo",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def rbo(*args, **kw):
+    """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010), beside Kendall's tau
+    and tau_AP: see :func:`tiebreak.stats_rbo.rbo` for the parameters and variants."""
+    from .stats_rbo import rbo as _rbo
+
+    return _rbo(*args, **kw)
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = (None, "holm", "bh")
 ROW_TESTS = ("t", "wilcoxon", "randomization", "bootstrap")

@@ -39,7 +39,10 @@ BV = ("C. Buckley and E. M. Voorhees. Retrieval evaluation with incomplete infor
       "SIGIR 2004.")
 
 # -- counts ---------------------------------------------------------------------------------
-register(Family("NumRet", "documents retrieved", "count", K.num_ret, (REL,), "none",
+register(Family("NumRet", "documents retrieved (with rel=: relevant documents retrieved, as "
+                "ir_measures)", "count", K.num_ret,
+                (Param("rel", "int", None, "count only documents with qrels value >= rel"),),
+                "none",
                 summary="sum", fmt="long", source=TREC, bogus=0.0))
 register(Family("NumRel", "relevant documents in the qrels", "count", K.num_rel, (REL,),
                 "none", summary="num_rel", fmt="long", source=TREC))
@@ -136,7 +139,10 @@ register(Family("trec_rbp_resid", "trec_eval's rbp_resid: 0 when nothing retriev
                 "unjudged", "residual", K.trec_rbp_resid, (P_TREC,), "none", "linear_uncut",
                 source=MOFFAT + " " + TREC, bogus=0.0))
 register(Family("ERR", "sum_j (1/j) rho_j prod_{i<j} (1 - rho_i), rho = (2^g - 1) / 2^gmax",
-                "monotone", K.err, (), "optional", "closed", K.e_err,
+                "monotone", K.err,
+                (Param("gmax", "int", 4, "largest grade: 4 as gdeval and ir_measures; 0 = each "
+                       "topic's largest grade", _nonneg),),
+                "optional", "closed", K.e_err,
                 source="O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan. Expected "
                        "reciprocal rank for graded relevance. CIKM 2009."))
 

@@ -72,7 +72,9 @@ def _within(R, k) -> np.ndarray | None:
 
 
 def num_ret(R, m):
-    """Retrieved documents."""
+    """Retrieved documents; with ``rel`` set, those with qrels value >= rel (ir_measures)."""
+    if m["rel"] is not None:
+        return hits(R, None, m["rel"])
     return R.n_ret.astype(np.float64)
 
 
@@ -590,6 +592,14 @@ def rbp_residual(R, m):
     return p ** d.astype(np.float64) + R.at(R.cumsum(w), d)
 
 
+def _err_gmax(rel_levels, gmax: int) -> np.ndarray:
+    """Per-topic largest grade of ERR's stop probability: ``gmax`` (gdeval and ir_measures
+    fix it at 4), or each topic's largest grade (at least 1) when ``gmax`` is 0."""
+    if gmax > 0:
+        return np.full(len(rel_levels), float(gmax))
+    return _gmax(rel_levels)
+
+
 def _gmax(rel_levels) -> np.ndarray:
     L = rel_levels.shape[1]
     nz = rel_levels > 0
@@ -607,10 +617,11 @@ def _err_rho(code, t, gmax):
 
 def err(R, m):
     """ERR@k = sum over ranks j <= k of (1/j) rho_j prod_{i<j} (1 - rho_i), rho = (2^g - 1) /
-    2^gmax, gmax the topic's largest grade (Chapelle, Metzler, Zhang & Grinspan 2009,
+    2^gmax, grades above gmax counted as gmax; gmax = 4 as gdeval and ir_measures, 0 for each
+    topic's largest grade (Chapelle, Metzler, Zhang & Grinspan 2009,
     "Expected reciprocal rank for graded relevance", CIKM)."""
-    gmax = _gmax(R.rel_levels)
-    rho = R.per_position("err_rho", lambda c, t: _err_rho(c, t, gmax))
+    gmax = _err_gmax(R.rel_levels, m["gmax"])
+    rho = R.per_position(("err_rho", m["gmax"]), lambda c, t: _err_rho(c, t, gmax))
     stop = rho >= 1.0  # a certain stop: nothing below it is reached
     logc = np.log1p(-np.where(stop, 0.0, rho))
     before = R.cumsum(stop.astype(np.float64)) - stop
@@ -697,7 +708,7 @@ def e_err(G: Groups, m, k) -> np.ndarray:
     j-subset, so Q_j = E[prod of c over j slots] = e_j(c) / C(s, j) (the stable convex
     recurrence); slot j adds S (Q_{j-1} - Q_j) / (b + j - 1), S = prod of c over the earlier
     groups of the topic. O(s min(s, k)) per tied group."""
-    gmax = _gmax(G.rel_levels)
+    gmax = _err_gmax(G.rel_levels, m["gmax"])
     rho = _err_rho(G.code, G.topic, gmax)
     stop = rho >= 1.0
     lp = G.gsum(np.where(stop, 0.0, np.log1p(-np.where(stop, 0.0, rho))))

@@ -53,7 +53,7 @@ class Param:
     """A typed measure parameter.
 
     ``kind`` is ``int``, ``float``, ``gains`` (a ``{grade: gain}`` map), ``str`` or
-    ``floats`` (a tuple of numbers); ``check(value)`` returns an error text or None.
+    ``floats`` (a tuple of numbers) or ``bool``; ``check(value)`` returns an error text or None.
     """
 
     name: str
@@ -79,6 +79,9 @@ class Param:
             elif k == "str":
                 if not isinstance(value, str):
                     raise TypeError
+            elif k == "bool":
+                if not isinstance(value, bool):
+                    raise TypeError
             elif k == "floats":
                 value = tuple(float(x) for x in value)
             elif k == "gains":
@@ -96,7 +99,7 @@ class Param:
         except (TypeError, ValueError, OverflowError):
             hint = {"gains": "a dict of integer grades to finite numbers, e.g. {0:0,1:1,2:3}",
                     "int": "an integer", "float": "a finite number", "str": "a string",
-                    "floats": "a list of numbers"}[k]
+                    "floats": "a list of numbers", "bool": "True or False"}[k]
             raise MeasureError(f"{where}: parameter {self.name} must be {hint}") from None
         if self.check is not None:
             msg = self.check(value)

@@ -206,7 +206,7 @@ def resolve(t: TrecName, raw: str | None, level: int = 1, num_docs: float = 0.0)
     fam = family(t.family)
     where = f"{t.name}" + (f".{raw}" if raw else "")
     kw: dict = {}
-    if any(p.name == "rel" for p in fam.params):
+    if any(p.name == "rel" and p.default is not None for p in fam.params):
         kw["rel"] = level
     summary = t.summary if t.summary != "gmonly" else "gmean"
     try:
