@@ -193,3 +193,11 @@ def test_study_rejects_bad_setups():
         run_depth_study(q, runs, 2, contributing=["zz", "a"])
     with pytest.raises(ValueError, match="at least 2"):
         run_depth_study(q, runs, 2, contributing=["a"])
+
+
+def test_rbo_of_system_orderings():
+    from tiebreak.judgments.depth import _rbo_of_means
+
+    a = np.array([0.5, 0.4, 0.3, 0.2])
+    assert _rbo_of_means(a, a) == pytest.approx(1.0)
+    assert _rbo_of_means(a, a[::-1]) < _rbo_of_means(a, np.array([0.5, 0.3, 0.4, 0.2])) < 1.0

@@ -564,9 +564,24 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
 # ------------------------------------------------------------------------------- tables
 
 
+def _rbo_of_means(a: np.ndarray, b: np.ndarray, p: float = 0.9) -> float:
+    """RBO (extrapolated) between the system orderings by mean score ``a`` and ``b`` (n,),
+    systems with equal means tied."""
+    from ..stats import rbo
+
+    def ranking(x):
+        order = np.argsort(-x, kind="stable")
+        groups = np.unique(-x[order], return_inverse=True)[1]
+        return [int(i) for i in order], [int(g) for g in groups]
+
+    (S, gs), (T, gt) = ranking(a), ranking(b)
+    return float(rbo(S, T, p=p, S_groups=gs, T_groups=gt).ext)
+
+
 def depth_table(st: DepthStudy, systems: str = "contributing"):
     """Per metric, regime and evaluation depth: discrimination, coverage, inversion (%, against
-    the metric at the reference depth), median p, Kendall tau and tau_AP of the system ordering
+    the metric at the reference depth), median p, Kendall tau, tau_AP and rank-biased overlap
+    (extrapolated, p = 0.9, tie-aware; Webber, Moffat & Zobel 2010) of the system ordering
     against the reference ordering (and, with deep qrels, against the same metric at the same
     depth on the deep qrels), mean score, mean RBP residual and mean unjudged share of the
     top k. ``systems``: ``contributing`` or ``all``. Returns a pandas DataFrame."""
@@ -591,6 +606,7 @@ def depth_table(st: DepthStudy, systems: str = "contributing"):
                     "inv": 100 * ci["inversion"], "median_p": ci["median_p"],
                     "tau_ref": float(tau_matrix(rm[None], nm[None])[0, 0]),
                     "tauap_ref": tau_ap(rm, nm),
+                    "rbo_ref": _rbo_of_means(rm, nm),
                 }
                 if st.deep is not None:
                     dm = st.deep[sel, a, b, g].mean(axis=1)
