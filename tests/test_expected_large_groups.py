@@ -108,7 +108,10 @@ def test_several_runs_and_run_topics_average():
     assert np.isnan(res.per_topic[1, 0, 0, 0])
     df = res.to_pandas()
     assert set(df.columns) == {"run", "measure", "regime", "qid", "value"}
-    assert len(df) == 2 + 1 + 2  # A: topics 1, 2 + all; B: topic 3 + all
+    assert len(df) == 2 + 1  # A: topics 1, 2; B: topic 3 (per-topic rows only)
+    means = res.to_pandas(per_topic=False)
+    assert means.qid.tolist() == ["all", "all"]
+    assert means.value.tolist() == pytest.approx([0.5, 0.75])
 
 
 def test_repeated_run_names_are_kept_apart():

@@ -250,8 +250,9 @@ class EvalResult:
             return float(self.mean[i, j, k])
         return float(self.per_topic[i, j, k, _index(self.topics, topic, "topic")])
 
-    def records(self, per_topic: bool = False):
-        """Yield ``(run, measure, regime, qid, value)`` tuples; qid ``all`` for the mean."""
+    def records(self, per_topic: bool = False, summary: bool = True):
+        """Yield ``(run, measure, regime, qid, value)`` tuples: per topic (``per_topic``) and
+        the summary with qid ``all`` (``summary``)."""
         for i, r in enumerate(self.runs):
             for j, m in enumerate(self.measures):
                 for k, g in enumerate(self.regimes):
@@ -260,17 +261,20 @@ class EvalResult:
                             v = self.per_topic[i, j, k, t]
                             if not np.isnan(v):
                                 yield (r, m, g, q, float(v))
-                    yield (r, m, g, "all", float(self.mean[i, j, k]))
+                    if summary:
+                        yield (r, m, g, "all", float(self.mean[i, j, k]))
 
     def to_pandas(self, per_topic: bool = True):
-        """Long DataFrame with columns run, measure, regime, qid, value (requires pandas)."""
+        """Long DataFrame with columns run, measure, regime, qid, value (requires pandas).
+
+        ``per_topic=True``: one row per evaluated topic (no summary rows, so a groupby-mean is
+        safe); ``per_topic=False``: the summaries alone, qid ``all``."""
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
             raise ImportError("to_pandas() needs pandas: pip install pandas") from None
-        return pd.DataFrame(
-            list(self.records(per_topic)), columns=["run", "measure", "regime", "qid", "value"]
-        )
+        rows = self.records(per_topic, summary=not per_topic)
+        return pd.DataFrame(list(rows), columns=["run", "measure", "regime", "qid", "value"])
 
 
 def _index(items: list[str], x, what: str) -> int:
