@@ -99,21 +99,20 @@ def legend(res: EvalResult) -> list[str]:
 
 
 def write_table(res: EvalResult, fh, per_topic: bool = False) -> None:
+    """The readable grid (rendered by tabulate): run, measure (and qid) left-aligned, values
+    right-aligned, one dashed rule under the header."""
+    import tabulate as tb
+
     head, rows = table_rows(res, per_topic)
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)] if rows else \
-        [len(h) for h in head]
     nleft = 3 if per_topic else 2
-
-    def line(cells):
-        out = []
-        for c, (x, wd) in enumerate(zip(cells, widths)):
-            out.append(str(x).ljust(wd) if c < nleft else str(x).rjust(wd))
-        return "  ".join(out).rstrip() + "\n"
-
-    fh.write(line(head))
-    fh.write("  ".join("-" * wd for wd in widths) + "\n")
-    for row in rows:
-        fh.write(line(row))
+    align = ["left"] * nleft + ["right"] * (len(head) - nleft)
+    pad, tb.MIN_PADDING = tb.MIN_PADDING, 0  # columns as wide as their widest cell
+    try:
+        text = tb.tabulate(rows, headers=head, tablefmt="simple", colalign=align,
+                           disable_numparse=True)
+    finally:
+        tb.MIN_PADDING = pad
+    fh.write("\n".join(line.rstrip() for line in text.splitlines()) + "\n")
 
 
 def format_warnings(res: EvalResult, max_items: int = 8, lines: bool = False) -> list[str]:
