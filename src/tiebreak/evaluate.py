@@ -63,7 +63,7 @@ def resolve_regimes(regimes) -> list[str]:
 
 
 def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int = 1000,
-                   seed: int = 0) -> tuple[list, list[str]]:
+                   seed: int = 0, cache: dict | None = None) -> tuple[list, list[str]]:
     """Per-topic values of every measure under one regime: the one evaluation path behind
     ``tiebreak eval``, ``tiebreak trec_eval`` and the API.
 
@@ -77,6 +77,9 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
     samples, seed : int
         Seeded random orderings for the ``expected`` value of measures without a closed form
         or a linear form.
+    cache : dict, optional
+        Shared between calls on the same ``P`` (several regimes of one run): orderings and
+        values computed once (``lower`` reuses ``realistic``, and so on).
 
     Returns
     -------
@@ -85,7 +88,7 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
     notes : list of str
         What was estimated by sampling, with the largest standard error.
     """
-    cache: dict = {}
+    cache = {} if cache is None else cache
 
     def R(order):
         if order not in cache:
@@ -94,7 +97,7 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
 
     out: list = [None] * len(measures)
     notes: list[str] = []
-    memo: dict = {}
+    memo: dict = cache.setdefault("values", {})
     if regime != "expected":
         for j, m in enumerate(measures):
             order = order_for(regime, m.kind)
@@ -113,7 +116,7 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
                 mode = "linear" if cut is None else "sampled"
             if mode == "closed" and f.name == "bpref" and cut is not None:
                 mode = "sampled"
-            key = (f.name, m.cutoff, m.values)
+            key = ("expected", f.name, m.cutoff, m.values)
             if key in memo:
                 out[j] = memo[key]
                 continue
@@ -378,9 +381,10 @@ class Evaluator:
                              f"{self.qrels.name}; is this the right qrels file?")
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
+        cache: dict = {}
         for k, reg in enumerate(self.regimes):
             vals, notes = measure_values(P, self.measures, reg, samples=self.samples,
-                                         seed=self.seed)
+                                         seed=self.seed, cache=cache)
             for j, v in enumerate(vals):
                 out[j, k, P.topic_ids] = v
             for n in notes:

@@ -295,6 +295,7 @@ class Prepared:
     rel_levels: np.ndarray
     max_docs: int | None = None
     judged_only: bool = False
+    shared: dict = field(default_factory=dict)  # qrels-side arrays shared by its rankings
 
 
 def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
@@ -415,6 +416,7 @@ class Ranking:
     code: np.ndarray | None
     _mean: object = None  # expected: (codes, topics in score order, kept positions, group mean)
     _cache: dict = field(default_factory=dict)
+    _shared: dict | None = None  # per Prepared: arrays that depend on the qrels side only
 
     # -- per-position quantities -----------------------------------------------------------
     def per_position(self, key, fn) -> np.ndarray:
@@ -494,6 +496,8 @@ class Ranking:
         flat, shape = self._padded()
         if flat is None:
             return exact_cumsum(x, self.topic, self.rank, self.starts, self.n_topics)
+        if isinstance(flat, str):  # every topic has the same number of positions: no padding
+            return np.cumsum(x.reshape(shape), axis=1).reshape(-1)
         M = np.zeros(shape)
         M.flat[flat] = x
         np.cumsum(M, axis=1, out=M)
@@ -506,7 +510,9 @@ class Ranking:
         if v is None:
             n, T = len(self.rank), self.n_topics
             L = int(self.rank.max(initial=1))
-            if T * L <= 4 * n + 4096:
+            if T * L == n:
+                v = ("dense", (T, L))
+            elif T * L <= 4 * n + 4096:
                 v = (self.topic * L + self.rank - 1, (T, L))
             else:
                 v = (None, None)
@@ -552,10 +558,20 @@ class Ranking:
         return self.at(self.cumsum(x), self.n_ret)
 
     def cached(self, key, fn):
-        """Memoise a derived array of this ranking (cumulative sums, gains, ideal lists)."""
+        """Memoise a derived array of this ranking (cumulative sums, gains)."""
         v = self._cache.get(key)
         if v is None:
             v = self._cache[key] = fn()
+        return v
+
+    def qrels_cached(self, key, fn):
+        """Memoise an array that depends on the qrels side only (gain tables, ideal lists):
+        shared by every ranking of the same prepared run with the same topics."""
+        c = self._cache if self._shared is None else self._shared
+        key = (key, self.n_topics)
+        v = c.get(key)
+        if v is None:
+            v = c[key] = fn()
         return v
 
     @property
@@ -568,18 +584,23 @@ def ranking(P: Prepared, order: str) -> Ranking:
     ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``)."""
     o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
     T = len(P.topic_ids)
-    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code)
+    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
+                   _shared=P.shared)
 
 
 def _score_positions(P: Prepared):
     """Evaluated positions in score order (-J applied, -M not) and a tied-group label per
     position (a bogus -c position is a group of its own): (t, rank, code, gid)."""
+    v = P.shared.get("score_positions")
+    if v is not None:
+        return v
     O = P.O
     order, t, rank, code = _select(P, O.score_order, cut=False)
     lab = np.full(len(P.J.qtopic), -1, np.int64)
     lab[O.score_order] = O.group
     gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
-    return t, rank, code, gid
+    v = P.shared["score_positions"] = (t, rank, code, gid)
+    return v
 
 
 def expected_ranking(P: Prepared) -> Ranking:
@@ -597,7 +618,7 @@ def expected_ranking(P: Prepared) -> Ranking:
     t, rank = t_full[keep], rank_full[keep]
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
-                   (code_full, t_full, keep, mean_of))
+                   (code_full, t_full, keep, mean_of), _shared=P.shared)
 
 
 def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:

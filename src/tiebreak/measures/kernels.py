@@ -363,7 +363,7 @@ def gain_table(R, gains):
 
         order = np.argsort(-gain, kind="stable")
         return table, gain[order], counts[:, order], in_table[:, order]
-    return R.cached(("gain_table", gains), make)
+    return R.qrels_cached(("gain_table", gains), make)
 
 
 def gains_at(R, gains) -> np.ndarray:
@@ -386,17 +386,23 @@ def _ideal(gsorted, csorted, T: int, length: int) -> np.ndarray:
 
 
 def ideal(R, gains):
-    """Ideal gains aligned with R's positions (n,), the ideal lists (T, Lx) and the ideal DCG
-    through each rank (T, Lx), positive gains only (trec_eval stops at gain <= 0)."""
+    """The ideal lists (T, Lx) and the ideal DCG through each rank (T, Lx) of every topic,
+    positive gains only (trec_eval stops at gain <= 0); Lx exceeds every qrels list."""
     def make():
         _, gs, cs, _ = gain_table(R, gains)
         tot = cs.sum(axis=1)
-        Lx = int(max(tot.max(initial=0), R.n_ret.max(initial=0))) + 1
+        Lx = int(tot.max(initial=0)) + 1
         I = _ideal(gs, cs, R.n_topics, Lx)
         terms = np.where(I > 0, I, 0.0) / np.log2(np.arange(Lx) + 2.0)
-        Ic = np.cumsum(terms, axis=1)
-        return I[R.topic, R.rank - 1], I, Ic
-    return R.cached(("ideal", gains), make)
+        return I, np.cumsum(terms, axis=1)
+    return R.qrels_cached(("ideal", gains), make)
+
+
+def ideal_at_positions(R, gains) -> np.ndarray:
+    """The ideal gain at each position's rank, float64 (n,) (0 past the ideal list)."""
+    I, _ = ideal(R, gains)
+    r = np.minimum(R.rank - 1, I.shape[1] - 1)
+    return np.where(R.rank - 1 < I.shape[1], I[R.topic, r], 0.0)
 
 
 def _cum_dcg(R, gains):
@@ -445,7 +451,7 @@ def dcg(R, m, scale: bool = False):
 def ideal_dcg(R, m, scale: bool = False):
     """DCG of the ideal ranking of the topic's qrels (to depth k)."""
     gains = _resolve_gains(R, m, scale)
-    _, I, Ic = ideal(R, gains)  # past its end the ideal list holds no positive gain
+    I, Ic = ideal(R, gains)  # past its end the ideal list holds no positive gain
     if m.cutoff is None:
         return Ic[:, -1]
     return Ic[:, min(m.cutoff, I.shape[1]) - 1]
@@ -461,9 +467,9 @@ def ndcg_rel(R, m):
     """trec_eval ndcg_rel: nDCG averaged over the relevant documents."""
     gains = _resolve_gains(R, m)
     g = gains_at(R, gains)
-    _, I, Ic = ideal(R, gains)
+    I, Ic = ideal(R, gains)
     rc = _cum_dcg(R, gains)
-    icum = Ic[R.topic, R.rank - 1]
+    icum = Ic[R.topic, np.minimum(R.rank - 1, Ic.shape[1] - 1)]
     pos = g > 0
     s = R.tsum(_div(rc, icum), pos)
     n_rel = (I > 0).sum(axis=1)
@@ -476,7 +482,11 @@ def ndcg_rel(R, m):
 def rndcg(R, m):
     """trec_eval Rndcg: nDCG averaged at the R levels of the ideal ranking."""
     gains = _resolve_gains(R, m)
-    _, I, Ic = ideal(R, gains)
+    I, Ic = ideal(R, gains)
+    extra = int(R.n_ret.max(initial=0)) + 1 - I.shape[1]
+    if extra > 0:  # as wide as the longest ranking: the ideal list is 0 past its end
+        I = np.pad(I, ((0, 0), (0, extra)))
+        Ic = np.pad(Ic, ((0, 0), (0, extra)), mode="edge")
     T, Lx = I.shape
     rc = _cum_dcg(R, gains)
     Rc = np.zeros((T, Lx))
@@ -504,7 +514,8 @@ def g_measure(R, m):
     """trec_eval G: gain / log2(2 + ideal cost - gain so far), normalised (Buckley 2008)."""
     gains = _resolve_gains(R, m)
     g = gains_at(R, gains)
-    Ipos, I, _ = ideal(R, gains)
+    I, _ = ideal(R, gains)
+    Ipos = ideal_at_positions(R, gains)
     sc = R.cumsum(np.maximum(Ipos, 1.0))
     sr = R.cumsum(g)
     nz = g != 0
