@@ -78,3 +78,20 @@ def block_starts(items: list[bytes]) -> np.ndarray:
 def text(docno) -> str:
     """A docno held as latin-1 text, shown as UTF-8."""
     return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")
+
+
+def fixed_fields(data: bytes, nl: int, k: int):
+    """The compiled fast path's first step: ``(bytes (N,) uint8, starts (nl, k), ends (nl, k))``
+    of the fields of ``data`` when every one of its ``nl`` lines holds exactly ``k`` fields;
+    None otherwise, for an empty input, or without numba (the strict reader then runs)."""
+    if nl == 0:
+        return None
+    try:
+        from ._fast import split_fields
+    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
+        return None
+    a = np.frombuffer(data, np.uint8)
+    status, st, en = split_fields(a, nl, k)
+    if status:
+        return None
+    return a, st.reshape(nl, k), en.reshape(nl, k)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import sorted_codes, text
+from ._arrays import fixed_fields, sorted_codes, text
 from .source import (
     INTEGER,
     InputError,
@@ -187,18 +187,11 @@ _FAST_MIN_BYTES = 1 << 17
 def _read_qrels_fast(data: bytes, nl: int):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
     most 18 digits (see :mod:`tiebreak.io._fast`); None for anything else."""
-    if nl == 0:
+    got = fixed_fields(data, nl, 4)
+    if got is None:
         return None
-    try:
-        from ._fast import intern, parse_integers, split_fields
-    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
-        return None
-    a = np.frombuffer(data, np.uint8)
-    status, st, en = split_fields(a, nl, 4)
-    if status:
-        return None
-    st = st.reshape(nl, 4)
-    en = en.reshape(nl, 4)
+    a, st, en = got
+    from ._fast import intern, parse_integers
     value = np.empty(nl, np.int64)
     if parse_integers(a, np.ascontiguousarray(st[:, 3]), np.ascontiguousarray(en[:, 3]), value):
         return None

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import block_starts, sorted_codes, text
+from ._arrays import block_starts, fixed_fields, sorted_codes, text
 from .source import (
     NUMBER,
     InputError,
@@ -216,18 +216,11 @@ def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes):
 def _read_run_fast(data: bytes, nl: int):
     """Read a run whose every line holds exactly six fields with compiled kernels (no Python
     object per line); None when the input is anything else (the strict reader handles it)."""
-    if nl == 0:
+    got = fixed_fields(data, nl, 6)
+    if got is None:
         return None
-    try:
-        from ._fast import intern, split_fields
-    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
-        return None
-    a = np.frombuffer(data, np.uint8)
-    status, st, en = split_fields(a, nl, 6)
-    if status:
-        return None
-    st = st.reshape(nl, 6)
-    en = en.reshape(nl, 6)
+    a, st, en = got
+    from ._fast import intern
     score = _numbers(a, st[:, 4], en[:, 4], data)
     rank = _numbers(a, st[:, 3], en[:, 3], data) if score is not None else None
     if rank is None:
