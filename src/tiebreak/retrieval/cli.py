@@ -45,8 +45,8 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--k1", type=float, help="BM25 k1 (default 0.9).")
 @click.option("--b", "b", type=float, help="BM25 b (default 0.4).")
 @click.option("--idf", type=click.Choice(["rsj", "rw", "lucene"]),
-              help="BM25 idf: rsj log((N-df+.5)/(df+.5)) (default), rw log(N/df), "
-                   "lucene log(1+(N-df+.5)/(df+.5)).")
+              help="BM25 idf: lucene log(1+(N-df+.5)/(df+.5)) (default, never negative), "
+                   "rsj log((N-df+.5)/(df+.5)) (Lu 2018's BM25^(1)), rw log(N/df).")
 @click.option("--mu", type=float, help="Dirichlet mu for ql (default 2500).")
 @click.option("--lam", type=float, help="Mixing weight lambda of the proximity models.")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",

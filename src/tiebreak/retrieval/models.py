@@ -193,13 +193,14 @@ def query_term_ids(index, query_terms) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(tids, np.int64), np.asarray(qtf, np.float64)
 
 
-def idf_weights(index, tids: np.ndarray, idf: str = "rsj") -> np.ndarray:
+def idf_weights(index, tids: np.ndarray, idf: str = "lucene") -> np.ndarray:
     """BM25 term weights (natural log), spec ``proximity-retrieval.md`` Eq. 2.4.
 
     * ``rsj``: Robertson--Spaerck Jones ``log((N - df + 0.5) / (df + 0.5))`` (negative when
-      df > N/2; BM25^(1) of the spec),
+      df > N/2; BM25^(1) of Lu 2018, Table 4.3),
     * ``rw``: Robertson--Walker ``log(N / df)`` (BM25^(2)),
-    * ``lucene``: ``log(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene/Anserini, bm25s' default).
+    * ``lucene`` (the default): ``log(1 + (N - df + 0.5) / (df + 0.5))``, never negative
+      (Lucene/Anserini, bm25s).
     """
     N = float(index.num_docs)
     df = np.asarray(index.df)[tids].astype(np.float64)
@@ -250,7 +251,7 @@ def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
 
 
 def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
-         idf: str = "rsj", doclen: str = "exact", **traversal) -> tuple[np.ndarray, np.ndarray]:
+         idf: str = "lucene", doclen: str = "exact", **traversal) -> tuple[np.ndarray, np.ndarray]:
     """Okapi BM25, spec ``proximity-retrieval.md`` §1.2, Eq. 2.3 with the IDF of Eq. 2.4.
 
     ``score(Q, D) = sum_q f_{q,Q} w_q (k1 + 1) f_{q,D} / (K_D + f_{q,D})``,

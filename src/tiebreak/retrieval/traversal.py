@@ -94,7 +94,7 @@ def impacts(index, model: str, quantize: int | None = None, quantizer: str = "li
     if model == "bm25":
         k1 = float(params.get("k1", 0.9))
         b = float(params.get("b", 0.4))
-        idf = str(params.get("idf", "rsj"))
+        idf = str(params.get("idf", "lucene"))
         doclen = str(params.get("doclen", "exact"))
         fkey = ("full-bm25", k1, b, doclen)
         if fkey not in c:
@@ -150,7 +150,7 @@ def plan(index, model: str, query_terms, quantize: int | None = None,
     integer = quantize is not None
     if model == "bm25":
         w = qtf.astype(np.int64) if integer else \
-            M.idf_weights(index, tids, str(params.get("idf", "rsj"))) * qtf
+            M.idf_weights(index, tids, str(params.get("idf", "lucene"))) * qtf
         pw = 0
     else:
         w = qtf.astype(np.int64) if integer else qtf.astype(np.float64)
@@ -396,10 +396,10 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     qid = np.repeat(np.arange(nq), np.diff(q_ptr))
     nqt = np.bincount(qid, weights=qtf, minlength=nq)
     if model == "bm25":
-        idf_all = index._cache.get(("idf-all", params.get("idf", "rsj")))
+        idf_all = index._cache.get(("idf-all", params.get("idf", "lucene")))
         if idf_all is None:
-            idf_all = index._cache[("idf-all", params.get("idf", "rsj"))] = M.idf_weights(
-                index, np.arange(index.vocab_size), str(params.get("idf", "rsj")))
+            idf_all = index._cache[("idf-all", params.get("idf", "lucene"))] = M.idf_weights(
+                index, np.arange(index.vocab_size), str(params.get("idf", "lucene")))
         q_w = qtf.astype(np.int64) if integer else idf_all[q_tids] * qtf
         q_pw = np.zeros(nq, np.int64 if integer else np.float64)
     else:
