@@ -124,3 +124,13 @@ def test_missing_extra_is_named(monkeypatch):
     r = CliRunner().invoke(main, ["study", "ties", "--qrels", QRELS, RUN])
     assert r.exit_code == 2 and "'tiebreak study ties' needs the plot extra" in r.output
     assert invoke(QRELS, RUN, "-m", "AP", "--quiet").exit_code == 0  # eval needs no extra
+
+
+def test_every_command_has_a_complete_one_line_help():
+    from tiebreak.cli import COMMAND_HELP, LAZY_COMMANDS, LAZY_STUDIES, STUDY_HELP, main
+
+    listed = set(main.commands) | set(LAZY_COMMANDS)
+    assert listed == set(COMMAND_HELP)
+    assert set(LAZY_STUDIES) == set(STUDY_HELP)
+    for text in [*COMMAND_HELP.values(), *STUDY_HELP.values()]:
+        assert text.endswith(".") and "..." not in text

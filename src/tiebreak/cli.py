@@ -74,6 +74,34 @@ def _need_extra(command: str) -> None:
               f"pip install 'tiebreak[{extra}]'")
 
 
+# One line per command for the command lists of --help (complete sentences, and no command
+# module is imported just to list it).
+COMMAND_HELP: dict[str, str] = {
+    "band": "Write a deliberately tied (banded or rounded) version of a run.",
+    "bounds": "Worst-case change of RR / RBP from averaging inside bands (YMT 2016, Table 2).",
+    "compare": "Significance tests between runs, flagging wins that depend on tie order.",
+    "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
+    "eval": "Evaluate runs against qrels under every treatment of tied scores.",
+    "example": "Print the paths of a shipped example (qrels, then run).",
+    "index": "Build (or verify) a positional index of a collection.",
+    "measures": "List every measure, its names, kind and how ties are averaged.",
+    "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
+    "report": "Write a self-contained HTML report comparing runs.",
+    "search": "Search an index for every topic and write a TREC run.",
+    "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
+    "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
+    "trec_eval": "Drop-in trec_eval 10.0, plus --regime for tie regimes.",
+}
+STUDY_HELP: dict[str, str] = {
+    "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
+    "depth": "Evaluation depth against pooling depth (Lu 2018, ch. 5).",
+    "estimate": "Deep RBP estimated from simulated shallow pools (Lu 2018, ch. 6).",
+    "precision": "Quantised, pruned and band-safe retrieval against exact scoring.",
+    "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
+    "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
+}
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
     when needed."""
@@ -98,6 +126,19 @@ class LazyGroup(click.Group):
             mod, attr = self.lazy[name].split(":")
             return getattr(importlib.import_module(mod), attr)
         return super().get_command(ctx, name)
+
+    def format_commands(self, ctx, formatter):
+        short = STUDY_HELP if self.lazy is LAZY_STUDIES else COMMAND_HELP
+        rows = []
+        for name in self.list_commands(ctx):
+            text = short.get(name)
+            if text is None:
+                cmd = self.get_command(ctx, name)
+                text = cmd.get_short_help_str(limit=200) if cmd is not None else ""
+            rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
