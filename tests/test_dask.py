@@ -33,3 +33,8 @@ def test_dask_equals_local(client, shared_data):
     np.testing.assert_array_equal(remote.per_topic, local.per_topic)
     np.testing.assert_array_equal(remote.mean, local.mean)
     assert remote.warnings == local.warnings
+    # a second evaluation of an identical evaluator gets a copy of its own (no key shared with
+    # the first one while the cluster releases it)
+    again = tb.Evaluator(q, ["AP", "nDCG@10", "P@10"],
+                         ["trec_eval", "expected"]).evaluate(runs, client=client)
+    np.testing.assert_array_equal(again.per_topic, local.per_topic)

@@ -458,7 +458,9 @@ class Evaluator:
     def _iter_dask(self, runs, client, on_duplicate, name_by="tag"):
         """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
         once; each run file is read and evaluated by a worker; results come back in order."""
-        shared = client.scatter((self, on_duplicate, name_by), broadcast=True)
+        # one object under a key of its own (hash=False): a second evaluation never meets the
+        # first one's copy while the cluster releases it
+        [shared] = client.scatter([(self, on_duplicate, name_by)], broadcast=True, hash=False)
         futures = client.map(_work, [shared] * len(runs), runs, pure=False)
         for f in futures:
             yield f.result()
