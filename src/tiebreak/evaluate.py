@@ -156,6 +156,28 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
     return out, notes
 
 
+def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) -> None:
+    """Free the rankings (and the orderings behind them) that the ``later`` regimes will not
+    read: values already computed are memoised, so a ranking is kept only while some measure of
+    a later regime still needs it. Peak memory is then that of the trec_eval ranking plus one
+    regime's, not of every regime's (about half for the seven regimes)."""
+    memo = cache.get("values", {})
+    need = {"trec_eval"}  # the warnings read it last
+    for reg in later:
+        if reg == "expected":
+            continue  # its own structures; 'trec_order' measures read trec_eval (kept)
+        for m in measures:
+            order = order_for(reg, m.kind)
+            if (order, m.family.name, m.cutoff, m.values) not in memo:
+                need.add(order)
+    for key in [k for k in cache if k != "values" and k not in need]:
+        del cache[key]
+    oc = P.O._cache
+    if oc:
+        for key in [k for k in oc if k not in need]:
+            del oc[key]
+
+
 def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
     """Mean and standard error over ``S`` seeded random within-group orderings of each
     measure's per-topic values, in batches so memory stays proportional to the run."""
@@ -390,6 +412,7 @@ class Evaluator:
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
+            _evict(cache, P, self.measures, self.regimes[k + 1:])
         return out, self._warnings(run, P)
 
     def _warnings(self, run: Run, P: Prepared) -> dict:
