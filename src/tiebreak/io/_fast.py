@@ -246,6 +246,16 @@ def intern(a, st, en):  # pragma: no cover - compiled
         s = st[j]
         e = en[j]
         n = e - s
+        if j > 0 and en[j - 1] - st[j - 1] == n:  # qids and tags repeat line after line
+            ps = st[j - 1]
+            same = True
+            for t in range(n):
+                if a[ps + t] != a[s + t]:
+                    same = False
+                    break
+            if same:
+                ids[j] = ids[j - 1]
+                continue
         h = np.uint64(14695981039346656037)
         for i in range(s, e):
             h = (h ^ np.uint64(a[i])) * np.uint64(1099511628211)
@@ -337,3 +347,15 @@ def parse_integers(a, st, en, out):  # pragma: no cover - compiled
             i += 1
         out[j] = -v if neg else v
     return 0
+
+
+@nb.njit(cache=True, nogil=True)
+def gather_fixed(a, st, en, width):  # pragma: no cover - compiled
+    """The tokens ``a[st[j]:en[j]]`` as the rows of a zero-padded uint8 array (len(st), width),
+    to be viewed as numpy ``S<width>`` strings."""
+    out = np.zeros((st.shape[0], width), np.uint8)
+    for j in range(st.shape[0]):
+        s = st[j]
+        for t in range(en[j] - s):
+            out[j, t] = a[s + t]
+    return out
