@@ -201,7 +201,12 @@ class Orderings:
 def orderings(J: Judged) -> Orderings:
     """Sort a judged run by topic and score and find its tied groups."""
     n = len(J.qtopic)
-    so = np.lexsort((-J.score, J.qtopic))
+    t0, s0 = J.qtopic, J.score
+    if n > 1 and bool(np.all(t0[1:] >= t0[:-1])) and bool(
+            np.all((t0[1:] != t0[:-1]) | (s0[1:] <= s0[:-1]))):
+        so = np.arange(n)  # already by topic, scores descending: what the stable sort gives
+    else:
+        so = np.lexsort((-s0, t0))
     t = J.qtopic[so]
     s = J.score[so]
     new = np.ones(n, bool)
