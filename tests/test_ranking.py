@@ -27,3 +27,33 @@ def test_score_order_is_the_stable_sort(lines, presorted):
     assert O.score_order.tolist() == expect.tolist()
     if presorted:
         assert O.score_order.tolist() == list(range(len(lines)))
+
+
+def _hygiene_brute(lines):
+    """contradictions, rank_ties, increasing per topic (order of first appearance)."""
+    topics = list(dict.fromkeys(t for t, _, _ in lines))
+    out = {k: [0] * len(topics) for k in ("contradictions", "rank_ties", "increasing")}
+    for j, q in enumerate(topics):
+        mine = [(r, i, s) for i, (t, r, s) in enumerate(lines) if t == q]
+        by_rank = sorted(mine)
+        for (r0, _, s0), (r1, _, s1) in zip(by_rank, by_rank[1:]):
+            out["contradictions"][j] += s1 > s0
+            out["rank_ties"][j] += r1 == r0
+    for (t0, _, s0), (t1, _, s1) in zip(lines, lines[1:]):
+        out["increasing"][topics.index(t1)] += t0 == t1 and s1 > s0
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 6), st.integers(0, 4)),
+                min_size=1, max_size=30), st.booleans())
+def test_run_hygiene_counts(lines, presorted):
+    """run_hygiene against its definition, on files already in rank order and in any order."""
+    from tiebreak.ranking import run_hygiene
+
+    if presorted:
+        lines = sorted(lines, key=lambda x: (x[0], x[1]))
+    text = "".join(f"q{t} Q0 d{i} {r} {s} tag\n" for i, (t, r, s) in enumerate(lines))
+    got = run_hygiene(tb.read_run(io.BytesIO(text.encode())))
+    want = _hygiene_brute(lines)
+    assert {k: v.tolist() for k, v in got.items()} == want

@@ -49,8 +49,12 @@ def run_hygiene(run: Run) -> dict[str, np.ndarray]:
     if not len(run):  # a run without result lines
         return {k: np.zeros(nt, np.int64) for k in ("contradictions", "rank_ties", "increasing")}
     t, s, rk = run.topic, run.score, run.rank
-    ok = np.flatnonzero(~np.isnan(rk))
-    o = ok[np.lexsort((ok, rk[ok], t[ok]))]
+    dt = t[1:] - t[:-1]
+    if not np.isnan(rk).any() and bool(np.all((dt > 0) | ((dt == 0) & (rk[1:] >= rk[:-1])))):
+        o = np.arange(len(t))  # already in rank-column order per topic (the usual file)
+    else:
+        ok = np.flatnonzero(~np.isnan(rk))
+        o = ok[np.lexsort((ok, rk[ok], t[ok]))]
     tr, rr, sr = t[o], rk[o], s[o]
     same = np.r_[False, tr[1:] == tr[:-1]]
     file_same = np.r_[False, t[1:] == t[:-1]]
