@@ -466,27 +466,17 @@ class Evaluator:
         return run.name, run.source, v, w, self.notes
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
-        if client is not None:
-            yield from self._iter_dask(list(runs), client, on_duplicate, name_by)
+        from .parallel import imap
+
+        if client is not None:  # the evaluator (qrels included) goes to every worker once
+            yield from imap(_work, list(runs), 1, (self, on_duplicate, name_by), client=client)
             return
         runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
-            from .parallel import imap
-
             yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
             return
         for r in runs:
             yield self._one(r, on_duplicate, name_by)
-
-    def _iter_dask(self, runs, client, on_duplicate, name_by="tag"):
-        """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
-        once; each run file is read and evaluated by a worker; results come back in order."""
-        # one object under a key of its own (hash=False): a second evaluation never meets the
-        # first one's copy while the cluster releases it
-        [shared] = client.scatter([(self, on_duplicate, name_by)], broadcast=True, hash=False)
-        futures = client.map(_work, [shared] * len(runs), runs, pure=False)
-        for f in futures:
-            yield f.result()
 
     def evaluate(self, runs, progress=None, jobs: int = 1,
                  on_duplicate: str = "error", name_by: str = "tag",
@@ -575,17 +565,7 @@ def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jo
 
 
 def dask_client(address: str):
-    """A dask.distributed Client for ``address`` (``tcp://host:port``), or a LocalCluster of
-    one single-threaded worker process per CPU for ``local``. Raises ImportError naming the
-    extra when Dask is not installed."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
-    if address == "local":
-        from .parallel import cpus
+    """:func:`tiebreak.parallel.dask_client` (kept here for the API's existing callers)."""
+    from .parallel import dask_client as make
 
-        cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        return Client(cluster)
-    return Client(address)
+    return make(address)
