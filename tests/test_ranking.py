@@ -57,3 +57,29 @@ def test_run_hygiene_counts(lines, presorted):
     got = run_hygiene(tb.read_run(io.BytesIO(text.encode())))
     want = _hygiene_brute(lines)
     assert {k: v.tolist() for k, v in got.items()} == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-3, 300)),
+                min_size=1, max_size=40, unique_by=lambda x: x[:2]),
+       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 12)), min_size=1, max_size=40,
+                unique=True))
+def test_judge_dense_table_equals_binary_search(judgments, lines):
+    """The qrels values found through the dense (topic, docno) table equal those of the binary
+    search over the sorted keys (values of any width, negative ones, absent topics/docnos)."""
+    import tiebreak.ranking as rk
+
+    qtext = "".join(f"q{t} 0 d{d} {v}\n" for t, d, v in judgments)
+    rtext = "".join(f"q{t} Q0 d{d} {i + 1} {-i} tag\n" for i, (t, d) in enumerate(lines))
+    got = []
+    for limit in (rk.DENSE_QRELS_MAX, 0):
+        qrels = tb.read_qrels(io.BytesIO(qtext.encode()))
+        run = tb.read_run(io.BytesIO(rtext.encode()))
+        old, rk.DENSE_QRELS_MAX = rk.DENSE_QRELS_MAX, limit
+        try:
+            J = judge(run, qrels)
+        finally:
+            rk.DENSE_QRELS_MAX = old
+        got.append((J.qtopic.tolist(), J.relkey.tolist(), J.judged.tolist(), J.grade.tolist()))
+        assert ("_dense" in qrels.__dict__ and bool(qrels.__dict__["_dense"])) == (limit > 0)
+    assert got[0] == got[1]

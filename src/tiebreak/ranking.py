@@ -86,6 +86,34 @@ class Judged:
     lines_missing_in_qrels: int
 
 
+#: Largest (topics x judged docnos) for which :func:`judge` keeps a dense table of qrels values
+#: (bytes: this many, or 2/4/8x for wider values); larger qrels use a binary search per line.
+DENSE_QRELS_MAX = 1 << 24
+
+
+def _dense_values(qrels: Qrels):
+    """``(table, absent)``: the qrels value of every (topic, docno id) pair in the smallest
+    integer type that holds the values and one spare code ``absent`` for pairs not in the qrels;
+    None when the table would exceed :data:`DENSE_QRELS_MAX` entries. Built once per Qrels."""
+    got = qrels.__dict__.get("_dense")
+    if got is not None:
+        return got or None
+    T, D = len(qrels.topics), len(qrels.docnos)
+    out: tuple = ()
+    if 0 < T * D <= DENSE_QRELS_MAX:
+        lo, hi = int(qrels.value.min()), int(qrels.value.max())
+        for dt in (np.int8, np.int16, np.int32, np.int64):
+            info = np.iinfo(dt)
+            if info.min < lo and hi <= info.max:
+                absent = info.min
+                tv = np.full((T, D), absent, dt)
+                tv[qrels.topic, qrels.docid] = qrels.value
+                out = (tv, absent)
+                break
+    qrels.__dict__["_dense"] = out
+    return out or None
+
+
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     """Look up every run line in the qrels.
 
@@ -110,12 +138,19 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         qd = np.where(qrels.docnos[p] == run.docnos, p, -1)[docrank]
     else:
         qd = np.full(len(docrank), -1)
-    keys = np.where(qd >= 0, (qt << 32) | np.maximum(qd, 0), -1)
-    pos = np.searchsorted(qrels.keys, keys)
-    pos[pos == len(qrels.keys)] = 0
-    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
-        len(keys), bool)
-    val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
+    table = _dense_values(qrels)
+    if table is not None:  # one gather from a (topic, docno) table built once per qrels
+        tv, absent = table
+        v = tv[qt, np.maximum(qd, 0)].astype(np.int64)
+        found = (v != absent) & (qd >= 0)
+        val = np.where(found, v, NOT_IN_QRELS)
+    else:
+        keys = np.where(qd >= 0, (qt << 32) | np.maximum(qd, 0), -1)
+        pos = np.searchsorted(qrels.keys, keys)
+        pos[pos == len(qrels.keys)] = 0
+        found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
+            len(keys), bool)
+        val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
     judged = found & (val >= 0)
     relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
     grade = np.where(judged, val, 0).astype(np.float64)
