@@ -49,19 +49,20 @@ def run_hygiene(run: Run) -> dict[str, np.ndarray]:
     if not len(run):  # a run without result lines
         return {k: np.zeros(nt, np.int64) for k in ("contradictions", "rank_ties", "increasing")}
     t, s, rk = run.topic, run.score, run.rank
+    same_file = t[1:] == t[:-1]
     dt = t[1:] - t[:-1]
-    if not np.isnan(rk).any() and bool(np.all((dt > 0) | ((dt == 0) & (rk[1:] >= rk[:-1])))):
-        o = np.arange(len(t))  # already in rank-column order per topic (the usual file)
+    if not np.isnan(rk).any() and bool(np.all((dt > 0) | (same_file & (rk[1:] >= rk[:-1])))):
+        tr, rr, sr, same = t, rk, s, same_file  # already in rank-column order per topic
     else:
         ok = np.flatnonzero(~np.isnan(rk))
         o = ok[np.lexsort((ok, rk[ok], t[ok]))]
-    tr, rr, sr = t[o], rk[o], s[o]
-    same = np.r_[False, tr[1:] == tr[:-1]]
-    file_same = np.r_[False, t[1:] == t[:-1]]
+        tr, rr, sr = t[o], rk[o], s[o]
+        same = tr[1:] == tr[:-1]
+    nxt = tr[1:]
     return {
-        "contradictions": np.bincount(tr[same & np.r_[False, sr[1:] > sr[:-1]]], minlength=nt),
-        "rank_ties": np.bincount(tr[same & np.r_[False, rr[1:] == rr[:-1]]], minlength=nt),
-        "increasing": np.bincount(t[file_same & np.r_[False, s[1:] > s[:-1]]], minlength=nt),
+        "contradictions": np.bincount(nxt[same & (sr[1:] > sr[:-1])], minlength=nt),
+        "rank_ties": np.bincount(nxt[same & (rr[1:] == rr[:-1])], minlength=nt),
+        "increasing": np.bincount(t[1:][same_file & (s[1:] > s[:-1])], minlength=nt),
     }
 
 
