@@ -96,13 +96,12 @@ def _eisel_lemire(w, q):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, nogil=True)
-def split_fields(a, nl, nf):  # pragma: no cover - compiled
-    """Starts and ends (int64, shape (nl * nf,)) of the fields of a text in which every one of
-    the ``nl`` lines holds exactly ``nf`` fields, separated by C ``isspace`` bytes, the first not
+def split_fields(a, nl, nf, st, en):  # pragma: no cover - compiled
+    """Fill ``st`` and ``en`` (integer arrays of shape (nl * nf,); int32 suffices for a text
+    under 2 GiB) with the starts and ends of the fields of a text in which every one of the
+    ``nl`` lines holds exactly ``nf`` fields, separated by C ``isspace`` bytes, the first not
     starting with ``#``. Returns (0, starts, ends), or (1, ...) when the text is not like that."""
     n = a.shape[0]
-    st = np.empty(nl * nf, np.int64)
-    en = np.empty(nl * nf, np.int64)
     k = 0
     line = 0
     cnt = 0
