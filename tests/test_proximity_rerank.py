@@ -63,6 +63,36 @@ def test_rerank_scores_only_first_pass(tmp_path):
     assert list(s) == sorted(s, reverse=True)
 
 
+@pytest.mark.parametrize("lam", [0.4, 1.0])
+def test_rerank_tail(tmp_path, lam):
+    """tail=True: the first K documents with their full Eq. 4.3 scores, then the first pass's
+    documents K+1..k with (1 - lam) BM25 -- a lower bound of Eq. 4.3 -- all in trec_eval order."""
+    from tiebreak.retrieval.models import bm25
+
+    idx = random_index(tmp_path, 9, ndocs=120)
+    for qtext in QUERIES[:4]:
+        q = idx.analyzer.analyze(qtext)
+        full_d, full_s = dep.lkp(idx, q, 1000, lam=lam)
+        full = dict(zip(full_d.tolist(), full_s.tolist()))
+        lkp0 = dict(zip(*(x.tolist() for x in dep.lkp(idx, q, 1000, lam=0.0))))
+        first, _ = bm25(idx, q, 40, idf="rw", k1=dep.K1, b=dep.B)
+        d, s = rerank(idx, q, 40, first_k=8, lam=lam, tail=True)
+        assert sorted(d.tolist()) == sorted(first.tolist())
+        head = set(first[:8].tolist())
+        for x, y in zip(d.tolist(), s.tolist()):
+            if x in head:
+                assert y == full[x]
+            else:  # BM25 part only; lam=0 Lkp is BM25^(2), so (1 - lam) times it
+                assert y == pytest.approx((1.0 - lam) * lkp0[x], rel=1e-12, abs=1e-12)
+                assert y <= full[x] + 1e-12
+        assert list(s) == sorted(s, reverse=True)
+        # K >= k: the tail changes nothing; without tail only K documents come back
+        d2, s2 = rerank(idx, q, 40, first_k=40, lam=lam, tail=True)
+        d3, s3 = rerank(idx, q, 40, first_k=40, lam=lam)
+        assert d2.tolist() == d3.tolist() and np.array_equal(s2, s3)
+        assert len(rerank(idx, q, 40, first_k=8, lam=lam)[0]) == min(8, len(first))
+
+
 def test_rerank_bad_input(tmp_path):
     idx = random_index(tmp_path, 7)
     q = idx.analyzer.analyze("alpha beta")

@@ -35,10 +35,12 @@ RERANK_MODELS = ("lkp", "lkpf", "l2p")
 @jit
 def _rerank_kernel(
     post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
-    cands, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, doclen_arr, n_docs,
+    cands, nprox, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, doclen_arr, n_docs,
     slot_of_mask, pair_slot, ph_slot, pop,
 ):  # fmt: skip
-    """Eq. 4.3 scores of the documents ``cands`` (int32, any order) and their top ``topk``."""
+    """Eq. 4.3 scores of the first ``nprox`` documents of ``cands`` (int32, first-pass order),
+    the BM25 part alone (``(1 - lam) BM25``, a lower bound of Eq. 4.3) for the others; the top
+    ``topk`` of all."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = dep._lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
@@ -48,7 +50,11 @@ def _rerank_kernel(
     nslots = len(slot_maxlen)
     # candidates in docid order; posting index of (candidate i, term j), -1 when absent, by a
     # merge of each term's postings (docid-sorted) with the sorted candidates
-    cands = np.sort(cands)
+    perm = np.argsort(cands)
+    isprox = np.empty(m, np.bool_)
+    for i in range(m):
+        isprox[i] = perm[i] < nprox
+    cands = cands[perm]
     where = np.full((m, k), -1, np.int64)
     for j in range(k):
         t = tids[j]
@@ -93,7 +99,7 @@ def _rerank_kernel(
                 if j < P:
                     npx += 1
         sc[i] = (1.0 - lam) * bm
-        if npx >= 2:
+        if npx >= 2 and isprox[i]:
             multi[nm] = i
             nm += 1
     # proximity only for the candidates with >= 2 proximity terms, in a compact loop (the
@@ -127,7 +133,7 @@ def _rerank_kernel(
 def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int = 1000,
            model: str = "lkp", lam: float = dep.LAMBDA, k1: float = dep.K1, b: float = dep.B,
            method: str = "auto", max_prox_terms: int | None = dep.MAX_PROX_TERMS,
-           **first_params):  # fmt: skip
+           tail: bool = False, **first_params):  # fmt: skip
     """Two-stage Lkp: the top ``first_k`` of ``first``, rescored by ``model`` (Eq. 4.3).
 
     Parameters
@@ -143,6 +149,13 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         ``first_params`` says otherwise.
     first_k : int
         Candidates taken from the first pass (K); >= 1.
+    tail : bool
+        With ``tail=True`` and ``k > first_k``, the first pass's documents ``K+1 .. k`` follow,
+        each scored with the BM25 part of Eq. 4.3 alone (``(1 - lam) BM25``, its proximity
+        part not computed). That is a lower bound of its Eq. 4.3 score and never above a
+        reranked document's score (those have a BM25 part at least as high, up to rounding,
+        and a proximity part >= 0), so the run keeps depth ``k`` and its scores stay honest
+        lower bounds. Default False: only the K candidates are returned.
     model : {"lkp", "lkpf", "l2p"}
         Second-pass model; ``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms`` as in
         :func:`tiebreak.retrieval.dependency.lkp` (``max_prox_terms=None`` is 62 for ``l2p``).
@@ -151,7 +164,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     -------
     (docids int32 (k',), scores float64 (k',))
         Best first, trec_eval order (score descending, then docno descending);
-        k' = min(k, number of candidates).
+        k' = min(k, number of candidates) (candidates: ``first_k``, or ``max(k, first_k)``
+        with ``tail``).
 
     Raises
     ------
@@ -170,7 +184,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         first_params = {"idf": "rw", "k1": k1, "b": b, **first_params}
     if plan is None:
         return dep._empty()
-    cands, _ = fn(index, query_terms, int(first_k), **first_params)
+    n_first = max(int(k), int(first_k)) if tail else int(first_k)
+    cands, _ = fn(index, query_terms, n_first, **first_params)
     cands = np.asarray(cands, np.int32)
     if len(cands) == 0:
         return dep._empty()
@@ -178,17 +193,20 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
     return _rerank_kernel(
         pp, pd, qp, pos, rank, maxdl, dep._saturation(index, k1, b), df_all, cf_all,
-        cands, tids, qtf, nq, int(k), dep._VARIANT_CODE[model], dep._METHOD_CODE[method],
-        float(lam), float(k1), float(b), float(index.avgdl), dl, float(index.num_docs),
+        cands, int(first_k), tids, qtf, nq, int(k), dep._VARIANT_CODE[model],
+        dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(index.avgdl), dl,
+        float(index.num_docs),
         tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
     )  # fmt: skip
 
 
 def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",
-                  first_k: int | None = None, progress: bool = False, **params):
+                  first_k: int | None = None, progress: bool = False, tail: bool = False,
+                  **params):
     """:func:`rerank` over ``(qid, text)`` topics, as :func:`tiebreak.retrieval.search.search`
     does for one model: a list of :class:`~tiebreak.retrieval.search.Result` in topic order (an
-    empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``. ``params`` go
+    empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``; ``tail`` as
+    in :func:`rerank`. ``params`` go
     to :func:`rerank` (``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms``) after the checks
     of :func:`~tiebreak.retrieval.search.check_params` for ``model``.
 
@@ -217,7 +235,8 @@ def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str =
     out = []
     for qid, text in it:
         terms = analyze(text)
-        d, s = rerank(index, terms, k, first=first, first_k=first_k, model=model, **params)
+        d, s = rerank(index, terms, k, first=first, first_k=first_k, model=model, tail=tail,
+                      **params)
         note = ""
         if len(d) == 0:
             note = ("no query terms after analysis" if not terms else
