@@ -85,7 +85,10 @@ def test_rerank_tail(tmp_path, lam):
             else:  # BM25 part only; lam=0 Lkp is BM25^(2), so (1 - lam) times it
                 assert y == pytest.approx((1.0 - lam) * lkp0[x], rel=1e-12, abs=1e-12)
                 assert y <= full[x] + 1e-12
-        assert list(s) == sorted(s, reverse=True)
+        # trec_eval order: score descending, then docno descending (lam = 1: the tail is 0)
+        docnos = [idx.docnos[x] for x in d.tolist()]
+        keys = list(zip(s.tolist(), docnos))
+        assert keys == sorted(keys, reverse=True)
         # K >= k: the tail changes nothing; without tail only K documents come back
         d2, s2 = rerank(idx, q, 40, first_k=40, lam=lam, tail=True)
         d3, s3 = rerank(idx, q, 40, first_k=40, lam=lam)
@@ -102,6 +105,11 @@ def test_rerank_bad_input(tmp_path):
         rerank(idx, q, 10, model="sdm")
     with pytest.raises(ValueError, match="lam must be in"):
         rerank(idx, q, 10, lam=2)
+    with pytest.raises(ValueError, match="tail needs the BM25"):
+        rerank(idx, q, 10, first_k=2, tail=True, first="ql")
+    with pytest.raises(ValueError, match="tail needs the BM25"):
+        rerank(idx, q, 10, first_k=2, tail=True, idf="lucene")
+    assert len(rerank(idx, q, 10, first_k=2, tail=True, b=0.5, k1=1.2)[0]) > 2  # model's k1, b
     d, s = rerank(idx, ["nonexistentterm"], 10)
     assert len(d) == 0 and len(s) == 0
 

@@ -22,6 +22,8 @@ Models*. PhD thesis, RMIT University, ch. 4.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import dependency as dep
@@ -35,39 +37,46 @@ RERANK_MODELS = ("lkp", "lkpf", "l2p")
 @jit
 def _rerank_kernel(
     post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
-    cands, nprox, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, doclen_arr, n_docs,
-    slot_of_mask, pair_slot, ph_slot, pop,
+    cands, first_sc, nprox, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
 ):  # fmt: skip
-    """Eq. 4.3 scores of the first ``nprox`` documents of ``cands`` (int32, first-pass order),
-    the BM25 part alone (``(1 - lam) BM25``, a lower bound of Eq. 4.3) for the others; the top
-    ``topk`` of all."""
+    """Two-stage scores. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
+    ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
+    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. Returns the
+    top ``topk`` of head and tail merged, in trec_eval order."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = dep._lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
     k = len(tids)
     P = nq
-    m = len(cands)
-    nslots = len(slot_maxlen)
-    # candidates in docid order; posting index of (candidate i, term j), -1 when absent, by a
-    # merge of each term's postings (docid-sorted) with the sorted candidates
-    perm = np.argsort(cands)
-    isprox = np.empty(m, np.bool_)
-    for i in range(m):
-        isprox[i] = perm[i] < nprox
-    cands = cands[perm]
+    n_all = len(cands)
+    m = min(nprox, n_all)
+    # the head in docid order; posting index of (head document i, term j), -1 when absent: per
+    # term, a binary search per document that resumes where the previous one ended, or a
+    # linear merge, whichever is cheaper
+    hd = np.sort(cands[:m])
     where = np.full((m, k), -1, np.int64)
     for j in range(k):
         t = tids[j]
-        p = post_ptr[t]
+        lo = post_ptr[t]
         hi = post_ptr[t + 1]
-        for i in range(m):
-            d = cands[i]
-            while p < hi and post_docid[p] < d:
-                p += 1
-            if p == hi:
-                break
-            if post_docid[p] == d:
-                where[i, j] = p
+        if m * math.log2(hi - lo + 1) < hi - lo + m:
+            for i in range(m):  # few documents: binary search
+                if lo >= hi:
+                    break
+                d = hd[i]
+                lo += np.searchsorted(post_docid[lo:hi], d)
+                if lo < hi and post_docid[lo] == d:
+                    where[i, j] = lo
+        else:
+            for i in range(m):  # many: a linear merge
+                d = hd[i]
+                while lo < hi and post_docid[lo] < d:
+                    lo += 1
+                if lo == hi:
+                    break
+                if post_docid[lo] == d:
+                    where[i, j] = lo
     starts = np.zeros(P, np.int64)
     ends = np.zeros(P, np.int64)
     mcur = np.empty(P, np.int64)
@@ -82,6 +91,7 @@ def _rerank_kernel(
         np.empty(cap, np.int32),
         np.empty(cap, np.int32),
     )
+    nslots = len(slot_maxlen)
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
     acc = np.zeros(nslots, np.float64)
@@ -99,14 +109,14 @@ def _rerank_kernel(
                 if j < P:
                     npx += 1
         sc[i] = (1.0 - lam) * bm
-        if npx >= 2 and isprox[i]:
+        if npx >= 2:
             multi[nm] = i
             nm += 1
-    # proximity only for the candidates with >= 2 proximity terms, in a compact loop (the
+    # proximity only for the head documents with >= 2 proximity terms, in a compact loop (the
     # emission buffers are carried through this loop only)
     for x in range(nm):
         i = multi[x]
-        d = cands[i]
+        d = hd[i]
         for j in range(P):
             p = where[i, j]
             if p >= 0:
@@ -127,7 +137,43 @@ def _rerank_kernel(
             if S > 0.0:
                 prox += S * (1.0 + k1) / (S + Kd)
         sc[i] += lam * prox
-    return dep._select_topk(sc, cands, rank, topk)
+    h_d, h_s = dep._select_topk(sc, hd, rank, min(topk, m))
+    # merge the sorted head with the tail (already in order: first-pass order, scaled scores)
+    n_out = min(topk, m + (n_all - m))
+    out_d = np.empty(n_out, np.int32)
+    out_s = np.empty(n_out, np.float64)
+    a = 0
+    t = m
+    for o in range(n_out):
+        take_head = a < len(h_d)
+        if take_head and t < n_all:
+            ts = tail_w * first_sc[t]
+            take_head = h_s[a] > ts or (h_s[a] == ts and rank[h_d[a]] > rank[cands[t]])
+        if take_head:
+            out_d[o] = h_d[a]
+            out_s[o] = h_s[a]
+            a += 1
+        else:
+            out_d[o] = cands[t]
+            out_s[o] = tail_w * first_sc[t]
+            t += 1
+    # scaling can make distinct first-pass scores equal (and lam = 1 makes the whole tail 0):
+    # put every group of equal scores in docno-descending order, as trec_eval reads them
+    g = 0
+    while g < n_out:
+        e = g + 1
+        while e < n_out and out_s[e] == out_s[g]:
+            e += 1
+        if e - g > 1:
+            r = np.empty(e - g, np.int64)
+            for i in range(g, e):
+                r[i - g] = -rank[out_d[i]]
+            o = np.argsort(r, kind="mergesort")
+            grp = out_d[g:e].copy()
+            for i in range(e - g):
+                out_d[g + i] = grp[o[i]]
+        g = e
+    return out_d, out_s
 
 
 def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int = 1000,
@@ -151,11 +197,13 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         Candidates taken from the first pass (K); >= 1.
     tail : bool
         With ``tail=True`` and ``k > first_k``, the first pass's documents ``K+1 .. k`` follow,
-        each scored with the BM25 part of Eq. 4.3 alone (``(1 - lam) BM25``, its proximity
-        part not computed). That is a lower bound of its Eq. 4.3 score and never above a
-        reranked document's score (those have a BM25 part at least as high, up to rounding,
-        and a proximity part >= 0), so the run keeps depth ``k`` and its scores stay honest
-        lower bounds. Default False: only the K candidates are returned.
+        each scored with the BM25 part of Eq. 4.3 alone (``(1 - lam)`` times its first-pass
+        BM25^(2) score; its proximity part is not computed). That is a lower bound of its Eq.
+        4.3 score and not above a reranked document's score (those have a BM25 part at least
+        as high, up to rounding, and a proximity part >= 0), so the run keeps depth ``k`` and
+        its scores stay lower bounds. Needs the BM25^(2) first pass (``first="bm25"`` with the
+        model's ``k1``, ``b`` and idf ``rw``). Default False: only the K candidates are
+        returned.
     model : {"lkp", "lkpf", "l2p"}
         Second-pass model; ``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms`` as in
         :func:`tiebreak.retrieval.dependency.lkp` (``max_prox_terms=None`` is 62 for ``l2p``).
@@ -170,7 +218,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     Raises
     ------
     ValueError
-        An unknown model, ``first_k < 1``, or a bad model parameter.
+        An unknown model, ``first_k < 1``, a bad model parameter, or ``tail`` with another
+        first pass.
     """
     from .search import get_model
 
@@ -182,18 +231,25 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     fn = get_model(first)
     if first == "bm25":
         first_params = {"idf": "rw", "k1": k1, "b": b, **first_params}
+    if tail and (first != "bm25" or set(first_params) - {"idf", "k1", "b"}
+                 or (first_params["idf"], first_params["k1"], first_params["b"])
+                 != ("rw", k1, b)):
+        raise ValueError("tail needs the BM25^(2) first pass (first='bm25' with idf 'rw' and "
+                         "the model's k1 and b): its scores are the BM25 part of Eq. 4.3")
     if plan is None:
         return dep._empty()
     n_first = max(int(k), int(first_k)) if tail else int(first_k)
-    cands, _ = fn(index, query_terms, n_first, **first_params)
+    cands, first_sc = fn(index, query_terms, n_first, **first_params)
     cands = np.asarray(cands, np.int32)
+    first_sc = np.asarray(first_sc, np.float64)
     if len(cands) == 0:
         return dep._empty()
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
     pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
     return _rerank_kernel(
         pp, pd, qp, pos, rank, maxdl, dep._saturation(index, k1, b), df_all, cf_all,
-        cands, int(first_k), tids, qtf, nq, int(k), dep._VARIANT_CODE[model],
+        cands, first_sc, int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k),
+        dep._VARIANT_CODE[model],
         dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(index.avgdl), dl,
         float(index.num_docs),
         tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
