@@ -130,6 +130,14 @@ def test_cli_rerank_option(tmp_path):
                           "x"])
     assert full.exit_code == 0 and two.exit_code == 0, two.output
     assert two.output == full.output and two.output.count("\n") == 40
+    # --tail: depth -k with --first-k 5; the first 5 lines are the two-stage K = 5 run's
+    tl = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                         "-k", "20", "--first-k", "5", "--tail", "-q", "--tag", "x"])
+    short = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                            "-k", "20", "--first-k", "5", "-q", "--tag", "x"])
+    assert tl.exit_code == 0 and tl.output.count("\n") == 40, tl.output
+    assert [x for x in tl.output.splitlines() if int(x.split()[3]) <= 5] \
+        == short.output.splitlines()
     bad = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
                           "--first", "nope", "-q"])
     assert bad.exit_code == 2 and "unknown model 'nope'" in bad.output
