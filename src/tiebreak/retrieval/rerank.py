@@ -164,7 +164,12 @@ def _rerank_kernel(
         e = g + 1
         while e < n_out and out_s[e] == out_s[g]:
             e += 1
-        if e - g > 1:
+        ordered = True
+        for i in range(g + 1, e):
+            if rank[out_d[i]] > rank[out_d[i - 1]]:
+                ordered = False
+                break
+        if not ordered:  # rare: only where scaling made scores equal
             r = np.empty(e - g, np.int64)
             for i in range(g, e):
                 r[i - g] = -rank[out_d[i]]
