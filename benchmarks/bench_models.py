@@ -151,18 +151,19 @@ def mean_ap(idx, topics, queries, fn, collection):
 
 def interleaved(fns, queries, repeat: int) -> np.ndarray:
     """Total seconds of each function over ``queries``: per query, the functions take turns
-    ``repeat`` times, starting from a different one each time (so no function always follows
-    the same one), and each keeps its best (so load changes hit all of them alike)."""
+    ``repeat`` times, in a new random order each time (so no function always follows the same
+    one, whose memory traffic it would inherit), and each keeps its best (so load changes hit
+    all of them alike)."""
     for f in fns:
         for q in queries:
             f(q)
     n = len(fns)
+    rng = np.random.default_rng(0)
     tot = np.zeros(n)
     for q in queries:
         best = np.full(n, np.inf)
-        for r in range(max(repeat, n)):
-            for i in range(n):
-                j = (i + r) % n
+        for _ in range(repeat):
+            for j in rng.permutation(n):
                 t = time.perf_counter()
                 fns[j](q)
                 best[j] = min(best[j], time.perf_counter() - t)
