@@ -22,8 +22,6 @@ Models*. PhD thesis, RMIT University, ch. 4.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import dependency as dep
@@ -52,31 +50,28 @@ def _rerank_kernel(
     n_all = len(cands)
     m = min(nprox, n_all)
     # the head in docid order; posting index of (head document i, term j), -1 when absent: per
-    # term, a binary search per document that resumes where the previous one ended, or a
-    # linear merge, whichever is cheaper
+    # term, a galloping search per document from where the previous one ended (O(log gap):
+    # a handful of probes when the head is dense in the postings, few when it is sparse)
     hd = np.sort(cands[:m])
     where = np.full((m, k), -1, np.int64)
     for j in range(k):
         t = tids[j]
         lo = post_ptr[t]
         hi = post_ptr[t + 1]
-        if m * math.log2(hi - lo + 1) < hi - lo + m:
-            for i in range(m):  # few documents: binary search
-                if lo >= hi:
-                    break
-                d = hd[i]
-                lo += np.searchsorted(post_docid[lo:hi], d)
-                if lo < hi and post_docid[lo] == d:
-                    where[i, j] = lo
-        else:
-            for i in range(m):  # many: a linear merge
-                d = hd[i]
-                while lo < hi and post_docid[lo] < d:
-                    lo += 1
-                if lo == hi:
-                    break
-                if post_docid[lo] == d:
-                    where[i, j] = lo
+        for i in range(m):
+            if lo >= hi:
+                break
+            d = hd[i]
+            if post_docid[lo] < d:
+                # gallop from lo, then a binary search in the last step's range
+                step = 1
+                while lo + step < hi and post_docid[lo + step] < d:
+                    lo += step
+                    step <<= 1
+                end = min(lo + step, hi)
+                lo += 1 + np.searchsorted(post_docid[lo + 1:end], d)
+            if lo < hi and post_docid[lo] == d:
+                where[i, j] = lo
     starts = np.zeros(P, np.int64)
     ends = np.zeros(P, np.int64)
     mcur = np.empty(P, np.int64)
