@@ -14,10 +14,14 @@ Query sets (on Vaswani by default; ``--collection cranfield`` also works):
 * ``long``: the full topics with 6..``--long-max`` distinct terms, for FDM and Lkp (cost grows
   with 2^k), reported per query length.
 
-Two-stage mode (:mod:`tiebreak.retrieval.rerank`): BM25^(2) top-K, then Lkp on those K only.
-Reported per K (``--rerank-k``): query time against BM25's (median over queries of the per-query
-ratio, and the ratio of total times) on the short and the natural-length queries, and MAP
-against full Lkp on the collection's judgments.
+Two-stage mode (:mod:`tiebreak.retrieval.rerank`): BM25^(2) top max(K, 1000), Lkp on the top
+K, the rest with the BM25 part of Eq. 4.3 (``tail=True``). Reported per K (``--rerank-k``) on
+the natural-length topics: the query time against BM25^(2)'s, measured two ways --
+"interleaved" (per query every function runs ``--repeat`` times in a random order, best kept)
+and "passes" (the whole topic set as one pass, best of ``--repeat``) -- and MAP against full
+Lkp, with and without the tail. ``--map-sweep`` adds MAP per K on every classic collection;
+``--synthetic-docs N`` the timing on a synthetic Zipf collection of N documents (where K is
+small against the candidates); ``--skip-models`` skips the Table 4.8 costs and the start-up.
 
 Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
 its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
@@ -26,6 +30,7 @@ with an empty cache directory (full compile).
 Usage::
 
     python benchmarks/bench_models.py [--collection vaswani] [--repeat 3] [--long-max 10]
+    python benchmarks/bench_models.py --skip-models --repeat 7 --map-sweep --synthetic-docs 1000000
 
 The ir_datasets files are read from a temporary copy of ../shared/data/ir_datasets_home.
 """
