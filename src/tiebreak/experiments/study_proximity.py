@@ -18,8 +18,9 @@ Models (:mod:`tiebreak.retrieval.dependency`, :mod:`tiebreak.retrieval.models`):
 Outputs (in ``--out``):
 
 * ``summary.tsv``: per model the mean of each measure, the RBP residual, and the paired t-test
-  of AP against FDM (two-sided; p Holm-corrected over the family of all models and Lkp-cv
-  against FDM; ``sig`` ``+``/``-`` = adjusted p < alpha, better/worse than FDM);
+  of AP against FDM (two-sided; p Holm-corrected over the family of all models, Lkp-cv and
+  the mu-cross-validated models against FDM; ``sig`` ``+``/``-`` = adjusted p < alpha,
+  better/worse than FDM);
 * ``deltas.tsv`` / ``deltas.png`` (Figs 3.3, 3.4, 4.7): per model and baseline (BM25, SDM) the
   number of topics in each bucket of the per-topic AP change ``100 (AP - AP_base) / AP_base``
   (``base=0`` when the baseline has AP 0 and the model does not);
