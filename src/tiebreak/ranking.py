@@ -67,7 +67,8 @@ class Judged:
 
     ``qtopic`` indexes the qrels topics; ``relkey`` is the qrels value for judged documents and
     -1 / -2 for unjudged ones (trec_eval's codes); ``grade`` is max(value, 0) for judged documents
-    and 0 otherwise; ``judged`` marks documents with a qrels value >= 0.
+    and 0 otherwise; ``judged`` marks documents with a qrels value >= 0; ``qrow`` is the index of
+    the line's judgment in the qrels arrays (-1 when the qrels do not hold the docno).
     """
 
     n_topics: int
@@ -80,6 +81,7 @@ class Judged:
     lineno: np.ndarray
     run_topics_missing_in_qrels: list[str]
     lines_missing_in_qrels: int
+    qrow: np.ndarray | None = None
 
 
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
@@ -122,7 +124,7 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(
         len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
-        missing, int((~keep).sum()),
+        missing, int((~keep).sum()), np.where(found, pos, -1),
     )
 
 
@@ -296,6 +298,7 @@ class Prepared:
     max_docs: int | None = None
     judged_only: bool = False
     shared: dict = field(default_factory=dict)  # qrels-side arrays shared by its rankings
+    qrels: Qrels | None = None
 
 
 def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
@@ -323,7 +326,8 @@ def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
     bogus = ~has[ids] if len(ids) else np.zeros(0, bool)
     if not complete:
         ids, bogus = ids[~bogus], bogus[~bogus]
-    return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only)
+    return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only,
+                    qrels=qrels)
 
 
 def _seg_positions(t: np.ndarray, T: int):
@@ -406,6 +410,13 @@ class Ranking:
         document counted as maximally relevant (``upper`` of monotone measures). None for the
         fractional ranking of the ``expected`` regime, whose per-position quantities are means
         over the position's tied group (:meth:`per_position`).
+    line : ndarray int64 (n,) or None
+        Index of each position's line in the prepared run (``Prepared.J``; -1 for a -c bogus
+        position), in rankings of prepared runs whose qrels have subtopic lines (what the
+        diversity measures look up); None otherwise.
+    prepared : Prepared or None
+        The prepared run this ranking orders (its topic ``t`` is evaluated topic
+        ``t % len(prepared.topic_ids)``: sampled rankings stack replicas).
     """
 
     n_topics: int
@@ -417,6 +428,8 @@ class Ranking:
     _mean: object = None  # expected: (codes, topics in score order, kept positions, group mean)
     _cache: dict = field(default_factory=dict)
     _shared: dict | None = None  # per Prepared: arrays that depend on the qrels side only
+    line: np.ndarray | None = None
+    prepared: Prepared | None = None
 
     # -- per-position quantities -----------------------------------------------------------
     def per_position(self, key, fn) -> np.ndarray:
@@ -585,7 +598,11 @@ def ranking(P: Prepared, order: str) -> Ranking:
     o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
-                   _shared=P.shared)
+                   _shared=P.shared, line=o if _has_subtopics(P) else None, prepared=P)
+
+
+def _has_subtopics(P: Prepared) -> bool:
+    return P.qrels is not None and P.qrels.subtopic_lines is not None
 
 
 def _score_positions(P: Prepared):
@@ -600,6 +617,7 @@ def _score_positions(P: Prepared):
     lab[O.score_order] = O.group
     gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
     v = P.shared["score_positions"] = (t, rank, code, gid)
+    P.shared["score_lines"] = order
     return v
 
 
@@ -618,7 +636,7 @@ def expected_ranking(P: Prepared) -> Ranking:
     t, rank = t_full[keep], rank_full[keep]
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
-                   (code_full, t_full, keep, mean_of), _shared=P.shared)
+                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P)
 
 
 def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
@@ -627,22 +645,27 @@ def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     or a numpy Generator."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     t0, rank0, code0, gid = _score_positions(P)
+    lines0 = P.shared["score_lines"] if _has_subtopics(P) else None
     T = len(P.topic_ids)
-    ts, rs, cs = [], [], []
+    ts, rs, cs, ls = [], [], [], []
     for s in range(n_samples):
         perm = np.lexsort((rng.random(len(t0)), gid, t0))
         c, t, r = code0[perm], t0 + s * T, rank0
+        ln = lines0[perm] if lines0 is not None else None
         if P.max_docs is not None:
             k = r <= P.max_docs
             c, t, r = c[k], t[k], r[k]
+            ln = ln[k] if ln is not None else None
         ts.append(t)
         rs.append(r)
         cs.append(c)
+        ls.append(ln)
     t = np.concatenate(ts) if ts else np.zeros(0, np.int64)
     TT = T * n_samples
+    line = (np.concatenate(ls) if ls else t.copy()) if lines0 is not None else None
     return Ranking(TT, t, np.concatenate(rs) if rs else t.copy(),
                    np.bincount(t, minlength=TT), np.tile(P.rel_levels, (n_samples, 1)),
-                   np.concatenate(cs) if cs else t.copy())
+                   np.concatenate(cs) if cs else t.copy(), line=line, prepared=P)
 
 
 @dataclass

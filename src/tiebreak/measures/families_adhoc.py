@@ -421,3 +421,54 @@ register(Family("Compat", "compatibility: normalised RBO with the ideal ranking 
                 source=COMPAT))
 register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
                 "required", "sampled", source="ranx (E. Bassani, ECIR 2022)"))
+
+# ---------------------------------------------------------------------------------------------
+# Diversity (ndeval / ir_measures' pyndeval provider): subtopic qrels
+# ---------------------------------------------------------------------------------------------
+
+JUDGED_ONLY = Param("judged_only", "bool", False, "drop unjudged documents before evaluating "
+                    "(ir_measures judged_only, trec_eval -J)")
+ALPHA = Param("alpha", "float", 0.5, "redundancy intolerance alpha",
+              lambda v: None if 0 <= v < 1 else "must lie in [0, 1)")
+BETA_NRBP = Param("beta", "float", 0.5, "patience beta", _prob)
+DIV = ("NIST ndeval 4.5 (TREC Web track diversity task), as ir_measures' pyndeval provider "
+       "runs it; ")
+
+
+def _k_div(R, m):
+    from . import diversity
+    return diversity.evaluate_ranking(R, m)
+
+
+_DIVERSITY = [
+    ("alpha_DCG", "alpha-DCG@k over the ideal-ideal value S sum_{i<=k} (1-alpha)^(i-1)/log2(1+i)",
+     (REL, ALPHA, JUDGED_ONLY), "optional", "alpha-nDCG", ()),
+    ("alpha_nDCG", "alpha-DCG@k over that of the greedy ideal ranking of the judged documents",
+     (REL, ALPHA, JUDGED_ONLY), "optional", "alpha-nDCG", ()),
+    ("ERR_IA", "intent-aware ERR@k, sum_{i<=k} g_i / i over S sum_{i<=k} (1-alpha)^(i-1)/i",
+     (REL, JUDGED_ONLY), "optional", "ERR-IA", ()),
+    ("nERR_IA", "ERR-IA@k over that of the greedy ideal ranking", (REL, JUDGED_ONLY),
+     "optional", "ERR-IA", ()),
+    ("NRBP", "novelty- and rank-biased precision (1-(1-alpha)beta)/S sum_i g_i beta^(i-1)",
+     (REL, ALPHA, BETA_NRBP), "none", "NRBP", ()),
+    ("nNRBP", "NRBP over that of the greedy ideal ranking", (REL, ALPHA, BETA_NRBP), "none",
+     "NRBP", ()),
+    ("P_IA", "intent-aware precision: relevant (document, subtopic) pairs in the top k / (k S)",
+     (REL, JUDGED_ONLY), "optional", "IA", ()),
+    ("StRecall", "subtopic recall: subtopics covered by the top k / S", (REL,), "optional",
+     "IA", ()),
+    ("AP_IA", "intent-aware AP: mean over the S subtopics of each subtopic's AP",
+     (REL, JUDGED_ONLY), "none", "IA", ("MAP_IA",)),
+]
+
+
+def _div_source(key: str) -> str:
+    from .diversity import CITATIONS
+    return CITATIONS[key]
+
+
+for _name, _doc, _params, _cut, _cite, _aliases in _DIVERSITY:
+    register(Family(_name, _doc + "; g_i = sum over subtopics s of d_i of (1-alpha)^(s's "
+                    "earlier documents); subtopic qrels", "other", _k_div, _params, _cut,
+                    "sampled", source=DIV + _div_source(_cite), aliases=_aliases,
+                    rel_format="subtopics"))

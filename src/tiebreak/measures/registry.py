@@ -125,7 +125,7 @@ class Family:
     source: str = ""
     bogus: float | str | None = None  # value on a -c topic without results (None: computed)
     aliases: tuple[str, ...] = ()     # other ir_measures-style names of the family
-    rel_format: str = "qrels"         # qrels | prefs | qrels_jg
+    rel_format: str = "qrels"         # qrels | prefs | qrels_jg | subtopics
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
