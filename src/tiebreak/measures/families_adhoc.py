@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Family, MeasureError, Param, register
+from .registry import JUDGED_ONLY, Family, MeasureError, Param, register
 
 # The kernel modules are imported when a family is first evaluated, not when the registry
 # loads (it loads on every ``tiebreak eval``).
@@ -426,8 +426,6 @@ register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1
 # Diversity (ndeval / ir_measures' pyndeval provider): subtopic qrels
 # ---------------------------------------------------------------------------------------------
 
-JUDGED_ONLY = Param("judged_only", "bool", False, "drop unjudged documents before evaluating "
-                    "(ir_measures judged_only, trec_eval -J)")
 ALPHA = Param("alpha", "float", 0.5, "redundancy intolerance alpha",
               lambda v: None if 0 <= v < 1 else "must lie in [0, 1)")
 BETA_NRBP = Param("beta", "float", 0.5, "patience beta", _prob)
@@ -472,3 +470,18 @@ for _name, _doc, _params, _cut, _cite, _aliases in _DIVERSITY:
                     "earlier documents); subtopic qrels", "other", _k_div, _params, _cut,
                     "sampled", source=DIV + _div_source(_cite), aliases=_aliases,
                     rel_format="subtopics"))
+
+# ---------------------------------------------------------------------------------------------
+# ranx's count of hits (its other names are in :mod:`.ranx_names`)
+# ---------------------------------------------------------------------------------------------
+
+
+def _k_hits(R, m):
+    from .kernels import hits_at
+    return hits_at(R, m)
+
+
+register(Family("Hits", "relevant documents (value >= rel) in the top k (ranx hits@k)",
+                "monotone", _k_hits, (REL, JUDGED_ONLY), "optional", "linear",
+                source="ranx (E. Bassani. ranx: a blazing-fast Python library for ranking "
+                       "evaluation and comparison. ECIR 2022)"))

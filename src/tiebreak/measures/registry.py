@@ -37,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Param", "Family", "Measure", "MeasureError", "REGISTRY", "register", "family"]
+__all__ = ["Param", "Family", "Measure", "MeasureError", "REGISTRY", "register", "family",
+           "JUDGED_ONLY"]
 
 KINDS = ("monotone", "normalised", "judged", "residual", "count", "set", "other")
 EXPECTED = ("linear", "closed", "sampled", "linear_uncut", "trec_order")
@@ -213,6 +214,9 @@ class Measure:
             raise MeasureError(f"{self.family.name}: unknown parameter(s) {sorted(kw)}")
         return Measure(self.family, cutoff, vals, name, self.summary)
 
+
+JUDGED_ONLY = Param("judged_only", "bool", False, "drop unjudged documents before evaluating "
+                    "(ir_measures judged_only=, trec_eval -J), for this measure only")
 
 REGISTRY: dict[str, Family] = {}
 _ALIASES: dict[str, str] = {}
