@@ -129,3 +129,46 @@ def test_graded_rbp_against_trectools(dl20):
         assert all(v == 0 for q, v in zip(topics, ours[n]) if q not in ref)
     with pytest.raises(MeasureError, match="drop gains"):
         tb.evaluate(qrels, [run], ["RBP(graded=True,gains={1:0.5})"])
+
+
+def test_urbp_ubpref_against_trectools(dl20, tmp_path):
+    """uRBP and uBpref with a generated understandability qrels (values 0-100 for 80% of the
+    retrieved documents, scale 0.01), per topic, equal trectools 0.0.50's get_urbp and
+    get_ubpref to 1e-12; topics trectools leaves out score 0 here."""
+    trectools = pytest.importorskip("trectools", reason="trectools (test extra) not installed")
+    f, run, qrels = dl20
+    rng = np.random.default_rng(1)
+    lines = [f"{q} 0 {d} {int(rng.integers(0, 101))}" for q, ds in f.lists().items() for d in ds
+             if rng.random() < 0.8]
+    u = tmp_path / "u.qrels"
+    u.write_text("\n".join(lines) + "\n")
+    rp = tmp_path / "run"
+    rp.write_text("".join(f"{f.topics[t]} Q0 {d} {r} {100000.0 - r} r\n"
+                          for t, r, d in zip(f.topic, f.rank, f.docnos)))
+    te = trectools.TrecEval(trectools.TrecRun(str(rp)), trectools.TrecQrel(qrels.name))
+    uq = trectools.TrecQrel(str(u))
+    o = f"other='{u}'"
+    cases = {
+        f"uRBP(p=0.8,{o},scale=0.01)": lambda: te.get_urbp(
+            uq, normalization_factor=0.01, p=0.8, depth=1000, per_query=True),
+        f"uRBP(p=0.9,{o},scale=0.01,graded=True)@50": lambda: te.get_urbp(
+            uq, normalization_factor=0.01, p=0.9, depth=50, per_query=True,
+            binary_topical_relevance=False),
+        f"uBpref({o},scale=0.01)": lambda: te.get_ubpref(
+            uq, normalization_factor=0.01, per_query=True, depth=1000),
+        f"uBpref({o})@20": lambda: te.get_ubpref(uq, per_query=True, depth=20),
+    }
+    res = tb.evaluate(qrels, [str(rp)], list(cases), regimes=["trec_eval"],
+                      average="run-topics")
+    for name, fn in cases.items():
+        ref = fn()
+        ref = {str(q): v for q, v in ref[ref.columns[0]].items()}
+        assert len(ref) >= 40, name
+        for q in res.topics:
+            got = res.value(res.runs[0], name, "trec_eval", q)
+            if not np.isnan(got):
+                assert got == pytest.approx(ref.get(q, 0.0), abs=1e-12), (name, q)
+    with pytest.raises(MeasureError, match="name the second qrels"):
+        tb.evaluate(qrels, [str(rp)], ["uRBP"])
+    with pytest.raises(MeasureError, match="cannot read the second qrels"):
+        tb.evaluate(qrels, [str(rp)], ["uBpref(other='/nonexistent/u.qrels')"])

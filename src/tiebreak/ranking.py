@@ -84,6 +84,43 @@ class Judged:
     qrow: np.ndarray | None = None
 
 
+def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Find run lines in qrels.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    qtopic : ndarray int64 (n,)
+        Index into ``qrels.topics`` of each line's topic (-1: a topic the qrels lack).
+    docnos : ndarray str (d,)
+        The run's distinct docnos in byte order (``Run.docnos``).
+    docrank : ndarray int64 (n,)
+        Index into ``docnos`` of each line's docno.
+
+    Returns
+    -------
+    found : ndarray bool (n,)
+        The qrels judge the line's (topic, docno).
+    pos : ndarray int64 (n,)
+        Index of that judgment in the qrels arrays (meaningful where ``found``).
+    """
+    # run docnos -> qrels docno ids (both arrays are sorted bytes)
+    if len(qrels.docnos) and len(docnos):
+        p = np.searchsorted(qrels.docnos, docnos)
+        p[p == len(qrels.docnos)] = 0
+        qd = np.where(qrels.docnos[p] == docnos, p, -1)[docrank]
+    else:
+        qd = np.full(len(docrank), -1)
+    qd = np.where(qtopic >= 0, qd, -1)
+    keys = np.where(qd >= 0, (qtopic << 32) | np.maximum(qd, 0), -1)
+    pos = np.searchsorted(qrels.keys, keys)
+    pos[pos == len(qrels.keys)] = 0
+    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
+        len(keys), bool)
+    return found, pos
+
+
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     """Look up every run line in the qrels.
 
@@ -101,18 +138,7 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     sel = slice(None) if keep.all() else np.flatnonzero(keep)
     qt = qt[sel]
     docrank = run.docid[sel]
-    # run docnos -> qrels docno ids (both arrays are sorted bytes)
-    if len(qrels.docnos) and len(run.docnos):
-        p = np.searchsorted(qrels.docnos, run.docnos)
-        p[p == len(qrels.docnos)] = 0
-        qd = np.where(qrels.docnos[p] == run.docnos, p, -1)[docrank]
-    else:
-        qd = np.full(len(docrank), -1)
-    keys = np.where(qd >= 0, (qt << 32) | np.maximum(qd, 0), -1)
-    pos = np.searchsorted(qrels.keys, keys)
-    pos[pos == len(qrels.keys)] = 0
-    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
-        len(keys), bool)
+    found, pos = lookup(qrels, qt, run.docnos, docrank)
     val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
     judged = found & (val >= 0)
     relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
@@ -299,6 +325,7 @@ class Prepared:
     judged_only: bool = False
     shared: dict = field(default_factory=dict)  # qrels-side arrays shared by its rankings
     qrels: Qrels | None = None
+    run_docnos: np.ndarray | None = None  # the run's docnos (J.docrank indexes them)
 
 
 def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
@@ -327,7 +354,7 @@ def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
     if not complete:
         ids, bogus = ids[~bogus], bogus[~bogus]
     return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only,
-                    qrels=qrels)
+                    qrels=qrels, run_docnos=run.docnos)
 
 
 def _seg_positions(t: np.ndarray, T: int):
@@ -412,8 +439,8 @@ class Ranking:
         over the position's tied group (:meth:`per_position`).
     line : ndarray int64 (n,) or None
         Index of each position's line in the prepared run (``Prepared.J``; -1 for a -c bogus
-        position), in rankings of prepared runs whose qrels have subtopic lines (what the
-        diversity measures look up); None otherwise.
+        position): what measures that look a document up elsewhere (subtopics, a second
+        qrels) use; None in the fractional ranking of ``expected``.
     prepared : Prepared or None
         The prepared run this ranking orders (its topic ``t`` is evaluated topic
         ``t % len(prepared.topic_ids)``: sampled rankings stack replicas).
@@ -598,11 +625,7 @@ def ranking(P: Prepared, order: str) -> Ranking:
     o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
-                   _shared=P.shared, line=o if _has_subtopics(P) else None, prepared=P)
-
-
-def _has_subtopics(P: Prepared) -> bool:
-    return P.qrels is not None and P.qrels.subtopic_lines is not None
+                   _shared=P.shared, line=o, prepared=P)
 
 
 def _score_positions(P: Prepared):
@@ -645,24 +668,24 @@ def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     or a numpy Generator."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     t0, rank0, code0, gid = _score_positions(P)
-    lines0 = P.shared["score_lines"] if _has_subtopics(P) else None
+    lines0 = P.shared["score_lines"]
     T = len(P.topic_ids)
     ts, rs, cs, ls = [], [], [], []
     for s in range(n_samples):
         perm = np.lexsort((rng.random(len(t0)), gid, t0))
         c, t, r = code0[perm], t0 + s * T, rank0
-        ln = lines0[perm] if lines0 is not None else None
+        ln = lines0[perm]
         if P.max_docs is not None:
             k = r <= P.max_docs
             c, t, r = c[k], t[k], r[k]
-            ln = ln[k] if ln is not None else None
+            ln = ln[k]
         ts.append(t)
         rs.append(r)
         cs.append(c)
         ls.append(ln)
     t = np.concatenate(ts) if ts else np.zeros(0, np.int64)
     TT = T * n_samples
-    line = (np.concatenate(ls) if ls else t.copy()) if lines0 is not None else None
+    line = np.concatenate(ls) if ls else t.copy()
     return Ranking(TT, t, np.concatenate(rs) if rs else t.copy(),
                    np.bincount(t, minlength=TT), np.tile(P.rel_levels, (n_samples, 1)),
                    np.concatenate(cs) if cs else t.copy(), line=line, prepared=P)

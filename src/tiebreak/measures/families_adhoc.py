@@ -485,3 +485,53 @@ register(Family("Hits", "relevant documents (value >= rel) in the top k (ranx hi
                 "monotone", _k_hits, (REL, JUDGED_ONLY), "optional", "linear",
                 source="ranx (E. Bassani. ranx: a blazing-fast Python library for ranking "
                        "evaluation and comparison. ECIR 2022)"))
+
+# ---------------------------------------------------------------------------------------------
+# Multidimensional relevance: uRBP and uBpref (trectools), a second qrels scales the gains
+# ---------------------------------------------------------------------------------------------
+
+OTHER = Param("other", "str", None, "path of the second qrels (understandability, "
+              "trustworthiness, ...) whose value scales each relevant document")
+SCALE = Param("scale", "float", 1.0, "factor on the second qrels' values (trectools' "
+              "normalization_factor)")
+
+
+def _other(R, m):
+    from . import multidim
+    if m["other"] is None:
+        raise MeasureError(f"{m}: name the second qrels, e.g. {m.family.name}(other='u.qrels')")
+    return multidim.other_values(R, m["other"])
+
+
+def _k_urbp(R, m):
+    from . import multidim
+    from .kernels import graded_gain
+    has, u = _other(R, m)
+    return multidim.urbp(R.topic, R.rank, _rel_bool(R, m["rel"]), graded_gain(R, m["rel"]),
+                         has, u, R.n_topics, m["p"], m.cutoff, m["scale"], m["graded"])
+
+
+def _k_ubpref(R, m):
+    from . import multidim
+    has, u = _other(R, m)
+    lv = m["rel"]
+    return multidim.ubpref(R.topic, np.asarray(R.judged) > 0.5, _rel_bool(R, lv),
+                           np.asarray(R.nonrel(lv)) > 0.5, has, u, R.n_topics, R.num_rel(lv),
+                           R.num_nonrel(lv), m.cutoff, m["scale"])
+
+
+def _multidim_source() -> str:
+    from .multidim import CITATION
+    return CITATION
+
+
+register(Family("uRBP", "RBP@k with each relevant document's gain times its value in a second "
+                "qrels (trectools get_urbp)", "monotone", _k_urbp,
+                (Param("p", "float", 0.8, "persistence", _prob), OTHER, SCALE,
+                 Param("graded", "bool", False, "also multiply by the grade (trectools "
+                       "binary_topical_relevance=False)"), REL),
+                "optional", "sampled", source=_multidim_source()))
+register(Family("uBpref", "bpref@k with each relevant document weighted by its value in a "
+                "second qrels; the run restricted to documents both qrels judge (trectools "
+                "get_ubpref)", "normalised", _k_ubpref, (OTHER, SCALE, REL), "optional",
+                "sampled", source=_multidim_source()))

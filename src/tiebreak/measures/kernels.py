@@ -584,15 +584,23 @@ def trec_rbp_resid(R, m):
 # ---------------------------------------------------------------------------------------------
 
 
+def graded_gain(R, level: int) -> np.ndarray:
+    """Per-position gain = the grade when >= level (and >= 1), else 0; a promoted document gets
+    its topic's largest grade (at least 1), float64 (n,)."""
+    lv = max(int(level), 1)
+    top = _gmax(R.rel_levels)
+    return R.per_position(("graded_gain", lv), lambda c, t: np.where(
+        c == PROMOTED, top[t] if len(top) else 0.0,
+        np.where(c >= lv, c, 0).astype(np.float64)))
+
+
 def _rbp_gain(R, m):
     gains = m["gains"]
     if m["graded"]:
         if gains is not None:
             from .registry import MeasureError
             raise MeasureError(f"{m}: graded=True uses the grades as gains; drop gains=")
-        lv, top = max(int(m["rel"]), 0), float(R.rel_levels.shape[1] - 1)
-        return R.per_position(("rbp_graded", lv), lambda c, t: np.where(
-            c == PROMOTED, top, np.where(c >= max(lv, 1), c, 0).astype(np.float64)))
+        return graded_gain(R, m["rel"])
     if gains is None:
         return R.rel(m["rel"])
     keys = np.array([g for g, _ in gains], np.int64)
