@@ -172,3 +172,20 @@ def test_urbp_ubpref_against_trectools(dl20, tmp_path):
         tb.evaluate(qrels, [str(rp)], ["uRBP"])
     with pytest.raises(MeasureError, match="cannot read the second qrels"):
         tb.evaluate(qrels, [str(rp)], ["uBpref(other='/nonexistent/u.qrels')"])
+
+
+def test_every_convention_is_a_name_with_a_test():
+    """depth.CONVENTIONS: every tool's convention parses as a tiebreak name, and the test that
+    checks it against the tool exists."""
+    import ast
+    from pathlib import Path
+
+    from tiebreak.measures.depth import CONVENTIONS
+
+    here = Path(__file__).parent
+    for tool, (name, test) in CONVENTIONS.items():
+        parse_measure(name)
+        module, func = test.split("::")
+        tree = ast.parse((here / module).read_text())
+        assert func in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, (tool,
+                                                                                       test)

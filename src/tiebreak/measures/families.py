@@ -75,7 +75,7 @@ register(Family("RR", "1 / rank of the first relevant document (within the top k
                 K.e_reciprocal_rank, source=TREC, aliases=("MRR", "recip_rank")))
 register(Family("AP", "average precision: (1/R) sum over relevant ranks j <= k of P@j",
                 "normalised", K.average_precision, (REL, JUDGED_ONLY), "optional", "closed",
-                K.e_average_precision, source=TREC, aliases=("MAP",)))
+                K.e_average_precision, source=TREC, aliases=("MAP", "AP_a")))
 register(Family("bpref", "relevant documents ranked above judged non-relevant ones",
                 "normalised", K.bpref, (REL,), "none", "closed", K.e_bpref, source=BV))
 register(Family("infAP", "inferred AP; qrels value -1 = pooled but unjudged", "normalised",
