@@ -55,7 +55,9 @@ def expand(text: str) -> list[Measure] | None:
     if name not in _OWN and lvl is None:
         return None
     if name == "rbp":  # ranx: rbp.95 or rbp@95, persistence 0.95, no cutoff
-        if (pdec is None) == (cut is None):
+        if pdec is None and cut is None:
+            return None  # bare "rbp" is trec_eval's
+        if pdec is not None and cut is not None:
             raise MeasureError(f"{text}: ranx's RBP takes its persistence and no cutoff, e.g. "
                                "rbp.95 (RBP(p=0.95,graded=True)@k for a cutoff)")
         pdec, cut = pdec or cut, None
