@@ -189,3 +189,23 @@ def test_every_convention_is_a_name_with_a_test():
         tree = ast.parse((here / module).read_text())
         assert func in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}, (tool,
                                                                                        test)
+
+
+def test_every_regime_on_a_tied_run(shared_data, tmp_path):
+    """The new names under all seven regimes on a tied TREC-COVID run (a -c topic, -M 100):
+    finite values; lower <= expected <= upper for the linear ones (Hits, graded RBP)."""
+    q = tb.read_qrels(str(shared_data / fr.COVID[0]))
+    run = tb.read_run(str(shared_data / "trec_covid/round5/runs/final.qruir.txt.gz"))
+    u = tmp_path / "u.qrels"
+    rng = np.random.default_rng(0)
+    u.write_text("".join(f"{q.topics[t]} 0 {q.docnos[d]} {int(rng.integers(0, 101))}\n"
+                         for t, d in zip(q.topic, q.docid)))
+    names = ["hits@10", "rbp.8", "RBP(p=0.9,graded=True)@50", "ndcg_burges@10",
+             "P(judged_only=True)@10", "AP(judged_only=True)", f"uRBP(other='{u}',scale=0.01)",
+             f"uBpref(other='{u}')@100", "Judged", "NumQ"]
+    res = tb.evaluate(q, [run], names, regimes="all", samples=20, max_docs=100)
+    for name in names:
+        vals = {r: res.value(res.runs[0], name, r) for r in res.regimes}
+        assert all(np.isfinite(v) for v in vals.values()), (name, vals)
+        if parse_measure(name).family.expected in ("linear", "closed"):
+            assert vals["lower"] - 1e-12 <= vals["expected"] <= vals["upper"] + 1e-12, name

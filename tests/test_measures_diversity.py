@@ -402,3 +402,21 @@ def test_cli_diversity_qrels(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "tiebreak.cli", "eval", "-m", "nDCG@20",
                           str(q), str(r)], capture_output=True, text=True)
     assert bad.returncode == 2 and "q:4: docno judged twice" in bad.stderr
+
+
+def test_every_regime_on_a_real_run(shared_data, tmp_path):
+    """All nine families under all seven regimes on BIT.UA-run1 (ties, unjudged documents, a
+    qrels topic the run lacks, -M 50): values finite and in [0, 1] (alpha-DCG and NRBP are
+    normalised by the ideal-ideal value, so they stay below 1 too)."""
+    f = fr.load(shared_data / fr.DL20[0], shared_data / fr.DL20[1])
+    qlines = _gen_subtopics(f.head(100)) + [("no-such-topic", "1", "d", 1)]
+    qp = _write(tmp_path, "div.qrels", qlines)
+    names = ["alpha_DCG@20", "alpha_nDCG@20", "ERR_IA@20", "nERR_IA@20", "NRBP", "nNRBP",
+             "P_IA@20", "StRecall@20", "AP_IA", "alpha_nDCG(judged_only=True)@20", "nDCG@10"]
+    run = str(shared_data / fr.DL20[1])
+    res = tb.evaluate(str(qp), [run], names, regimes="all", samples=20, max_docs=50)
+    assert "no-such-topic" in res.topics
+    for name in names:
+        v = res.per_topic[0, res.measures.index(name)]
+        assert np.isfinite(v).all() and (v >= -1e-12).all() and (v <= 1 + 1e-12).all(), name
+        assert (v[:, res.topics.index("no-such-topic")] == 0).all()
