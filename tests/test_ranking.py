@@ -65,7 +65,7 @@ def test_run_hygiene_counts(lines, presorted):
        st.lists(st.tuples(st.integers(0, 4), st.integers(0, 12)), min_size=1, max_size=40,
                 unique=True))
 def test_judge_dense_table_equals_binary_search(judgments, lines):
-    """The qrels values found through the dense (topic, docno) table equal those of the binary
+    """The qrels rows found through the dense (topic, docno) table equal those of the binary
     search over the sorted keys (values of any width, negative ones, absent topics/docnos)."""
     import tiebreak.ranking as rk
 
@@ -80,6 +80,7 @@ def test_judge_dense_table_equals_binary_search(judgments, lines):
             J = judge(run, qrels)
         finally:
             rk.DENSE_QRELS_MAX = old
-        got.append((J.qtopic.tolist(), J.relkey.tolist(), J.judged.tolist(), J.grade.tolist()))
-        assert ("_dense" in qrels.__dict__ and bool(qrels.__dict__["_dense"])) == (limit > 0)
+        got.append((J.qtopic.tolist(), J.relkey.tolist(), J.judged.tolist(), J.grade.tolist(),
+                    J.qrow.tolist()))
+        assert ("_dense" in qrels.__dict__ and len(qrels.__dict__["_dense"]) > 0) == (limit > 0)
     assert got[0] == got[1]

@@ -217,7 +217,6 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
     """
     from .evaluate import Evaluator
     from .io import InputError, run_paths
-    from .io.frames import as_qrels
     from .measures import MeasureError
     from .output import format_warnings, write_json, write_table, write_tsv
 
@@ -225,10 +224,12 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
         paths = run_paths(runs)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
-        q = as_qrels(qrels)
-        ev = Evaluator(q, list(measures) or None, list(regimes) or None,
+        # the Evaluator reads the qrels: with a diversity measure, their second column is the
+        # subtopic
+        ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
                        seed=seed)
+        q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 

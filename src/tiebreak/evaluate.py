@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -89,7 +89,36 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
         What was estimated by sampling, with the largest standard error.
     """
     cache = {} if cache is None else cache
+    jo = [j for j, m in enumerate(measures) if _judged_only(m)]
+    if jo:
+        # ``judged_only=True`` (ir_measures): those measures see the run with its unjudged
+        # documents dropped, as under trec_eval -J (a prepared run of their own)
+        out_all: list = [None] * len(measures)
+        rest = [j for j in range(len(measures)) if j not in set(jo)]
+        notes_all: list[str] = []
+        sub = cache.setdefault("judged_only", {})
+        PJ = sub.get("prepared")
+        if PJ is None:
+            PJ = sub["prepared"] = P if P.judged_only else replace(P, judged_only=True,
+                                                                    shared={})
+        for idx, PP, cc in ((rest, P, cache), (jo, PJ, sub)):
+            if not idx:
+                continue
+            vals, notes = _measure_values(PP, [measures[j] for j in idx], regime,
+                                          samples=samples, seed=seed, cache=cc)
+            for j, v in zip(idx, vals):
+                out_all[j] = v
+            notes_all += [n for n in notes if n not in notes_all]
+        return out_all, notes_all
+    return _measure_values(P, measures, regime, samples=samples, seed=seed, cache=cache)
 
+
+def _judged_only(m: Measure) -> bool:
+    return any(k == "judged_only" and v for k, v in m.values)
+
+
+def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
+                    seed: int, cache: dict) -> tuple[list, list[str]]:
     def R(order):
         if order not in cache:
             cache[order] = ranking(P, order)
@@ -317,6 +346,10 @@ class Evaluator:
     ----------
     qrels : Qrels, path, "irds:ID", DataFrame or dict
         Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
+        Diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ...) read the second column of
+        the qrels as the subtopic (``qid subtopic docno rel``, as ndeval and ir_measures): a
+        path is then read with ``read_qrels(path, subtopics=True)``, and a Qrels must have
+        been read that way.
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
         Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
@@ -347,13 +380,22 @@ class Evaluator:
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False):
+        ms = measures if measures is not None else DEFAULT_MEASURES
+        if isinstance(ms, (str, Measure)):
+            ms = [ms]
+        ms = parse_measures(list(ms))
+        div = [m for m in ms if m.family.rel_format == "subtopics"]
         if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
             from .io.frames import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
 
-            qrels = as_qrels(qrels)
+            qrels = as_qrels(qrels, subtopics=bool(div))
         if not isinstance(qrels, Qrels):
             raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), a path, "
                             f"irds:ID, a DataFrame or a dict, not {type(qrels).__name__}")
+        if div and qrels.subtopic_lines is None:
+            raise MeasureError(f"{div[0]} is a diversity measure: it needs subtopic qrels "
+                               "(qid subtopic docno rel), read with "
+                               "tiebreak.read_qrels(path, subtopics=True) or given as a path")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
@@ -361,10 +403,6 @@ class Evaluator:
         if max_docs is not None and (isinstance(max_docs, bool) or int(max_docs) < 0):
             raise ValueError("max_docs must be a non-negative integer")
         self.qrels = qrels
-        ms = measures if measures is not None else DEFAULT_MEASURES
-        if isinstance(ms, (str, Measure)):
-            ms = [ms]
-        ms = parse_measures(list(ms))
         text = [m for m in ms if m.family.fmt == "str"]
         if text and len(text) == len(ms):
             raise MeasureError(f"{text[0]} has no numeric value; use tiebreak trec_eval -q")
