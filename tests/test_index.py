@@ -112,12 +112,14 @@ def test_light_stem():
     assert got == ["study", "class", "box", "run", "stop", "analysis", "cat"]
 
 
+@pytest.mark.parametrize("compressed", [True, False])
 @pytest.mark.parametrize("fmt", ["jsonl", "trec", "smart"])
-def test_round_trip(tmp_path, fmt):
+def test_round_trip(tmp_path, fmt, compressed):
     src = {"jsonl": lambda: write_jsonl(tmp_path / "c.jsonl"),
            "trec": lambda: write_trec(tmp_path / "c.trec.gz"),
            "smart": lambda: write_smart(tmp_path / "C.ALL")}[fmt]()
-    idx = build_index(src, tmp_path / "idx", progress=False)
+    idx = build_index(src, tmp_path / "idx", progress=False, compressed=compressed)
+    assert idx.format_version == (2 if compressed else 1)
     docs = list(iter_documents(src))
     if fmt == "smart":
         assert [d for d, _ in docs] == ["1", "2", "3", "4"]
@@ -223,23 +225,35 @@ def test_refuses_to_replace_non_index(tmp_path):
     assert (tmp_path / "idx" / "precious.txt").read_text() == "keep"
 
 
-@pytest.fixture
-def built(tmp_path):
-    build_index(write_jsonl(tmp_path / "c.jsonl"), tmp_path / "idx", progress=False)
+#: array files standing for positions / postings in each format version
+STORED = {1: {"pos": "pos", "post": "post_tf"}, 2: {"pos": "pos_bytes", "post": "post_bytes"}}
+
+
+@pytest.fixture(params=[2, 1], ids=["v2", "v1"])
+def built(tmp_path, request):
+    build_index(write_jsonl(tmp_path / "c.jsonl"), tmp_path / "idx", progress=False,
+                compressed=request.param == 2)
     return tmp_path / "idx"
 
 
+def stored(idx_dir, what):
+    version = json.loads((idx_dir / "manifest.json").read_text())["version"]
+    return STORED[version][what]
+
+
 def test_truncated_array(built):
-    f = array_file(built, "pos")
+    name = stored(built, "pos")
+    f = array_file(built, name)
     data = f.read_bytes()
     f.write_bytes(data[:-8])
-    with pytest.raises(IndexFormatError, match=r"pos\.npy has .* bytes.*truncated"):
+    with pytest.raises(IndexFormatError, match=rf"{name}\.npy has .* bytes.*truncated"):
         open_index(built)
 
 
 def test_missing_array(built):
-    os.remove(array_file(built, "post_tf"))
-    with pytest.raises(IndexFormatError, match=r"post_tf\.npy is missing"):
+    name = stored(built, "post")
+    os.remove(array_file(built, name))
+    with pytest.raises(IndexFormatError, match=rf"{name}\.npy is missing"):
         open_index(built)
 
 
@@ -260,7 +274,7 @@ def test_bad_manifest_version(built):
 
 def test_replaced_array_and_checksum(built, tmp_path):
     # same size, different content: loads (sizes match) but verify() catches it
-    f = array_file(built, "post_tf")
+    f = array_file(built, stored(built, "post"))
     data = bytearray(f.read_bytes())
     data[-1] ^= 0x7
     f.write_bytes(bytes(data))
