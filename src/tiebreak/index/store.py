@@ -37,6 +37,9 @@ then pass the same invariants as version 1's. A corrupt block raises :class:`Ind
 An index written before generations existed has no ``data`` entry and keeps its arrays beside the
 manifest; it is read the same way.
 
+A generation directory may also hold ``derived/``: arrays computed from the index for one model
+setting (block maxima), cached by :meth:`Index.derived`; they are not part of the index.
+
 A rebuild writes a new generation directory and then replaces ``manifest.json`` atomically
 (``os.replace``), so a reader sees the old or the new index, never a mixture: :func:`open_index`
 reads the manifest once, memory-maps every array of the generation it names, and if a file
@@ -61,6 +64,7 @@ Checks (all raise :class:`IndexFormatError`, never crash the interpreter):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -470,6 +474,45 @@ class Index:
     def docno(self, docid: int) -> str:
         return str(self.docnos[docid])
 
+    # -- derived arrays (model-dependent, cached in memory and next to the index)
+    def derived(self, name: str, params, compute) -> dict[str, np.ndarray]:
+        """Arrays derived from this index for ``params`` (for example the per-term and
+        per-block impact maxima of one model's parameter setting), computed once by
+        ``compute()`` (a dict of array name -> ndarray) and cached.
+
+        The cache is the loaded :class:`Index` and, when the index has a generation directory
+        that can be written, ``<generation>/derived/<name>-<hash>/`` (one ``.npy`` per array
+        and a ``meta.json`` with each one's dtype, shape and crc32; the hash covers ``name``,
+        ``repr(params)`` and every array checksum of the manifest), written atomically. A later
+        process reads the arrays from there (into memory, crc32-checked) instead of computing
+        them; a missing, unreadable or corrupt cache entry is computed again and rewritten, a
+        read-only index is simply not cached on disk. Rebuilding the index removes the
+        generation and its cache with it.
+
+        Returns
+        -------
+        dict of str -> ndarray
+            The arrays of ``compute()`` (in-memory copies when read from disk).
+        """
+        mkey = ("derived", name, repr(params))
+        hit = self._cache.get(mkey)
+        if hit is not None:
+            return hit
+        where = None
+        if self.data_dir != self.path:
+            ident = json.dumps([name, repr(params), self.manifest.get("data"),
+                                sorted((k, v["crc32"], v["shape"]) for k, v in
+                                       self.manifest["arrays"].items())])
+            h = hashlib.sha1(ident.encode("utf-8")).hexdigest()[:20]
+            where = self.data_dir / "derived" / f"{name}-{h}"
+        arrays = _read_derived(where) if where is not None else None
+        if arrays is None:
+            arrays = {k: np.ascontiguousarray(v) for k, v in compute().items()}
+            if where is not None:
+                _write_derived(where, arrays)
+        self._cache[mkey] = arrays
+        return arrays
+
     def verify(self) -> None:
         """Check everything: every array's crc32 (re-read, even if it passed before) and
         invariants, then the whole-index checks: cf and doclen recomputed from the postings,
@@ -518,6 +561,49 @@ class Index:
     def __repr__(self) -> str:
         return (f"Index({str(self.path)!r}, num_docs={self.num_docs}, vocab_size={self.vocab_size},"
                 f" postings={self.num_postings}, {self.analyzer!r})")
+
+
+# ---------------------------------------------------------------- derived-array cache
+def _read_derived(where: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of a derived-cache directory, or None when it is missing or fails a check."""
+    try:
+        meta = json.loads((where / "meta.json").read_text(encoding="utf-8"))
+        out = {}
+        for k, m in meta.items():
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", k):
+                return None
+            a = np.load(where / f"{k}.npy", allow_pickle=False)
+            if (str(a.dtype) != m["dtype"] or list(a.shape) != m["shape"]
+                    or crc32(a) != m["crc32"] or a.dtype.hasobject or not a.dtype.isnative):
+                return None
+            out[k] = np.ascontiguousarray(a)
+        return out
+    except Exception:  # noqa: BLE001 - a cache that cannot be read is recomputed
+        return None
+
+
+def _write_derived(where: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write a derived-cache directory atomically; silently nothing when it cannot be written."""
+    import secrets
+    import shutil
+
+    tmp = where.parent / f".{where.name}.tmp-{secrets.token_hex(6)}"
+    trash = where.parent / f".{where.name}.old-{secrets.token_hex(6)}"
+    try:
+        tmp.mkdir(parents=True)
+        meta = {}
+        for k, a in arrays.items():
+            np.save(tmp / f"{k}.npy", a, allow_pickle=False)
+            meta[k] = {"dtype": str(a.dtype), "shape": list(a.shape), "crc32": crc32(a)}
+        (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        if where.exists():      # a corrupt entry: move it aside, then put the new one in place
+            os.rename(where, trash)
+        os.rename(tmp, where)
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(trash, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- manifest and loading
