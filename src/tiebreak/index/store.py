@@ -390,7 +390,7 @@ class Index:
         else:
             tf = np.asarray(self.post_tf)
             pos_ptr = np.zeros(self.num_postings + 1, np.int64)
-            np.cumsum(tf, out=pos_ptr[1:])
+            np.cumsum(tf, dtype=np.int64, out=pos_ptr[1:])
             if pos_ptr[-1] != self.collection_length:      # post_tf's invariant checked it
                 raise IndexFormatError(f"{self.data_dir}: corrupt index: frequencies do not "
                                        "sum to collection_length; rebuild the index")

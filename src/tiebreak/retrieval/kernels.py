@@ -281,107 +281,6 @@ def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, 
     return _heap_result(hs, hd, n, rank)
 
 
-# ------------------------------------------------------------------ MaxScore (TAAT)
-@njit(cache=True)
-def taat_maxscore(pp, pd, imp, tids, w, ub, lo, pbound, plow, tol, prior, pw, has_prior, zarr,
-                  acc, seen, touched, rank, k, theta0, stats):
-    """Rank-safe term-at-a-time MaxScore (Turtle & Flood 1995, the term-at-a-time form).
-
-    Terms sorted by ``ub``; the lowest ones whose bound sum cannot reach the starting threshold
-    ``theta0`` are non-essential. The essential terms are accumulated term-at-a-time (partial
-    sums, in any order); a document none of them contains scores below ``theta0`` and is never
-    looked at. The threshold is raised to the k-th largest lower bound (partial sum plus the
-    non-essential terms' lowest contributions ``lo`` (<= 0) and the lowest prior ``plow``),
-    minus ``tol``; the documents whose upper bound (partial sum plus the non-essential ``ub``
-    and ``pbound``, plus ``tol``) still reaches it are the candidates, and only they are scored
-    exactly: every query term looked up (galloping, candidates in docid order) and added in
-    query order from zero, as :func:`taat` adds them -- so scores are bit-identical to it.
-    Without a non-essential term this is :func:`taat` itself.
-    """
-    m = tids.size
-    order = np.argsort(ub)
-    n_ne = 0
-    ne_ub = 0.0
-    ne_lo = 0.0
-    while n_ne < m and ne_ub + ub[order[n_ne]] + pbound + tol < theta0:
-        ne_ub += ub[order[n_ne]]
-        ne_lo += lo[order[n_ne]]
-        n_ne += 1
-    if n_ne == 0:
-        return taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k,
-                    stats)
-    n = 0
-    scored = 0
-    for i in range(n_ne, m):
-        qi = order[i]
-        t = tids[qi]
-        wi = w[qi]
-        for j in range(pp[t], pp[t + 1]):
-            d = pd[j]
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
-            acc[d] += wi * imp[j]
-        scored += pp[t + 1] - pp[t]
-    theta = theta0
-    if n >= k:
-        neg = np.empty(n, np.float64)
-        for x in range(n):
-            neg[x] = -(np.float64(acc[touched[x]]) + ne_lo + plow)
-        kth = -np.partition(neg, k - 1)[k - 1] - tol
-        if kth > theta:
-            theta = kth
-    c = 0
-    for x in range(n):
-        d = touched[x]
-        if np.float64(acc[d]) + ne_ub + pbound + tol >= theta:
-            touched[c] = d
-            c += 1
-        acc[d] = 0
-        seen[d] = False
-    cand = np.sort(touched[:c])
-    cur = np.empty(m, np.int64)
-    for qi in range(m):
-        cur[qi] = pp[tids[qi]]
-    cs = np.empty(c, zarr.dtype)
-    for x in range(c):
-        d = cand[x]
-        s = zarr[0]
-        for qi in range(m):
-            e = pp[tids[qi] + 1]
-            p = _next_geq(pd, cur[qi], e, d)
-            cur[qi] = p
-            if p < e and pd[p] == d:
-                s += w[qi] * imp[p]
-                scored += 1
-        if has_prior:
-            s += pw * prior[d]
-        cs[x] = s
-    stats[0] += scored
-    stats[1] += c
-    if c > k:
-        thr = np.partition(cs, c - k)[c - k]
-        mm = 0
-        for x in range(c):
-            if cs[x] >= thr:
-                mm += 1
-        cd2 = np.empty(mm, np.int32)
-        cs2 = np.empty(mm, zarr.dtype)
-        j = 0
-        for x in range(c):
-            if cs[x] >= thr:
-                cd2[j] = cand[x]
-                cs2[j] = cs[x]
-                j += 1
-    else:
-        cd2 = cand.astype(np.int32)
-        cs2 = cs
-    od, os_ = sort_result(cd2, cs2, rank)
-    kk = min(k, od.size)
-    return od[:kk].copy(), os_[:kk].copy()
-
-
 # ------------------------------------------------------------------ block-max WAND (DAAT)
 @njit(cache=True)
 def _term_bound(w, bmax, bmin, bi):
@@ -454,10 +353,9 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
         for j in range(piv + 1):
             t = ordr[j]
             tid = tids[t]
-            bi = blk_ptr[tid] + (pos[t] - start[t]) // block
+            bi = _next_geq(blk_last, blk_ptr[tid] + (pos[t] - start[t]) // block,
+                           blk_ptr[tid + 1], pdoc)
             be = blk_ptr[tid + 1]
-            while bi < be and blk_last[bi] < pdoc:
-                bi += 1
             if bi < be:
                 bsum += _term_bound(w[t], bmax, bmin, bi)
                 if blk_last[bi] < minlast:
@@ -765,11 +663,10 @@ def reset(acc, seen, touched, n):
 
 # ------------------------------------------------------------------ batches
 @njit(cache=True)
-def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_lo, q_pbound, q_plow, q_tol, q_pw,
-              prior, has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block,
-              q_theta0, acc, seen, touched, stats):
-    """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw, 3 term-at-a-time maxscore) for every query
-    of a batch: query ``i`` is
+def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
+              has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, q_theta0,
+              acc, seen, touched, stats):
+    """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
     ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
     results (docids int32, scores) and per-query counts (int64)."""
     nq = q_ptr.size - 1
@@ -787,10 +684,6 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_lo, q_pbound, q_plow
         if alg == 0:
             d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
                         k, stats)
-        elif alg == 3:
-            d, s = taat_maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_lo[a:b], q_pbound[i],
-                                 q_plow[i], q_tol[i], prior, q_pw[i], has_prior, zarr, acc, seen,
-                                 touched, rank, k, q_theta0[i], stats)
         elif alg == 1:
             d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
                             q_pw[i], has_prior, zarr, n_docs, rank, k, q_theta0[i], stats)

@@ -198,20 +198,18 @@ def _bounds(index, p: Plan):
             c[pk] = (float(p.prior.max()), float(p.prior.min()))
         pmax, pmin = c[pk]
         pbound = max(float(p.pw) * pmax, float(p.pw) * pmin)
-        plow = min(float(p.pw) * pmax, float(p.pw) * pmin)
         pabs = max(abs(float(p.pw) * pmax), abs(float(p.pw) * pmin))
     else:
-        pbound = plow = pabs = 0.0
-    lo = np.where(w >= 0, w * tmin[p.tids], w * tmax[p.tids])
-    tol = 0.0 if p.integer else 1e-9 * (float(np.abs(hi).sum() + np.abs(lo).sum()) + pabs + 1.0)
-    return (ub, float(pbound), tol, blk_ptr, blk_last, bmax, bmin, np.minimum(lo, 0.0),
-            float(plow))
+        pbound = pabs = 0.0
+    if p.integer:
+        tol = 0.0
+    else:
+        lo = np.where(w >= 0, w * tmin[p.tids], w * tmax[p.tids])
+        tol = 1e-9 * (float(np.abs(hi).sum() + np.abs(lo).sum()) + pabs + 1.0)
+    return ub, float(pbound), tol, blk_ptr, blk_last, bmax, bmin
 
 
 KTH = np.array([10, 100, 1000], np.int64)
-#: ``maxscore`` runs term-at-a-time (:func:`kernels.taat_maxscore`) from this k on,
-#: document-at-a-time (:func:`kernels.maxscore`) below it
-MAXSCORE_TAAT_MIN_K = 1
 
 
 def _theta0(index, key, imp, tids, w, qid, nq, k, tol, pw, pmin):
@@ -265,14 +263,10 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
         acc, seen, touched = _scratch(index, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
                       rank, k, stats)
-    ub, pbound, tol, blk_ptr, blk_last, bmax, bmin, lo, plow = _bounds(index, p)
+    ub, pbound, tol, blk_ptr, blk_last, bmax, bmin = _bounds(index, p)
     pmin = float(index._cache[("priormax",) + p.key][1]) if p.has_prior else 0.0
     th0 = float(_theta0(index, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k,
                         tol, float(p.pw), pmin)[0])
-    if algorithm == "maxscore" and k >= MAXSCORE_TAAT_MIN_K:
-        acc, seen, touched = _scratch(index, p.zarr.dtype)
-        return K.taat_maxscore(pp, pd, p.imp, p.tids, p.w, ub, lo, pbound, plow, tol, p.prior,
-                               p.pw, p.has_prior, p.zarr, acc, seen, touched, rank, k, th0, stats)
     if algorithm == "maxscore":
         return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
                           p.has_prior, p.zarr, index.num_docs, rank, k, th0, stats)
@@ -433,7 +427,6 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     pp, pd, _ = _flat(index)
     rank = _rank(index)
     acc, seen, touched = _scratch(index, zarr.dtype)
-    q_lo, q_plow = np.zeros(q_tids.size), np.zeros(nq)
     if algorithm == "exhaustive":
         q_ub, q_pb, q_tol = np.zeros(0), np.zeros(nq), np.zeros(nq)
         blk = (np.zeros(1, np.int64), np.zeros(0, np.int32), imp[:0], imp[:0])
@@ -444,12 +437,10 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
         hi = np.where(w >= 0, w * tmax[q_tids], w * tmin[q_tids])
         lo = np.where(w >= 0, w * tmin[q_tids], w * tmax[q_tids])
         q_ub = np.maximum(hi, 0.0)
-        q_lo = np.minimum(lo, 0.0)
         if has_prior:
             pmax, pmin = float(prior.max()), float(prior.min())
             pwf = q_pw.astype(np.float64)
             q_pb = np.maximum(pwf * pmax, pwf * pmin)
-            q_plow = np.minimum(pwf * pmax, pwf * pmin)
             pabs = np.maximum(np.abs(pwf * pmax), np.abs(pwf * pmin))
         else:
             q_pb = np.zeros(nq)
@@ -464,11 +455,8 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
         q_th0 = _theta0(index, key, imp, q_tids, q_w, qid, nq, k, q_tol,
                         q_pw.astype(np.float64), pmin)
     alg = ALGORITHMS.index(algorithm)
-    if algorithm == "maxscore" and k >= MAXSCORE_TAAT_MIN_K:
-        alg = 3
-    out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_lo, q_pb,
-                                    q_plow, q_tol, q_pw, prior, has_prior, zarr, index.num_docs,
-                                    rank, k,
+    out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_pb, q_tol,
+                                    q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
                                     blk[0], blk[1], blk[2], blk[3], K.BLOCK, q_th0, acc, seen,
                                     touched, stats)
     out_s = out_s.astype(np.float64)
