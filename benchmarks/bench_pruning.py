@@ -126,6 +126,10 @@ def pisa_engine(doc_tokens, docnos, queries, tmp):
                                      query_algorithm=algorithm, precompute_impact=quantised)
         tr = cache[key]
         return lambda _qs: tr.transform(frame)
+    big = sorted(((f.stat().st_size / 2**20, f.name) for f in path.rglob("*") if f.is_file()),
+                 reverse=True)
+    print("  (PISA files over 1 MiB: " + ", ".join(f"{n} {v:.1f}" for v, n in big if v >= 1)
+          + ")")
     return run, dir_mib(path)
 
 
