@@ -131,6 +131,25 @@ def test_round_trip(tmp_path, fmt, compressed):
     open_index(tmp_path / "idx").verify()
 
 
+def test_postings_of_one_term_decoded_alone(tmp_path):
+    """On a version-2 index, postings(tid) decodes only that term's blocks (no full decode)
+    and gives the same arrays as the full decode."""
+    rng = np.random.default_rng(3)
+    docs = [(f"d{i}", " ".join(f"w{x}" for x in rng.zipf(1.3, 300) % 50)) for i in range(400)]
+    build_index(write_jsonl(tmp_path / "c.jsonl", docs), tmp_path / "idx", progress=False,
+                analyzer=Analyzer("none", "none"))
+    idx = open_index(tmp_path / "idx")
+    one = [idx.postings(t) for t in range(idx.vocab_size)]
+    assert "post_docid" not in idx.__dict__
+    assert max(len(d) for d, _ in one) > 3 * 128          # terms of several blocks
+    full = open_index(tmp_path / "idx")
+    for t, (d, f) in enumerate(one):
+        a, b = full.post_ptr[t], full.post_ptr[t + 1]
+        assert np.array_equal(d, full.post_docid[a:b]) and np.array_equal(f, full.post_tf[a:b])
+    with pytest.raises(IndexError):
+        idx.postings(idx.vocab_size)
+
+
 def test_round_trip_cranfield(irds_home, tmp_path):
     idx = build_index("cranfield", tmp_path / "cran", progress=False)
     assert idx.num_docs == 1400

@@ -231,6 +231,9 @@ FUZZER = textwrap.dedent(r"""
         (d / "manifest.json").write_text(json.dumps(m))
         try:
             idx = open_index(d)
+            for t in range(idx.vocab_size):      # one term's blocks, before any full decode
+                idx.postings(t)
+            idx = open_index(d)
             for model in ("bm25", "ql", "sdm"):
                 MODELS[model](idx, ["quick", "fox", "dog", "lazy"], 10)
             idx.verify()

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["BLOCK", "ERRORS", "encode_postings", "decode_postings", "encode_positions",
-           "decode_positions", "num_blocks"]
+__all__ = ["BLOCK", "ERRORS", "encode_postings", "decode_postings", "decode_terms",
+           "term_blocks", "encode_positions", "decode_positions", "num_blocks"]
 
 #: postings per block
 BLOCK = 128
@@ -177,24 +177,51 @@ def encode_postings(post_ptr, post_docid, post_tf, block):
 def decode_postings(post_ptr, blk_last, off, data, block, n_docs, post_docid, post_tf):
     """Decode every block into ``post_docid`` and ``post_tf`` (int32 (P,)); returns
     ``(block, code)`` of the first inconsistency (codes in :data:`ERRORS`) or ``(-1, 0)``."""
+    nb = blk_last.size
+    if off.size != nb + 1 or off[0] != 0 or off[nb] != data.size:
+        return 0, 2
+    b, code = decode_terms(post_ptr, blk_last, off, data, block, n_docs, 0, post_ptr.size - 1,
+                           0, post_docid, post_tf, 0)
+    if b < 0 and code != nb:
+        return code, 1
+    return b, code
+
+
+@njit(cache=True, nogil=True)
+def term_blocks(post_ptr, block):
+    """(V+1,) int64: the blocks of term t are ``[out[t], out[t+1])``."""
     V = post_ptr.size - 1
+    out = np.zeros(V + 1, np.int64)
+    for t in range(V):
+        out[t + 1] = out[t] + (post_ptr[t + 1] - post_ptr[t] + block - 1) // block
+    return out
+
+
+@njit(cache=True, nogil=True)
+def decode_terms(post_ptr, blk_last, off, data, block, n_docs, t0, t1, b0, post_docid, post_tf,
+                 o0):
+    """Decode the postings of terms ``t0 .. t1-1`` (whose first block is ``b0``) into
+    ``post_docid[o0:]`` and ``post_tf[o0:]``. Returns ``(block, code)`` of the first
+    inconsistency, or ``(-1, next block)``."""
     nb = blk_last.size
     size = data.size
-    if off.size != nb + 1 or off[0] != 0 or off[nb] != size:
-        return 0, 2
+    if off.size != nb + 1 or t0 < 0 or t1 >= post_ptr.size or b0 < 0:
+        return 0, 1
     tmp = np.empty(block, np.int64)
-    b = 0
-    for t in range(V):
+    b = b0
+    for t in range(t0, t1):
         prev = np.int64(-1)
         j = post_ptr[t]
         e = post_ptr[t + 1]
+        if e - j > post_docid.size - o0 - (j - post_ptr[t0]):
+            return b, 1
         while j < e:
             n = min(block, e - j)
             if b >= nb:
                 return b, 1
             o = off[b]
             end = off[b + 1]
-            if end > size or end < o + 2:
+            if o < 0 or end > size or end < o + 2:
                 return b, 2
             wd = np.int64(data[o])
             if wd > 32:
@@ -203,11 +230,12 @@ def decode_postings(post_ptr, blk_last, off, data, block, n_docs, post_docid, po
             if o + _nbytes(n, wd) + 1 > end:
                 return b, 2
             o = _unpack(data, o, n, wd, tmp)
+            x = o0 + j - post_ptr[t0]
             for i in range(n):
                 d = prev + 1 + tmp[i]
                 if d >= n_docs:
                     return b, 4
-                post_docid[j + i] = d
+                post_docid[x + i] = d
                 prev = d
             if prev != blk_last[b]:
                 return b, 5
@@ -221,12 +249,10 @@ def decode_postings(post_ptr, blk_last, off, data, block, n_docs, post_docid, po
             for i in range(n):
                 if tmp[i] >= 2147483647:
                     return b, 6
-                post_tf[j + i] = tmp[i] + 1
+                post_tf[x + i] = tmp[i] + 1
             b += 1
             j += n
-    if b != nb:
-        return b, 1
-    return -1, 0
+    return -1, b
 
 
 # ------------------------------------------------------------------ positions

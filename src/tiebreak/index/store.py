@@ -459,9 +459,30 @@ class Index:
 
     # -- postings
     def postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
-        """(docids int32 ascending, tf int32) of term ``tid``."""
+        """(docids int32 ascending, tf int32) of term ``tid``. On a version-2 index whose
+        postings are not decoded yet, only the term's blocks are decoded (a copy)."""
         a, b = self.post_ptr[tid], self.post_ptr[tid + 1]
-        return self.post_docid[a:b], self.post_tf[a:b]
+        if self.format_version == 1 or "post_docid" in self.__dict__:
+            return self.post_docid[a:b], self.post_tf[a:b]
+        from . import codec
+
+        tid = int(tid)
+        if not 0 <= tid < self.vocab_size:
+            raise IndexError(f"term id {tid} outside [0, {self.vocab_size})")
+        tb = self._cache.get("term_blocks")
+        if tb is None:
+            tb = self._cache["term_blocks"] = codec.term_blocks(np.asarray(self.post_ptr),
+                                                                self.block_size)
+        docid = np.empty(b - a, np.int32)
+        tf = np.empty(b - a, np.int32)
+        blk_last, off, data = self.blk_last, self.post_off, self.post_bytes
+        bad, code = codec.decode_terms(np.asarray(self.post_ptr), np.asarray(blk_last),
+                                       np.asarray(off), np.asarray(data), self.block_size,
+                                       self.num_docs, tid, tid + 1, int(tb[tid]), docid, tf, 0)
+        if bad >= 0:
+            raise IndexFormatError(f"{self.data_dir}/post_bytes.npy: corrupt index: block "
+                                   f"{bad}: {codec.ERRORS[code]}; rebuild the index")
+        return docid, tf
 
     def positions(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
         """(offsets int64 (df+1,), pos int32 (cf,)): positions of the i-th posting of ``tid`` are
