@@ -228,6 +228,7 @@ def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
         best = max(pruned, r["tb exhaustive"])
         print("  targets: "
               f"pruning/exhaustive {max(r['tb maxscore'], r['tb bmw']) / r['tb exhaustive']:.2f}x"
+              f" | pruning/exh per-query {pruned / r['tb exh per-query']:.2f}x"
               f" | pruning/bm25s {max(r['tb maxscore'], r['tb bmw']) / r['bm25s']:.2f}x"
               + (f" | pruning/PISA bmw {max(r['tb maxscore'], r['tb bmw']) / r['PISA bmw']:.2f}x"
                  f" | q8 pruning/PISA q8 bmw "
