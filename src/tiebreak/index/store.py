@@ -29,7 +29,7 @@ posting and position arrays by blocks of ``block_size`` (128) postings
       pos_bytes.npy     (...)   uint8 bit-packed position gaps, per block
 
 ``post_docid``, ``post_tf``, ``pos_ptr`` and ``pos`` remain attributes of the :class:`Index`
-with the meaning above: they are decoded (in memory, about 200M postings/s) at their first
+with the meaning above: they are decoded (in memory, 100-200M postings/s) at their first
 access, after the compressed arrays they come from passed their checks, and the decoded arrays
 then pass the same invariants as version 1's. A corrupt block raises :class:`IndexFormatError`
 (the decoder checks every length and offset before reading; it never reads outside its arrays).
