@@ -450,3 +450,24 @@ def test_fast_intern_equals_a_dict(tokens):
         firsts.setdefault(t, j)
     assert ids.tolist() == expect
     assert first.tolist() == list(firsts.values())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=1, max_size=30))
+def test_fast_no_repeats_is_exact(pairs):
+    """The compiled check lets the duplicate sort be skipped only when no (topic, docno) repeats
+    and each topic's lines are contiguous; the reader's verdict never depends on it."""
+    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
+    from tiebreak.io._fast import no_repeats
+
+    topic = np.array([t for t, _ in pairs], np.int64)
+    docid = np.array([d for _, d in pairs], np.int64)
+    blocks = [t for j, t in enumerate(topic.tolist()) if j == 0 or t != topic[j - 1]]
+    ok = len(set(pairs)) == len(pairs) and len(set(blocks)) == len(blocks)
+    assert bool(no_repeats(topic, docid, 4, 7)) == ok
+    text = "".join(f"q{t} Q0 d{d} {j + 1} {-j} x\n" for j, (t, d) in enumerate(pairs))
+    if len(set(pairs)) == len(pairs):
+        tb.read_run(io.BytesIO(text.encode()))
+    else:
+        with pytest.raises(InputError, match="listed twice"):
+            tb.read_run(io.BytesIO(text.encode()))

@@ -358,3 +358,25 @@ def gather_fixed(a, st, en, width):  # pragma: no cover - compiled
         for t in range(en[j] - s):
             out[j, t] = a[s + t]
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def no_repeats(topic, docid, n_topics, n_docnos):  # pragma: no cover - compiled
+    """1 when every (topic, docid) pair occurs once and every topic's lines are contiguous, so
+    the caller may skip its sort; 0 when there is a repeat or a topic comes back after another
+    (the caller's sort then finds and names the repeats)."""
+    seen_topic = np.zeros(n_topics, np.bool_)
+    mark = np.full(n_docnos, -1, np.int64)
+    block = -1
+    for j in range(topic.shape[0]):
+        t = topic[j]
+        if j == 0 or t != topic[j - 1]:
+            if seen_topic[t]:
+                return 0
+            seen_topic[t] = True
+            block += 1
+        d = docid[j]
+        if mark[d] == block:
+            return 0
+        mark[d] = block
+    return 1

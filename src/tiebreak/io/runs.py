@@ -30,6 +30,7 @@ Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -396,6 +397,10 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
 
 def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     """Stop on a repeated (topic, docno), or drop the later lines; returns ``dropped``."""
+    fast = sys.modules.get("tiebreak.io._fast")  # loaded by the compiled reader: use it
+    if fast is not None and len(run.topic) and fast.no_repeats(
+            run.topic, run.docid, len(run.topics), len(run.docnos)):
+        return {}
     keys = (run.topic << 32) | run.docid
     ks = np.sort(keys)
     if not (ks[1:] == ks[:-1]).any():
