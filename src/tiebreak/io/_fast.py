@@ -302,7 +302,8 @@ def intern(a, st, en):  # pragma: no cover - compiled
             keys2 = np.empty(max(2 * keys.shape[0], used + n), np.uint8)
             keys2[:used] = keys[:used]
             keys = keys2
-        keys[used:used + n] = a[s:e]
+        for t in range(n):  # a loop, not a slice copy: no array views per new string
+            keys[used + t] = a[s + t]
         hashes[k] = h
         kst[k] = used
         klen[k] = n
