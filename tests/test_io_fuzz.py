@@ -24,6 +24,7 @@ import tiebreak as tb
 import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
 from tiebreak.io import InputError
+from tiebreak.io._arrays import expect_input
 
 try:
     import numba  # noqa: F401
@@ -31,6 +32,10 @@ try:
     HAVE_NUMBA = True
 except ImportError:  # the fast readers decline: both outcomes come from the strict reader
     HAVE_NUMBA = False
+
+# load the compiled reader now, as a command does before reading many files (otherwise a process
+# reads its first 16 MB without it): every comparison below then exercises it
+expect_input(1 << 40)
 
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

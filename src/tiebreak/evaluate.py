@@ -504,12 +504,15 @@ class Evaluator:
         return run.name, run.source, v, w, self.notes
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
+        from .io._arrays import expect_files
         from .parallel import imap
+
+        runs = list(runs)
+        expect_files(runs)  # enough to read? load the compiled reader once, before forking
 
         if client is not None:  # the evaluator (qrels included) goes to every worker once
             yield from imap(_work, list(runs), 1, (self, on_duplicate, name_by), client=client)
             return
-        runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
             return
