@@ -1,0 +1,143 @@
+"""Search over a sharded index: every shard scores its documents with the whole collection's
+statistics, and the shards' top-k lists are merged (see ``docs/sharding.md``).
+
+>>> from tiebreak.index.shards import open_sharded
+>>> from tiebreak.retrieval.sharded import search_sharded
+>>> sidx = open_sharded("vas.idx")
+>>> res = search_sharded(sidx, [("1", "measurement of dielectric constant")], "bm25", k=1000)
+>>> write_run(sys.stdout, sidx, res, tag="bm25")     # tiebreak.retrieval.search.write_run
+
+Why the scores are those of one index, bit for bit: a document's score is a function of its own
+postings, positions and length and of collection statistics (N, |C|, avgdl, df, cf, and for
+SDM/FDM the collection counts of the window features). Each shard keeps the first kind and reads
+the second from :class:`tiebreak.index.shards.CollectionStats` (the reduce step's sums, integers,
+so exact) through :func:`tiebreak.retrieval.models.collection_stats`; the same kernel then
+performs the same floating-point operations in the same order (term ids are global, so the
+query plan, the order of the query terms and the proximity terms chosen are the same). SDM and
+FDM need the window counts of the query first: one pass over every shard counts them
+(:func:`tiebreak.retrieval.dependency.window_counts`), their sum (exact) is handed to the
+scoring pass of every shard.
+
+Merge rule: the global top k in trec_eval order -- score descending, then docno descending in
+byte order, the order every model of one index returns -- is contained in the union of the
+shards' top-k lists in that order (a strict total order), so the merge sorts that union by the
+same key and keeps k. Ties at the cut therefore fall exactly as on one index.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["search_sharded", "search_shards_query", "merge_topk", "SHARDED_TRAVERSAL"]
+
+#: traversal options a sharded search accepts: the rank-safe algorithms return each shard's
+#: exact top k. Quantisation, band-safe and anytime retrieval are fitted to or budgeted over one
+#: index (a quantiser fitted per shard gives other integers), so they are refused.
+SHARDED_TRAVERSAL = ("algorithm",)
+
+
+def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Merge per-shard top-k lists.
+
+    Parameters
+    ----------
+    parts : list of (docids, scores, docnos)
+        Per shard: global docids (int, (n_s,)), scores (float64, (n_s,)) and docnos (str,
+        (n_s,)); any order.
+    k : int
+        Documents kept.
+
+    Returns
+    -------
+    docids : ndarray of int32, shape (<= k,)
+    scores : ndarray of float64, shape (<= k,)
+        Score descending, then docno descending in byte (code point) order.
+    """
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return np.zeros(0, np.int32), np.zeros(0, np.float64)
+    d = np.concatenate([np.asarray(p[0], np.int64) for p in parts])
+    s = np.concatenate([np.asarray(p[1], np.float64) for p in parts])
+    names = np.concatenate([np.asarray(p[2], dtype=str) for p in parts])
+    r = np.empty(len(names), np.int64)
+    r[np.argsort(names, kind="stable")] = np.arange(len(names))
+    order = np.lexsort((-r, -s))[:k]
+    return d[order].astype(np.int32), s[order]
+
+
+def _check_traversal(params: dict) -> None:
+    from .models import TRAVERSAL_OPTIONS
+
+    for n in TRAVERSAL_OPTIONS:
+        if n in SHARDED_TRAVERSAL or params.get(n) is None:
+            continue
+        v = params[n]
+        if (n, v) in (("quantizer", "linear"), ("band_method", "exact")):
+            continue
+        raise ValueError(f"{n}={v!r} is not available on a sharded index (quantisers, bands "
+                         "and budgets are fitted to one index); use --algorithm, or search a "
+                         "single index")
+
+
+def search_shards_query(sidx, model: str, terms, k: int, **params):
+    """Top ``k`` of one query (analysed ``terms``) over the shards of ``sidx``: (docids int32
+    global, scores float64), in trec_eval order. ``params`` as for the model (and
+    ``algorithm`` for bm25 / ql)."""
+    from . import dependency as dep
+    from .search import get_model
+
+    shards, off = sidx.shards, sidx.offsets
+    if model in ("sdm", "fdm"):
+        windows = None
+        for sh in shards:
+            c = dep.window_counts(model, sh, terms, **params)
+            if c is not None:
+                windows = c if windows is None else windows + c
+        if windows is None:
+            return np.zeros(0, np.int32), np.zeros(0, np.float64)
+        res = [dep.score_with_windows(model, sh, terms, k, windows, **params) for sh in shards]
+    else:
+        fn = get_model(model)
+        res = [fn(sh, terms, k, **params) for sh in shards]
+    parts = [(np.asarray(d, np.int64) + off[i], s, np.asarray(shards[i].docnos)[d])
+             for i, (d, s) in enumerate(res)]
+    return merge_topk(parts, k)
+
+
+def search_sharded(sidx, topics, model: str = "bm25", k: int = 1000, progress: bool = False,
+                   **params):
+    """:func:`tiebreak.retrieval.search.search` over a sharded index
+    (:class:`tiebreak.index.shards.ShardedIndex`): one
+    :class:`~tiebreak.retrieval.search.Result` per topic, in topic order, docids global (shard
+    offset + docid in the shard), scores and order identical to a search of one index built
+    from the same source.
+
+    Raises
+    ------
+    ValueError
+        Bad parameters (:func:`~tiebreak.retrieval.search.check_params`), a traversal option
+        other than ``algorithm``, a topic id that is empty or contains whitespace.
+    """
+    from ..index.readers import check_docno
+    from .search import Result, check_params, empty_note
+
+    check_params(model, params)
+    _check_traversal(params)
+    topics = list(topics)
+    for qid, _ in topics:
+        check_docno(str(qid), f"topic {str(qid)!r}", "topic id")
+    it = topics
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(topics, desc=f"searching ({model}, {len(sidx.shards)} shards)", unit=" q",
+                  file=sys.stderr, mininterval=0.5)
+    analyze = sidx.analyzer.analyze
+    out = []
+    for qid, text in it:
+        terms = analyze(text)
+        d, s = search_shards_query(sidx, model, terms, k, **params)
+        out.append(Result(str(qid), d, s, empty_note(sidx, terms) if len(d) == 0 else ""))
+    return out
