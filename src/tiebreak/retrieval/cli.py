@@ -88,7 +88,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     order.
     """
     from ..cli import _fail as fail
-    from ..index import IndexFormatError, open_index
+    from ..index import IndexFormatError
     from ..index.readers import read_topics
     from .search import check_params, search, write_run
 
@@ -113,10 +113,19 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         check_params(model, kw)
     except ValueError as e:
         fail(f"model {model}: {e}")
+    from ..index.shards import ShardedIndex, open_searchable
+
     try:
-        idx = open_index(index_dir)
+        idx = open_searchable(index_dir)
     except IndexFormatError as e:
         fail(str(e))
+    sharded = isinstance(idx, ShardedIndex)
+    if sharded and rerank:
+        fail("--rerank is not available on a sharded index; search it with --model lkp, lkpf "
+             "or l2p (the full models) or rerank a single index")
+    if sharded and set(trav) - {"algorithm"}:
+        fail(f"--{next(iter(set(trav) - {'algorithm'}))} is not available on a sharded index "
+             "(quantisers, bands and budgets are fitted to one index); --algorithm works")
     qf = None
     if query_fields:
         qf = "all" if query_fields == "all" else tuple(query_fields.replace(",", "").upper())
@@ -130,6 +139,11 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
                                 progress=(not quiet) and sys.stderr.isatty(), **kw)
+        elif sharded:
+            from .sharded import search_sharded
+
+            res = search_sharded(idx, tops, model, k,
+                                 progress=(not quiet) and sys.stderr.isatty(), **kw)
         else:
             res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(),
                          **kw)
