@@ -115,8 +115,8 @@ def test_merge_rule_ties_across_shards(tmp_path):
     names = sh.docnos[b[0].docids].tolist()
     assert names == ["e", "d", "c", "b", "a", "f"]     # 5 tied, docno descending, then f
     # merge_topk on its own: score descending, then docno descending
-    d, s = merge_topk([(np.array([0, 1]), np.array([1.0, 2.0]), np.array(["a", "z"])),
-                       (np.array([5]), np.array([1.0]), np.array(["b"]))], 2)
+    d, s = merge_topk([(np.array([0, 1]), np.array([1.0, 2.0]), np.array([0, 2])),
+                       (np.array([5]), np.array([1.0]), np.array([1]))], 2)
     assert d.tolist() == [1, 5] and s.tolist() == [2.0, 1.0]
 
 

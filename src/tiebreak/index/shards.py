@@ -23,6 +23,8 @@ Layout of a sharded index directory::
                         same in every shard
       stats/df.npy      (V,) int64 document frequency in the whole collection
       stats/cf.npy      (V,) int64 collection frequency in the whole collection
+      stats/docno_rank.npy (N,) int32 rank of each document's docno in byte order among all
+                        docnos, by global docid (the merge of the shards' top k sorts by it)
 
 Build (:func:`build_sharded_index`), in two parallel map steps and two small reduces, either on
 the project's process pool (:func:`tiebreak.parallel.imap`) or on a Dask cluster (a client,
@@ -32,8 +34,8 @@ e.g. :func:`tiebreak.evaluate.dask_client`):
 2. reduce: docnos are checked to be distinct across the whole source (the error names the docno,
    both shards and both positions), the vocabularies are merged into the sorted global one;
 3. map: each task writes its shard, token ids mapped to the global vocabulary;
-4. reduce: df and cf are summed over the shards (integers: exact), N and |C| likewise, into
-   ``stats/`` and the manifest, which is written last and renamed into place (a reader sees the
+4. reduce: df and cf are summed over the shards (integers: exact), N and |C| likewise, the
+   docnos ranked over the whole collection, into ``stats/`` and the manifest, which is written last and renamed into place (a reader sees the
    old or the new index, never a mixture, as for a single index).
 
 On Dask, the tasks read the source and write the shards by path: the source and the index
@@ -71,7 +73,7 @@ __all__ = ["CollectionStats", "ShardedIndex", "build_sharded_index", "open_shard
 
 SHARDED_FORMAT = "tiebreak-sharded-index"
 SHARDED_VERSION = 1
-_STATS = ("df", "cf")
+_STATS = ("df", "cf", "docno_rank")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,9 @@ class CollectionStats:
         :class:`~tiebreak.index.Index` computes it), 0.0 for an empty collection.
     df, cf : ndarray of int64, shape (V,)
         Document and collection frequency of each term id (the shards share term ids).
+    docno_rank : ndarray of int32, shape (N,)
+        Rank of each document's docno in byte order over the whole collection, by global
+        docid (what one index's ``docno_rank`` holds); used to merge the shards' lists.
     """
 
     num_docs: int
@@ -97,6 +102,7 @@ class CollectionStats:
     avgdl: float
     df: np.ndarray
     cf: np.ndarray
+    docno_rank: np.ndarray
 
 
 def partition(num_docs: int, shards: int) -> list[tuple[int, int]]:
@@ -316,7 +322,8 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
 def reduce_stats(shards: list[Index]) -> CollectionStats:
     """The reduce step: the whole collection's statistics from shards that share one vocabulary
     (every shard's ``terms`` identical): df and cf summed per term id (int64, exact), N and |C|
-    summed, ``avgdl = |C| / N`` as :class:`~tiebreak.index.Index` computes it.
+    summed, ``avgdl = |C| / N`` as :class:`~tiebreak.index.Index` computes it, and the docnos'
+    byte-order ranks over all shards (as :func:`tiebreak.index.build_index` ranks them).
 
     Raises
     ------
@@ -337,7 +344,10 @@ def reduce_stats(shards: list[Index]) -> CollectionStats:
         cf += np.asarray(ix.cf)
     N = sum(ix.num_docs for ix in shards)
     C = sum(ix.collection_length for ix in shards)
-    return CollectionStats(N, C, C / N if N else 0.0, df, cf)
+    from .build import _docno_rank
+
+    rank = _docno_rank(np.concatenate([np.asarray(ix.docnos) for ix in shards]))
+    return CollectionStats(N, C, C / N if N else 0.0, df, cf, rank)
 
 
 # ---------------------------------------------------------------- loading
@@ -513,15 +523,18 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
         f = gen / "stats" / f"{nm}.npy"
         meta = m["stats"][nm]
         try:
-            a = np.load(f, mmap_mode="r", allow_pickle=False) if m["vocab_size"] else \
-                np.load(f, allow_pickle=False)
+            empty = not isinstance(meta.get("shape"), list) or 0 in meta["shape"]
+            a = np.load(f, mmap_mode=None if empty else "r", allow_pickle=False)
         except (OSError, ValueError) as e:
             raise IndexFormatError(f"{f} cannot be read: {e}; rebuild the index") from None
-        if a.dtype != np.int64 or a.shape != (m["vocab_size"],) or crc32(a) != meta.get("crc32"):
+        want = (np.int32, (m["num_docs"],)) if nm == "docno_rank" else \
+            (np.int64, (m["vocab_size"],))
+        if (a.dtype, a.shape) != want or crc32(a) != meta.get("crc32"):
             raise IndexFormatError(f"{f}: wrong dtype, shape or checksum; rebuild the index")
         arrays[nm] = np.asarray(a)
     N, C = m["num_docs"], m["collection_length"]
-    stats = CollectionStats(N, C, C / N if N else 0.0, arrays["df"], arrays["cf"])
+    stats = CollectionStats(N, C, C / N if N else 0.0, arrays["df"], arrays["cf"],
+                            arrays["docno_rank"])
     for ix in shards:
         ix.stats = stats
     out = ShardedIndex(path, m, shards, stats)

@@ -43,9 +43,9 @@ def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    parts : list of (docids, scores, docnos)
-        Per shard: global docids (int, (n_s,)), scores (float64, (n_s,)) and docnos (str,
-        (n_s,)); any order.
+    parts : list of (docids, scores, ranks)
+        Per shard: global docids (int, (n_s,)), scores (float64, (n_s,)) and the byte-order
+        ranks of their docnos over the whole collection (int, (n_s,)); any order.
     k : int
         Documents kept.
 
@@ -60,9 +60,7 @@ def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, np.int32), np.zeros(0, np.float64)
     d = np.concatenate([np.asarray(p[0], np.int64) for p in parts])
     s = np.concatenate([np.asarray(p[1], np.float64) for p in parts])
-    names = np.concatenate([np.asarray(p[2], dtype=str) for p in parts])
-    r = np.empty(len(names), np.int64)
-    r[np.argsort(names, kind="stable")] = np.arange(len(names))
+    r = np.concatenate([np.asarray(p[2], np.int64) for p in parts])
     order = np.lexsort((-r, -s))[:k]
     return d[order].astype(np.int32), s[order]
 
@@ -101,8 +99,11 @@ def search_shards_query(sidx, model: str, terms, k: int, **params):
     else:
         fn = get_model(model)
         res = [fn(sh, terms, k, **params) for sh in shards]
-    parts = [(np.asarray(d, np.int64) + off[i], s, np.asarray(shards[i].docnos)[d])
-             for i, (d, s) in enumerate(res)]
+    rank = sidx.stats.docno_rank
+    parts = []
+    for i, (d, s) in enumerate(res):
+        g = np.asarray(d, np.int64) + off[i]
+        parts.append((g, s, rank[g]))
     return merge_topk(parts, k)
 
 
