@@ -10,7 +10,8 @@ terms skipping the 20 most frequent ranks; same seed, same tokens), written as a
 ``t<rank>`` words so that every build reads, analyses (no stemming, no stopwords) and inverts it,
 as ``tiebreak index`` does.
 
-Build, each in this process, the rounds interleaved and the median reported:
+Build, each in this process, after one warm-up round, the rounds interleaved and the median
+reported:
 
 * one index (``build_index``),
 * ``--shards`` shards in one process (``jobs=1``),
@@ -67,8 +68,11 @@ def zipf_collection(path: Path, n_docs: int, avg_len: int, vocab_size: int, n_qu
 
 
 def median_times(configs: dict, rounds: int) -> dict[str, float]:
-    """Each configuration once per round, rounds interleaved; median seconds."""
+    """Each configuration once per round, rounds interleaved, after one untimed warm-up round
+    (numba compilation, lazily built caches); median seconds."""
     times: dict[str, list[float]] = {n: [] for n in configs}
+    for fn in configs.values():
+        fn()
     for _ in range(rounds):
         for name, fn in configs.items():
             t = time.perf_counter()
@@ -173,8 +177,10 @@ def main():
             r1, r2 = search(one, tops, model, k), search_sharded(sh, tops, model, k)
             if not same(r1, r2):
                 raise SystemExit(f"{model} k={k}: sharded results differ from the single index")
-            st = median_times({"single": lambda: search(one, tops, model, k),
-                               "sharded": lambda: search_sharded(sh, tops, model, k)}, a.rounds)
+            st = median_times({
+                "single": lambda tops=tops, model=model, k=k: search(one, tops, model, k),
+                "sharded": lambda tops=tops, model=model, k=k: search_sharded(sh, tops, model, k),
+            }, a.rounds)
             q1, q2 = len(tops) / st["single"], len(tops) / st["sharded"]
             print(f"  {model:<6} {k:<5} {q1:8.0f}  {q2:8.0f}   {q2 / q1:6.2f}   (bit-identical)")
     finally:

@@ -115,9 +115,27 @@ def test_merge_rule_ties_across_shards(tmp_path):
     names = sh.docnos[b[0].docids].tolist()
     assert names == ["e", "d", "c", "b", "a", "f"]     # 5 tied, docno descending, then f
     # merge_topk on its own: score descending, then docno descending
-    d, s = merge_topk([(np.array([0, 1]), np.array([1.0, 2.0]), np.array([0, 2])),
+    d, s = merge_topk([(np.array([1, 0]), np.array([2.0, 1.0]), np.array([2, 0])),
                        (np.array([5]), np.array([1.0]), np.array([1]))], 2)
     assert d.tolist() == [1, 5] and s.tolist() == [2.0, 1.0]
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 10**6)), max_size=8),
+                min_size=1, max_size=4), st.integers(1, 12))
+def test_merge_topk_equals_a_sort_of_the_union(lists, k):
+    """The merge = the first k of the union sorted by (score desc, docno rank desc)."""
+    seen, parts, allp = set(), [], []
+    for lst in lists:
+        items = [(float(sc), r) for sc, r in lst if r not in seen and not seen.add(r)]
+        items.sort(key=lambda x: (-x[0], -x[1]))
+        parts.append((np.array([r + 7 for _, r in items], np.int64),
+                      np.array([x for x, _ in items], np.float64),
+                      np.array([r for _, r in items], np.int64)))
+        allp += items
+    allp.sort(key=lambda x: (-x[0], -x[1]))
+    d, s = merge_topk(parts, k)
+    assert d.tolist() == [r + 7 for _, r in allp[:k]]
+    assert s.tolist() == [x for x, _ in allp[:k]]
 
 
 WORDS = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "hen", "ibis", "jay"]

@@ -35,8 +35,9 @@ e.g. :func:`tiebreak.evaluate.dask_client`):
    both shards and both positions), the vocabularies are merged into the sorted global one;
 3. map: each task writes its shard, token ids mapped to the global vocabulary;
 4. reduce: df and cf are summed over the shards (integers: exact), N and |C| likewise, the
-   docnos ranked over the whole collection, into ``stats/`` and the manifest, which is written last and renamed into place (a reader sees the
-   old or the new index, never a mixture, as for a single index).
+   docnos ranked over the whole collection, into ``stats/`` and the manifest, which is written
+   last and renamed into place (a reader sees the old or the new index, never a mixture, as
+   for a single index).
 
 On Dask, the tasks read the source and write the shards by path: the source and the index
 directory must be reachable under the same path from every worker (one machine, or a shared
@@ -300,7 +301,9 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         }
         del shard_idx
         if rebuild:
-            old = _read_sharded_manifest(target)
+            from .build import _old_manifest
+
+            old = _old_manifest(target) or {}    # only its generation is needed: to delete it
             tmp = target / f".{MANIFEST}.tmp-{gen.name}"
             _write_manifest(tmp, manifest)
             os.replace(tmp, target / MANIFEST)     # the switch: atomic
@@ -486,7 +489,7 @@ def _read_sharded_manifest(path: Path) -> dict:
         bad("shards", f"documents summing to num_docs = {m['num_docs']}", off)
     st = m.get("stats")
     if not isinstance(st, dict) or any(not isinstance(st.get(nm), dict) for nm in _STATS):
-        bad("stats", "an object with df and cf", st)
+        bad("stats", f"an object with {', '.join(_STATS)}", st)
     return m
 
 

@@ -38,6 +38,36 @@ __all__ = ["search_sharded", "search_shards_query", "merge_topk", "SHARDED_TRAVE
 SHARDED_TRAVERSAL = ("algorithm",)
 
 
+def _merge_kernel():
+    from numba import njit
+
+    @njit(cache=True)
+    def merge(d, s, r, ptr, k):
+        # S lists, each sorted best first: repeatedly take the best head (S is small)
+        S = ptr.size - 1
+        head = ptr[:-1].copy()
+        n = min(k, d.size)
+        out_d = np.empty(n, np.int32)
+        out_s = np.empty(n, np.float64)
+        for i in range(n):
+            b = -1
+            for j in range(S):
+                h = head[j]
+                if h < ptr[j + 1] and (b < 0 or s[h] > s[head[b]]
+                                       or (s[h] == s[head[b]] and r[h] > r[head[b]])):
+                    b = j
+            h = head[b]
+            out_d[i] = d[h]
+            out_s[i] = s[h]
+            head[b] = h + 1
+        return out_d, out_s
+
+    return merge
+
+
+_MERGE = None
+
+
 def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Merge per-shard top-k lists.
 
@@ -45,7 +75,8 @@ def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
     ----------
     parts : list of (docids, scores, ranks)
         Per shard: global docids (int, (n_s,)), scores (float64, (n_s,)) and the byte-order
-        ranks of their docnos over the whole collection (int, (n_s,)); any order.
+        ranks of their docnos over the whole collection (int, (n_s,)), each list sorted best
+        first (score descending, then rank descending), as every model returns them.
     k : int
         Documents kept.
 
@@ -55,14 +86,20 @@ def merge_topk(parts, k: int) -> tuple[np.ndarray, np.ndarray]:
     scores : ndarray of float64, shape (<= k,)
         Score descending, then docno descending in byte (code point) order.
     """
+    global _MERGE
     parts = [p for p in parts if len(p[0])]
     if not parts:
         return np.zeros(0, np.int32), np.zeros(0, np.float64)
-    d = np.concatenate([np.asarray(p[0], np.int64) for p in parts])
-    s = np.concatenate([np.asarray(p[1], np.float64) for p in parts])
-    r = np.concatenate([np.asarray(p[2], np.int64) for p in parts])
-    order = np.lexsort((-r, -s))[:k]
-    return d[order].astype(np.int32), s[order]
+    if len(parts) == 1:
+        d, s, _ = parts[0]
+        return np.asarray(d[:k], np.int32), np.asarray(s[:k], np.float64)
+    if _MERGE is None:
+        _MERGE = _merge_kernel()
+    ptr = np.zeros(len(parts) + 1, np.int64)
+    ptr[1:] = np.cumsum([len(p[0]) for p in parts])
+    return _MERGE(np.concatenate([np.asarray(p[0], np.int64) for p in parts]),
+                  np.concatenate([np.asarray(p[1], np.float64) for p in parts]),
+                  np.concatenate([np.asarray(p[2], np.int64) for p in parts]), ptr, int(k))
 
 
 def _check_traversal(params: dict) -> None:
