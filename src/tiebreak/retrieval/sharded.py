@@ -18,6 +18,10 @@ FDM need the window counts of the query first: one pass over every shard counts 
 (:func:`tiebreak.retrieval.dependency.window_counts`), their sum (exact) is handed to the
 scoring pass of every shard.
 
+Work is shard-major: each shard answers all queries in one task, ``jobs`` shards at a time on
+the project's process pool (:func:`tiebreak.parallel.imap`), then the lists are merged per
+query.
+
 Merge rule: the global top k in trec_eval order -- score descending, then docno descending in
 byte order, the order every model of one index returns -- is contained in the union of the
 shards' top-k lists in that order (a strict total order), so the merge sorts that union by the
@@ -26,11 +30,9 @@ same key and keeps k. Ties at the cut therefore fall exactly as on one index.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-__all__ = ["search_sharded", "search_shards_query", "merge_topk", "SHARDED_TRAVERSAL"]
+__all__ = ["search_sharded", "search_queries", "merge_topk", "SHARDED_TRAVERSAL"]
 
 #: traversal options a sharded search accepts: the rank-safe algorithms return each shard's
 #: exact top k. Quantisation, band-safe and anytime retrieval are fitted to or budgeted over one
@@ -116,41 +118,71 @@ def _check_traversal(params: dict) -> None:
                          "single index")
 
 
-def search_shards_query(sidx, model: str, terms, k: int, **params):
-    """Top ``k`` of one query (analysed ``terms``) over the shards of ``sidx``: (docids int32
-    global, scores float64), in trec_eval order. ``params`` as for the model (and
-    ``algorithm`` for bm25 / ql)."""
+def _shard_windows(shared, i: int) -> list:
+    """SDM/FDM pass 1 on shard ``i``: the window counts of every query (or None)."""
+    from . import dependency as dep
+
+    sidx, model, queries, _, params, _ = shared
+    return [dep.window_counts(model, sidx.shards[i], q, **params) for q in queries]
+
+
+def _shard_topk(shared, i: int) -> list:
+    """Every query's top k on shard ``i``: a list of (docids int32 local, scores float64)."""
     from . import dependency as dep
     from .search import get_model
 
-    shards, off = sidx.shards, sidx.offsets
+    sidx, model, queries, k, params, windows = shared
+    sh = sidx.shards[i]
+    if windows is not None:
+        empty = (np.zeros(0, np.int32), np.zeros(0, np.float64))
+        return [empty if w is None else dep.score_with_windows(model, sh, q, k, w, **params)
+                for q, w in zip(queries, windows)]
+    fn = get_model(model)
+    return [fn(sh, q, k, **params) for q in queries]
+
+
+def search_queries(sidx, model: str, queries, k: int, jobs: int = 1, progress: bool = False,
+                   **params) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Top ``k`` of every query (a list of analysed terms) over the shards of ``sidx``: one
+    (docids int32 global, scores float64) per query, in trec_eval order. Shard by shard (all
+    queries of a shard in one task), ``jobs`` shards at a time on
+    :func:`tiebreak.parallel.imap`; SDM/FDM first count the window features on every shard
+    and sum them per query. ``params`` as for the model (and ``algorithm`` for bm25 / ql)."""
+    from ..parallel import imap
+
+    queries = [list(q) for q in queries]
+    S = len(sidx.shards)
+    windows = None
     if model in ("sdm", "fdm"):
-        windows = None
-        for sh in shards:
-            c = dep.window_counts(model, sh, terms, **params)
-            if c is not None:
-                windows = c if windows is None else windows + c
-        if windows is None:
-            return np.zeros(0, np.int32), np.zeros(0, np.float64)
-        res = [dep.score_with_windows(model, sh, terms, k, windows, **params) for sh in shards]
-    else:
-        fn = get_model(model)
-        res = [fn(sh, terms, k, **params) for sh in shards]
-    rank = sidx.stats.docno_rank
-    parts = []
-    for i, (d, s) in enumerate(res):
-        g = np.asarray(d, np.int64) + off[i]
-        parts.append((g, s, rank[g]))
-    return merge_topk(parts, k)
+        windows = [None] * len(queries)
+        shared = (sidx, model, queries, k, params, None)
+        for counts in imap(_shard_windows, range(S), jobs, shared,
+                           progress="counting windows" if progress else None):
+            windows = [c if w is None else (w if c is None else w + c)
+                       for w, c in zip(windows, counts)]
+    shared = (sidx, model, queries, k, params, windows)
+    per_shard = list(imap(_shard_topk, range(S), jobs, shared,
+                          progress=f"searching {S} shards" if progress else None))
+    rank, off = sidx.stats.docno_rank, sidx.offsets
+    out = []
+    for j in range(len(queries)):
+        parts = []
+        for i in range(S):
+            d, s = per_shard[i][j]
+            g = np.asarray(d, np.int64) + off[i]
+            parts.append((g, s, rank[g]))
+        out.append(merge_topk(parts, k))
+    return out
 
 
 def search_sharded(sidx, topics, model: str = "bm25", k: int = 1000, progress: bool = False,
-                   **params):
+                   jobs: int = 1, **params):
     """:func:`tiebreak.retrieval.search.search` over a sharded index
     (:class:`tiebreak.index.shards.ShardedIndex`): one
     :class:`~tiebreak.retrieval.search.Result` per topic, in topic order, docids global (shard
     offset + docid in the shard), scores and order identical to a search of one index built
-    from the same source.
+    from the same source. ``jobs``: shards searched at a time (processes,
+    :func:`search_queries`).
 
     Raises
     ------
@@ -166,16 +198,8 @@ def search_sharded(sidx, topics, model: str = "bm25", k: int = 1000, progress: b
     topics = list(topics)
     for qid, _ in topics:
         check_docno(str(qid), f"topic {str(qid)!r}", "topic id")
-    it = topics
-    if progress:
-        from tqdm import tqdm
-
-        it = tqdm(topics, desc=f"searching ({model}, {len(sidx.shards)} shards)", unit=" q",
-                  file=sys.stderr, mininterval=0.5)
     analyze = sidx.analyzer.analyze
-    out = []
-    for qid, text in it:
-        terms = analyze(text)
-        d, s = search_shards_query(sidx, model, terms, k, **params)
-        out.append(Result(str(qid), d, s, empty_note(sidx, terms) if len(d) == 0 else ""))
-    return out
+    queries = [analyze(text) for _, text in topics]
+    res = search_queries(sidx, model, queries, k, jobs, progress, **params)
+    return [Result(str(qid), d, s, empty_note(sidx, q) if len(d) == 0 else "")
+            for (qid, _), q, (d, s) in zip(topics, queries, res)]
