@@ -59,7 +59,7 @@ def test_layout_stats_and_docids(tmp_path):
     # every shard carries the whole vocabulary, so term ids agree everywhere
     for sh in sidx.shards:
         assert sh.terms.tolist() == single.terms.tolist()
-        assert sh.stats is sidx.stats
+        assert sh.global_stats is sidx.stats
     # the reduce: df, cf, N, |C| of one index of the whole source
     np.testing.assert_array_equal(sidx.stats.df, single.df)
     np.testing.assert_array_equal(sidx.stats.cf, single.cf)

@@ -79,8 +79,8 @@ _STATS = ("df", "cf", "docno_rank")
 
 @dataclass(frozen=True)
 class CollectionStats:
-    """Statistics of the whole collection, attached to every shard as ``shard.stats`` (read by
-    :func:`tiebreak.retrieval.models.collection_stats`).
+    """Statistics of the whole collection, attached to every shard as ``shard.global_stats``
+    (read by :func:`tiebreak.retrieval.models.collection_stats`).
 
     Attributes
     ----------
@@ -382,7 +382,7 @@ class _Docnos:
 class ShardedIndex:
     """A loaded sharded index (:func:`open_sharded`): the shards as memory-mapped
     :class:`~tiebreak.index.Index` objects, each carrying the whole collection's
-    :class:`CollectionStats` as ``shard.stats``.
+    :class:`CollectionStats` as ``shard.global_stats``.
 
     Attributes: ``path``, ``manifest``, ``shards`` (list of Index), ``offsets`` (int64
     (S+1,), shard i holds global docids ``[offsets[i], offsets[i+1])``), ``stats``,
@@ -539,7 +539,7 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
     stats = CollectionStats(N, C, C / N if N else 0.0, arrays["df"], arrays["cf"],
                             arrays["docno_rank"])
     for ix in shards:
-        ix.stats = stats
+        ix.global_stats = stats
     out = ShardedIndex(path, m, shards, stats)
     if verify == "eager":
         out.verify()
