@@ -30,18 +30,19 @@ Build (:func:`build_sharded_index`), in two parallel map steps and two small red
 the project's process pool (:func:`tiebreak.parallel.imap`) or on a Dask cluster (a client,
 e.g. :func:`tiebreak.evaluate.dask_client`):
 
-1. map: each task reads its range of the source and analyses it (local vocabulary, token ids);
-2. reduce: docnos are checked to be distinct across the whole source (the error names the docno,
-   both shards and both positions), the vocabularies are merged into the sorted global one;
+0. this process reads (parses) the source once and checks that docnos are distinct across the
+   whole source (the error names the docno, both shards and both positions);
+1. map: each task analyses its range of the documents (local vocabulary, token ids); forked
+   workers inherit the documents, Dask workers receive their range (``client.scatter``);
+2. reduce: the vocabularies are merged into the sorted global one;
 3. map: each task writes its shard, token ids mapped to the global vocabulary;
 4. reduce: df and cf are summed over the shards (integers: exact), N and |C| likewise, the
    docnos ranked over the whole collection, into ``stats/`` and the manifest, which is written
    last and renamed into place (a reader sees the old or the new index, never a mixture, as
    for a single index).
 
-On Dask, the tasks read the source and write the shards by path: the source and the index
-directory must be reachable under the same path from every worker (one machine, or a shared
-file system).
+On Dask, the tasks write their shard and work files by path: the index directory must be
+reachable under the same path from every worker (one machine, or a shared file system).
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -130,29 +130,25 @@ def partition(num_docs: int, shards: int) -> list[tuple[int, int]]:
 
 
 # ---------------------------------------------------------------- the map steps (one per shard)
-def _analyze_part(shared: dict, part: tuple[int, int, int]) -> dict:
-    """Map step 1: analyse documents ``[lo, hi)`` of the source; token ids (local vocabulary in
-    first-occurrence order) go to ``work/part-<i>.npz``; returns the vocabulary and docnos."""
+def _analyze_part(shared: dict, i: int, docs=None) -> dict:
+    """Map step 1: analyse shard ``i``'s documents (``docs``, a list of (docno, text), or its
+    range of ``shared["docs"]``, inherited through fork); token ids (local vocabulary in
+    first-occurrence order) go to ``work/part-<i>.npz``; returns the vocabulary."""
     from array import array
 
-    from .readers import iter_documents
-
-    i, lo, hi = part
+    if docs is None:
+        lo, hi = shared["ranges"][i]
+        docs = shared["docs"][lo:hi]
     analyze = Analyzer.from_config(shared["analyzer"]).analyze
     vocab: dict[str, int] = {}
     tok = array("i")
     lens = array("q", [0])
-    docnos: list[str] = []
-    for docno, text in islice(iter_documents(shared["source"], fields=shared["fields"]), lo, hi):
-        docnos.append(docno)
+    for _, text in docs:
         tok.extend([vocab.setdefault(t, len(vocab)) for t in analyze(text)])
         lens.append(len(tok))
-    if len(docnos) != hi - lo:
-        raise ValueError(f"{shared['source']}: expected documents {lo + 1}..{hi}, the source "
-                         f"ended after {lo + len(docnos)} (did it change during the build?)")
     np.savez(Path(shared["work"]) / f"part-{i}.npz", tok=np.frombuffer(tok, np.int32),
              doc_ptr=np.frombuffer(lens, np.int64))
-    return {"terms": list(vocab), "docnos": docnos}
+    return {"terms": list(vocab)}
 
 
 def _write_part(shared: dict, part: tuple[int, list[str], list[str]]) -> dict:
@@ -180,14 +176,16 @@ def _shard_name(i: int) -> str:
     return f"shard-{i:04d}"
 
 
-def _run_map(fn, shared, items, jobs: int, client, desc: str, progress: bool) -> list:
-    """``[fn(shared, item) ...]`` in order, on the Dask ``client`` or with
-    :func:`tiebreak.parallel.imap`."""
+def _run_map(fn, shared, items, jobs: int, client, desc: str, progress: bool,
+             extra=None) -> list:
+    """``[fn(shared, item) ...]`` in order, on the Dask ``client`` (``fn(shared, item, x)``
+    for the futures ``x`` of ``extra`` when given) or with :func:`tiebreak.parallel.imap`."""
     if client is None:
         from ..parallel import imap
 
         return list(imap(fn, items, jobs, shared, progress=desc if progress else None))
-    futures = client.map(fn, [shared] * len(items), items, pure=False)
+    futures = client.map(fn, [shared] * len(items), items, *([extra] if extra else []),
+                         pure=False)
     if progress:
         from distributed import as_completed
         from tqdm import tqdm
@@ -235,17 +233,23 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     FileExistsError
         ``path`` exists and is neither a sharded index nor an empty directory.
     """
-    from .build import _mkdir_unique, _save, _write_manifest
+    from .build import _mkdir_unique, _progress, _save, _write_manifest
     from .readers import count_documents, iter_documents
 
     analyzer = analyzer or Analyzer()
     if progress is None:
         progress = sys.stderr.isatty()
     source = os.fspath(source)
-    n = count_documents(source)
-    if n is None:
-        n = sum(1 for _ in iter_documents(source, fields=fields))
-    ranges = partition(n, shards)
+    with _progress(count_documents(source) if progress else None, not progress,
+                   "reading") as bar:
+        docs = []
+        for d in iter_documents(source, fields=fields):
+            docs.append(d)
+            bar.update(1)
+    ranges = partition(len(docs), shards)
+    names = [_shard_name(i) for i in range(shards)]
+    docnos = [[d for d, _ in docs[lo:hi]] for lo, hi in ranges]
+    _check_docnos(names, docnos, source)
     target = Path(path)
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
@@ -261,20 +265,27 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         work = gen / ".work"
         work.mkdir()
         shared = {"source": source, "fields": fields, "analyzer": analyzer.config(),
-                  "work": str(work), "gen": str(gen), "offsets": [lo for lo, _ in ranges]}
-        parts = _run_map(_analyze_part, shared, [(i, lo, hi) for i, (lo, hi) in enumerate(ranges)],
-                         jobs, client, "analysing shards", progress)
-        names = [_shard_name(i) for i in range(shards)]
-        _check_docnos(names, [p["docnos"] for p in parts], source)
+                  "work": str(work), "gen": str(gen), "offsets": [lo for lo, _ in ranges],
+                  "ranges": ranges}
+        if client is None:      # the documents reach forked workers without pickling
+            parts = _run_map(_analyze_part, dict(shared, docs=docs), range(shards), jobs, None,
+                             "analysing shards", progress)
+        else:
+            extra = client.scatter([docs[lo:hi] for lo, hi in ranges])
+            parts = _run_map(_analyze_part, shared, range(shards), jobs, client,
+                             "analysing shards", progress, extra)
+            del extra
+        del docs
         vocab = set()
         for p in parts:
             vocab.update(p["terms"])
         gterms = np.asarray(sorted(vocab), dtype=str) if vocab else np.zeros(0, "<U1")
         np.save(work / "terms.npy", gterms, allow_pickle=False)
         del vocab
-        _run_map(_write_part, shared, [(i, p["terms"], p["docnos"]) for i, p in enumerate(parts)],
+        _run_map(_write_part, shared, [(i, p["terms"], dn) for i, (p, dn) in
+                                        enumerate(zip(parts, docnos))],
                  jobs, client, "writing shards", progress)
-        del parts
+        del parts, docnos
         shutil.rmtree(work)
         shard_idx = [open_index(gen / nm, verify="structure") for nm in names]
         stats = reduce_stats(shard_idx)
