@@ -20,8 +20,9 @@ reported:
   outside the timing; its start-up is printed separately).
 
 Search: queries/s of BM25 (top 10 and top 1000), QL (top 1000) and SDM (top 100, a subset of
-the queries) on the one index and on the sharded one, text analysed per query as ``tiebreak
-search`` does; the results are checked to be bit-identical before timing. Ratios are
+the queries) on the one index and on the sharded one (shards searched in this process, and two
+at a time with ``jobs=2``), text analysed per query as ``tiebreak search`` does; the results
+are checked to be bit-identical before timing. Ratios are
 sharded / single (build: time; search: queries/s), robust to the load of a shared machine.
 """
 
@@ -171,18 +172,23 @@ def main():
         sh = open_sharded(out["imap -j2"])
         print(f"\nsearch: {len(topics)} queries, one index vs {S} shards (queries/s, median "
               f"of {a.rounds})")
-        print("  model  k     single   sharded   sharded/single")
+        print("  model  k      single  sharded -j1  sharded -j2   x single (-j1, -j2)")
         for model, k, tops in (("bm25", 10, topics), ("bm25", 1000, topics),
                                ("ql", 1000, topics), ("sdm", 100, topics[:100])):
-            r1, r2 = search(one, tops, model, k), search_sharded(sh, tops, model, k)
-            if not same(r1, r2):
-                raise SystemExit(f"{model} k={k}: sharded results differ from the single index")
+            r1 = search(one, tops, model, k)
+            for jobs in (1, 2):
+                if not same(r1, search_sharded(sh, tops, model, k, jobs=jobs)):
+                    raise SystemExit(f"{model} k={k}: sharded results differ from one index")
             st = median_times({
                 "single": lambda tops=tops, model=model, k=k: search(one, tops, model, k),
-                "sharded": lambda tops=tops, model=model, k=k: search_sharded(sh, tops, model, k),
+                "j1": lambda tops=tops, model=model, k=k: search_sharded(sh, tops, model, k),
+                "j2": lambda tops=tops, model=model, k=k: search_sharded(sh, tops, model, k,
+                                                                         jobs=2),
             }, a.rounds)
-            q1, q2 = len(tops) / st["single"], len(tops) / st["sharded"]
-            print(f"  {model:<6} {k:<5} {q1:8.0f}  {q2:8.0f}   {q2 / q1:6.2f}   (bit-identical)")
+            q = {n: len(tops) / v for n, v in st.items()}
+            print(f"  {model:<6} {k:<5} {q['single']:8.0f}  {q['j1']:10.0f}  {q['j2']:10.0f}"
+                  f"     {q['j1'] / q['single']:5.2f} {q['j2'] / q['single']:5.2f}"
+                  "   (bit-identical)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
