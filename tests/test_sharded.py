@@ -58,6 +58,23 @@ def test_vaswani_every_model_bit_identical(vaswani, model):
                 search_sharded(sharded, tops, model, k, jobs=jobs))
 
 
+def test_local_statistics_would_differ(vaswani):
+    """The check has teeth: a shard scored with its own statistics (opened as a plain index)
+    gives other scores than the same documents in one index."""
+    from tiebreak.index import open_index
+
+    single, sharded, topics, _ = vaswani
+    plain = open_index(sharded.shards[1].path)
+    assert getattr(plain, "global_stats", None) is None
+    off = int(sharded.offsets[1])
+    for model in ("bm25", "ql", "sdm", "lkp"):
+        a = search(single, topics[:5], model, 20000)
+        b = search(plain, topics[:5], model, 20000)
+        one = {int(d): s for r in a for d, s in zip(r.docids, r.scores) if r.qid == a[0].qid}
+        loc = {int(d) + off: s for d, s in zip(b[0].docids, b[0].scores)}
+        assert loc and all(one[d] != s for d, s in loc.items()), model
+
+
 @pytest.mark.parametrize("params", [
     {"idf": "rsj"}, {"idf": "rw", "k1": 1.2, "b": 0.75}, {"doclen": "lucene"},
     {"algorithm": "maxscore"}, {"algorithm": "bmw", "idf": "rsj"},
