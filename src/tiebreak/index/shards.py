@@ -131,14 +131,19 @@ def partition(num_docs: int, shards: int) -> list[tuple[int, int]]:
 
 # ---------------------------------------------------------------- the map steps (one per shard)
 def _analyze_part(shared: dict, i: int, docs=None) -> dict:
-    """Map step 1: analyse shard ``i``'s documents (``docs``, a list of (docno, text), or its
-    range of ``shared["docs"]``, inherited through fork); token ids (local vocabulary in
-    first-occurrence order) go to ``work/part-<i>.npz``; returns the vocabulary."""
+    """Map step 1: analyse shard ``i``'s documents (``docs``, a list of (docno, text) or its
+    pickle, or its range of ``shared["docs"]``, inherited through fork); token ids (local
+    vocabulary in first-occurrence order) go to ``work/part-<i>.npz``; returns the
+    vocabulary."""
     from array import array
 
     if docs is None:
         lo, hi = shared["ranges"][i]
         docs = shared["docs"][lo:hi]
+    elif isinstance(docs, bytes):
+        import pickle
+
+        docs = pickle.loads(docs)
     analyze = Analyzer.from_config(shared["analyzer"]).analyze
     vocab: dict[str, int] = {}
     tok = array("i")
@@ -271,7 +276,11 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
             parts = _run_map(_analyze_part, dict(shared, docs=docs), range(shards), jobs, None,
                              "analysing shards", progress)
         else:
-            extra = client.scatter([docs[lo:hi] for lo, hi in ranges])
+            import pickle
+
+            # one bytes object per shard: Dask would otherwise serialise 2 tuples per document
+            extra = client.scatter([pickle.dumps(docs[lo:hi], protocol=pickle.HIGHEST_PROTOCOL)
+                                    for lo, hi in ranges])
             parts = _run_map(_analyze_part, shared, range(shards), jobs, client,
                              "analysing shards", progress, extra)
             del extra

@@ -77,8 +77,9 @@ def _warn_empty(results, limit: int = 20) -> None:
               help="First-pass model of --rerank (bm25 runs as Lkp's BM25^(2): idf rw).")
 @click.option("--first-k", "first_k", type=click.IntRange(min=1), default=None,
               help="Candidates taken from the first pass (default: -k).")
-@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
-              help="Sharded index: shards searched at a time, in processes (0 = all cores).")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Sharded index: shards searched at a time, in processes (0 = all cores); "
+                   "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
