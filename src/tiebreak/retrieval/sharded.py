@@ -24,8 +24,9 @@ query.
 
 Merge rule: the global top k in trec_eval order -- score descending, then docno descending in
 byte order, the order every model of one index returns -- is contained in the union of the
-shards' top-k lists in that order (a strict total order), so the merge sorts that union by the
-same key and keeps k. Ties at the cut therefore fall exactly as on one index.
+shards' top-k lists in that order (a strict total order), so a k-way merge of the shards'
+sorted lists by the same key (the docno compared through its rank over the whole collection)
+keeps the right k. Ties at the cut therefore fall exactly as on one index.
 """
 
 from __future__ import annotations
