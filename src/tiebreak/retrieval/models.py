@@ -165,10 +165,10 @@ def collection_stats(index):
     """The collection statistics the models score ``index`` with.
 
     ``index.global_stats`` when it is set, else ``index`` itself. A shard of a sharded index
-    carries the whole collection's statistics there (:class:`tiebreak.index.shards.
-    CollectionStats`), so its documents score exactly as in one index of the whole collection;
-    set it before the first
-    search of the shard (scoring caches on the index depend on it). The attributes read are
+    carries the whole collection's statistics there
+    (:class:`tiebreak.index.shards.CollectionStats`), so its documents score exactly as in one
+    index of the whole collection; set it before the first search of the shard (scoring caches
+    on the index depend on it). The attributes read are
     ``num_docs`` (N), ``collection_length`` (|C|), ``avgdl`` (|C| / N as a Python float
     division), ``df`` and ``cf`` (per term id of ``index``). Everything else a model reads
     (postings, positions, ``doclen``, ``docno_rank``, array sizes) stays the index's own.
