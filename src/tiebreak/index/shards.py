@@ -507,6 +507,8 @@ def _read_sharded_manifest(path: Path) -> dict:
         off += s["num_docs"]
     if off != m["num_docs"]:
         bad("shards", f"documents summing to num_docs = {m['num_docs']}", off)
+    if m["num_docs"] >= 2**31:
+        bad("num_docs", "< 2**31 (global docids are int32)", m["num_docs"])
     st = m.get("stats")
     if not isinstance(st, dict) or any(not isinstance(st.get(nm), dict) for nm in _STATS):
         bad("stats", f"an object with {', '.join(_STATS)}", st)
