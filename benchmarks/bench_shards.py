@@ -19,6 +19,10 @@ reported:
 * the same on a Dask LocalCluster of 2 single-threaded worker processes (started once,
   outside the timing; its start-up is printed separately).
 
+Before and after the builds, a pure-Python loop run in 1 and in 2 processes measures the
+speed-up the machine offers at the moment (the "parallel headroom"; on a shared machine other
+jobs may take the second core), the ceiling of every two-process figure.
+
 Search: queries/s of BM25 (top 10 and top 1000), QL (top 1000) and SDM (top 100, a subset of
 the queries) on the one index and on the sharded one (shards searched in this process, and two
 at a time with ``jobs=2``), text analysed per query as ``tiebreak search`` does; the results
@@ -80,6 +84,24 @@ def median_times(configs: dict, rounds: int) -> dict[str, float]:
             fn()
             times[name].append(time.perf_counter() - t)
     return {n: statistics.median(v) for n, v in times.items()}
+
+
+def _burn(_, n: int) -> int:
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def parallel_headroom(rounds: int) -> float:
+    """Speed-up two processes of pure-Python work get over one right now (2.0 on two idle
+    cores; about 1.0 when other jobs take the second core): the ceiling of every two-process
+    row below."""
+    from tiebreak.parallel import imap
+
+    t = median_times({j: lambda j=j: list(imap(_burn, [3_000_000] * 4, j)) for j in (1, 2)},
+                     rounds)
+    return t[1] / t[2]
 
 
 def same(a, b) -> bool:
@@ -157,7 +179,11 @@ def main():
                 fresh(out["dask 2 workers"]),
                 build_sharded_index(src, out["dask 2 workers"], S, analyzer=an, client=client,
                                     progress=False))
+        head = parallel_headroom(a.rounds)
         bt = median_times(builds, a.rounds)
+        head = (head + parallel_headroom(a.rounds)) / 2
+        print(f"\nparallel headroom now: 2 processes run pure-Python work {head:.2f}x as fast "
+              "as 1 (2.0 = two idle cores)")
         print(f"\nbuild (median of {a.rounds}, s)     seconds   x single")
         for n, v in bt.items():
             print(f"  {n:<28} {v:8.2f}   {v / bt['single']:6.2f}")
