@@ -50,9 +50,13 @@ PT_MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank", "recall_1000", "bpref
 TB_MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@1000", "bpref"]
 TB_OPTS = {"score_precision": "float32", "average": "run-topics"}
 
-TARGET_ONE = 0.5  # tiebreak one regime / pytrec_eval
-TARGET_ALL = 1.0  # tiebreak all seven regimes / pytrec_eval
-TARGET_CLI = 1.0  # seconds
+# targets of the "speed and scale" issue (2-core machine, against pytrec-eval-terrier)
+TARGET_ONE = 0.35  # one regime, one process
+TARGET_ONE_J2 = 0.2  # one regime, both cores
+TARGET_ALL = 0.5  # all seven regimes, one process
+TARGET_ALL_J2 = 0.5  # all seven regimes, both cores (no separate target; same bar)
+TARGET_ZCAT = 2.0  # one regime, one process, against the zcat floor
+TARGET_CLI = 0.15  # seconds, cold start of tiebreak eval
 
 
 class Timer:
@@ -170,20 +174,26 @@ def cli_cold_start(data: Path, n: int = 5) -> list[tuple[str, float]]:
     if not cmds:
         cmds.append(("python -m tiebreak eval qrels.test results.test",
                      [sys.executable, "-m", "tiebreak"]))
+    # an installed package has its bytecode compiled; a PYTHONDONTWRITEBYTECODE environment would
+    # recompile every module of an editable install at each start, so the bench clears it and
+    # warms the cache once before timing
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out = []
     for label, argv in cmds:
+        subprocess.run(argv + ["eval", str(qrels), str(results)], check=True,
+                       stdout=subprocess.DEVNULL, env=env)
         best = float("inf")
         for _ in range(n):
             t0 = time.perf_counter()
             subprocess.run(argv + ["eval", str(qrels), str(results)], check=True,
-                           stdout=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, env=env)
             best = min(best, time.perf_counter() - t0)
         out.append((label, best))
     for label, code in (("python -c pass", "pass"), ("python -c 'import numpy'", "import numpy")):
         best = float("inf")
         for _ in range(n):
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
             best = min(best, time.perf_counter() - t0)
         out.append((f"  baseline: {label}", best))
     return out
@@ -277,18 +287,19 @@ def main(argv=None) -> int:
     all2 = rows[6][1] / pt_best
     print()
     print(f"against the zcat floor: read_run only {rows[8][1] / zcat:.2f}x, one regime "
-          f"{rows[1][1] / zcat:.2f}x, all regimes {rows[2][1] / zcat:.2f}x, "
-          f"pytrec_eval {pt_best / zcat:.2f}x")
+          f"{rows[1][1] / zcat:.2f}x (target <= {TARGET_ZCAT}: "
+          f"{'met' if rows[1][1] / zcat <= TARGET_ZCAT else 'NOT met'}), all regimes "
+          f"{rows[2][1] / zcat:.2f}x, pytrec_eval {pt_best / zcat:.2f}x")
     print("single process (pytrec_eval is single-threaded):")
     print(f"ratio tiebreak one regime / pytrec_eval : {one:.2f}  (target <= {TARGET_ONE}: "
           f"{'met' if one <= TARGET_ONE else 'NOT met'})")
     print(f"ratio tiebreak all regimes / pytrec_eval: {allr:.2f}  (target <= {TARGET_ALL}: "
           f"{'met' if allr <= TARGET_ALL else 'NOT met'})")
     print("both cores of the 2-core machine (tiebreak eval's default -j):")
-    print(f"ratio tiebreak one regime / pytrec_eval : {one2:.2f}  (target <= {TARGET_ONE}: "
-          f"{'met' if one2 <= TARGET_ONE else 'NOT met'})")
-    print(f"ratio tiebreak all regimes / pytrec_eval: {all2:.2f}  (target <= {TARGET_ALL}: "
-          f"{'met' if all2 <= TARGET_ALL else 'NOT met'})")
+    print(f"ratio tiebreak one regime / pytrec_eval : {one2:.2f}  (target <= {TARGET_ONE_J2}: "
+          f"{'met' if one2 <= TARGET_ONE_J2 else 'NOT met'})")
+    print(f"ratio tiebreak all regimes / pytrec_eval: {all2:.2f}  (target <= {TARGET_ALL_J2}: "
+          f"{'met' if all2 <= TARGET_ALL_J2 else 'NOT met'})")
 
     pt = pytrec_means(results[variants[0][0]])
     worst = check_agreement(pt, results[variants[1][0]], run_paths)

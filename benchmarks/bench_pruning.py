@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tiebreak.index import Analyzer
+from tiebreak.index import Analyzer, open_index
 from tiebreak.index.build import build_index_from_tokens
 from tiebreak.index.readers import iter_documents, read_topics
 from tiebreak.retrieval.models import bm25
@@ -126,6 +126,10 @@ def pisa_engine(doc_tokens, docnos, queries, tmp):
                                      query_algorithm=algorithm, precompute_impact=quantised)
         tr = cache[key]
         return lambda _qs: tr.transform(frame)
+    big = sorted(((f.stat().st_size / 2**20, f.name) for f in path.rglob("*") if f.is_file()),
+                 reverse=True)
+    print("  (PISA files over 1 MiB: " + ", ".join(f"{n} {v:.1f}" for v, n in big if v >= 1)
+          + ")")
     return run, dir_mib(path)
 
 
@@ -159,9 +163,21 @@ def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
     bs_run, bs_mib = bm25s_engine(ids, vocab, queries, tmp)
     print(f"  (bm25s index built in {time.perf_counter() - t:.1f} s)")
     pisa = pisa_engine(doc_tokens, docnos, queries, tmp)
-    sizes = {"tiebreak (all arrays)": dir_mib(idx.path),
-             "tiebreak (no positions)": dir_mib(idx.path, skip=("pos", "pos_ptr")),
+    pos_files = ("pos", "pos_ptr", "pos_bytes", "pos_off")
+    sizes = {f"tiebreak v{idx.format_version} (all arrays)": dir_mib(idx.path),
+             f"tiebreak v{idx.format_version} (no positions)": dir_mib(idx.path, skip=pos_files),
              "bm25s": bs_mib}
+    if idx.format_version == 2:
+        # first access of a compressed index decodes its blocks: time it on a fresh open
+        t = time.perf_counter()
+        fresh = open_index(idx.path)
+        len(fresh.post_docid)
+        t_post = time.perf_counter() - t
+        t = time.perf_counter()
+        len(fresh.pos)
+        print(f"  (v2 first access: postings decoded and checked in {t_post:.2f} s, positions "
+              f"in {time.perf_counter() - t:.2f} s)")
+        del fresh
     if pisa:
         sizes["PISA (block_simdbp)"] = pisa[1]
     for k in ks:
@@ -212,6 +228,7 @@ def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
         best = max(pruned, r["tb exhaustive"])
         print("  targets: "
               f"pruning/exhaustive {max(r['tb maxscore'], r['tb bmw']) / r['tb exhaustive']:.2f}x"
+              f" | pruning/exh per-query {pruned / r['tb exh per-query']:.2f}x"
               f" | pruning/bm25s {max(r['tb maxscore'], r['tb bmw']) / r['bm25s']:.2f}x"
               + (f" | pruning/PISA bmw {max(r['tb maxscore'], r['tb bmw']) / r['PISA bmw']:.2f}x"
                  f" | q8 pruning/PISA q8 bmw "

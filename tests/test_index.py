@@ -112,12 +112,14 @@ def test_light_stem():
     assert got == ["study", "class", "box", "run", "stop", "analysis", "cat"]
 
 
+@pytest.mark.parametrize("compressed", [True, False])
 @pytest.mark.parametrize("fmt", ["jsonl", "trec", "smart"])
-def test_round_trip(tmp_path, fmt):
+def test_round_trip(tmp_path, fmt, compressed):
     src = {"jsonl": lambda: write_jsonl(tmp_path / "c.jsonl"),
            "trec": lambda: write_trec(tmp_path / "c.trec.gz"),
            "smart": lambda: write_smart(tmp_path / "C.ALL")}[fmt]()
-    idx = build_index(src, tmp_path / "idx", progress=False)
+    idx = build_index(src, tmp_path / "idx", progress=False, compressed=compressed)
+    assert idx.format_version == (2 if compressed else 1)
     docs = list(iter_documents(src))
     if fmt == "smart":
         assert [d for d, _ in docs] == ["1", "2", "3", "4"]
@@ -127,6 +129,25 @@ def test_round_trip(tmp_path, fmt):
     check_against_naive(idx, docs)
     check_against_naive(open_index(tmp_path / "idx"), docs)
     open_index(tmp_path / "idx").verify()
+
+
+def test_postings_of_one_term_decoded_alone(tmp_path):
+    """On a version-2 index, postings(tid) decodes only that term's blocks (no full decode)
+    and gives the same arrays as the full decode."""
+    rng = np.random.default_rng(3)
+    docs = [(f"d{i}", " ".join(f"w{x}" for x in rng.zipf(1.3, 300) % 50)) for i in range(400)]
+    build_index(write_jsonl(tmp_path / "c.jsonl", docs), tmp_path / "idx", progress=False,
+                analyzer=Analyzer("none", "none"))
+    idx = open_index(tmp_path / "idx")
+    one = [idx.postings(t) for t in range(idx.vocab_size)]
+    assert "post_docid" not in idx.__dict__
+    assert max(len(d) for d, _ in one) > 3 * 128          # terms of several blocks
+    full = open_index(tmp_path / "idx")
+    for t, (d, f) in enumerate(one):
+        a, b = full.post_ptr[t], full.post_ptr[t + 1]
+        assert np.array_equal(d, full.post_docid[a:b]) and np.array_equal(f, full.post_tf[a:b])
+    with pytest.raises(IndexError):
+        idx.postings(idx.vocab_size)
 
 
 def test_round_trip_cranfield(irds_home, tmp_path):
@@ -223,23 +244,35 @@ def test_refuses_to_replace_non_index(tmp_path):
     assert (tmp_path / "idx" / "precious.txt").read_text() == "keep"
 
 
-@pytest.fixture
-def built(tmp_path):
-    build_index(write_jsonl(tmp_path / "c.jsonl"), tmp_path / "idx", progress=False)
+#: array files standing for positions / postings in each format version
+STORED = {1: {"pos": "pos", "post": "post_tf"}, 2: {"pos": "pos_bytes", "post": "post_bytes"}}
+
+
+@pytest.fixture(params=[2, 1], ids=["v2", "v1"])
+def built(tmp_path, request):
+    build_index(write_jsonl(tmp_path / "c.jsonl"), tmp_path / "idx", progress=False,
+                compressed=request.param == 2)
     return tmp_path / "idx"
 
 
+def stored(idx_dir, what):
+    version = json.loads((idx_dir / "manifest.json").read_text())["version"]
+    return STORED[version][what]
+
+
 def test_truncated_array(built):
-    f = array_file(built, "pos")
+    name = stored(built, "pos")
+    f = array_file(built, name)
     data = f.read_bytes()
     f.write_bytes(data[:-8])
-    with pytest.raises(IndexFormatError, match=r"pos\.npy has .* bytes.*truncated"):
+    with pytest.raises(IndexFormatError, match=rf"{name}\.npy has .* bytes.*truncated"):
         open_index(built)
 
 
 def test_missing_array(built):
-    os.remove(array_file(built, "post_tf"))
-    with pytest.raises(IndexFormatError, match=r"post_tf\.npy is missing"):
+    name = stored(built, "post")
+    os.remove(array_file(built, name))
+    with pytest.raises(IndexFormatError, match=rf"{name}\.npy is missing"):
         open_index(built)
 
 
@@ -260,7 +293,7 @@ def test_bad_manifest_version(built):
 
 def test_replaced_array_and_checksum(built, tmp_path):
     # same size, different content: loads (sizes match) but verify() catches it
-    f = array_file(built, "post_tf")
+    f = array_file(built, stored(built, "post"))
     data = bytearray(f.read_bytes())
     data[-1] ^= 0x7
     f.write_bytes(bytes(data))

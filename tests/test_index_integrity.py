@@ -46,9 +46,23 @@ def pristine(tmp_path_factory):
     return d / "idx"
 
 
+@pytest.fixture(scope="module")
+def pristine_v1(tmp_path_factory):
+    """The same collection in format version 1 (flat uncompressed arrays)."""
+    d = tmp_path_factory.mktemp("pristine_v1")
+    build_index(write_jsonl(d / "c.jsonl"), d / "idx", progress=False, compressed=False)
+    return d / "idx"
+
+
 @pytest.fixture
 def built(pristine, tmp_path):
     shutil.copytree(pristine, tmp_path / "idx")
+    return tmp_path / "idx"
+
+
+@pytest.fixture
+def built_v1(pristine_v1, tmp_path):
+    shutil.copytree(pristine_v1, tmp_path / "idx")
     return tmp_path / "idx"
 
 
@@ -83,8 +97,8 @@ CORRUPTOR = textwrap.dedent(r"""
     from tiebreak.retrieval.models import MODELS
 
     pristine, work = Path(sys.argv[1]), Path(sys.argv[2])
-    names = ["docnos", "docno_rank", "doclen", "terms", "df", "cf", "post_ptr", "post_docid",
-             "post_tf", "pos_ptr", "pos"]
+    version = json.loads((pristine / "manifest.json").read_text())["version"]
+    names = sorted(json.loads((pristine / "manifest.json").read_text())["arrays"])
 
     def fresh(tag):
         d = work / tag
@@ -139,11 +153,21 @@ CORRUPTOR = textwrap.dedent(r"""
         a[1:-1] = a[1:-1][::-1].copy()
     forge("forge-post_ptr-scrambled", "post_ptr", scramble)
     forge("forge-post_ptr-huge", "post_ptr", lambda a: a.__setitem__(1, 10**12))
-    forge("forge-post_docid-range", "post_docid", lambda a: a.__setitem__(0, 10**6))
-    forge("forge-post_docid-negative", "post_docid", lambda a: a.__setitem__(-1, -7))
-    forge("forge-pos_ptr-scrambled", "pos_ptr", scramble)
-    forge("forge-pos-range", "pos", lambda a: a.__setitem__(0, 10**6))
-    forge("forge-post_tf-zero", "post_tf", lambda a: a.__setitem__(0, 0))
+    if version == 1:
+        forge("forge-post_docid-range", "post_docid", lambda a: a.__setitem__(0, 10**6))
+        forge("forge-post_docid-negative", "post_docid", lambda a: a.__setitem__(-1, -7))
+        forge("forge-pos_ptr-scrambled", "pos_ptr", scramble)
+        forge("forge-pos-range", "pos", lambda a: a.__setitem__(0, 10**6))
+        forge("forge-post_tf-zero", "post_tf", lambda a: a.__setitem__(0, 0))
+    else:
+        # block 0's docid width byte; a width above 32; a block length that lies; blk_last off
+        forge("forge-post_bytes-width", "post_bytes", lambda a: a.__setitem__(0, 32))
+        forge("forge-post_bytes-width-huge", "post_bytes", lambda a: a.__setitem__(0, 200))
+        forge("forge-post_off-scrambled", "post_off", scramble)
+        forge("forge-post_off-huge", "post_off", lambda a: a.__setitem__(1, 10**12))
+        forge("forge-blk_last", "blk_last", lambda a: a.__setitem__(0, a[0] + 1))
+        forge("forge-pos_bytes-width", "pos_bytes", lambda a: a.__setitem__(0, 31))
+        forge("forge-pos_off-scrambled", "pos_off", scramble)
     forge("forge-docno_rank-dup", "docno_rank", lambda a: a.__setitem__(0, a[1]))
     forge("forge-doclen-negative", "doclen", lambda a: a.__setitem__(0, -3))
     forge("forge-df", "df", lambda a: a.__setitem__(0, a[0] + 1))
@@ -151,30 +175,94 @@ CORRUPTOR = textwrap.dedent(r"""
 """)
 
 
-def test_corrupt_arrays_never_crash(pristine, tmp_path):
-    """Bit flips, truncations and forged arrays (crc32 fixed up) in every array: each ends in
-    IndexFormatError; run in a subprocess so that a segfault would be seen as such."""
+def _subprocess_json(script, *args):
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.run([sys.executable, "-c", CORRUPTOR, str(pristine), str(tmp_path)],
+    p = subprocess.run([sys.executable, "-c", script, *map(str, args)],
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, f"corruptor died (rc {p.returncode}): {p.stderr[-2000:]}"
-    out = json.loads(p.stdout.strip().splitlines()[-1])
-    assert len(out) == 22 + 20
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_corrupt_arrays_never_crash(pristine, pristine_v1, tmp_path, version):
+    """Bit flips, truncations and forged arrays (crc32 fixed up) in every array: each ends in
+    IndexFormatError; run in a subprocess so that a segfault would be seen as such."""
+    out = _subprocess_json(CORRUPTOR, pristine if version == 2 else pristine_v1, tmp_path)
+    assert len(out) == (24 + 24 if version == 2 else 22 + 20)
     for case, res in out.items():
         assert res.startswith("IndexFormatError"), (case, res)
         assert "rebuild the index" in res, (case, res)
-    assert "checksum mismatch" in out["flip-post_docid"]
-    assert "truncated" in out["trunc-pos"]
-    assert "post_docid" in out["forge-post_docid-range"]
-    assert "pos_ptr" in out["forge-pos_ptr-scrambled/structure"]
+    if version == 1:
+        assert "checksum mismatch" in out["flip-post_docid"]
+        assert "truncated" in out["trunc-pos"]
+        assert "post_docid" in out["forge-post_docid-range"]
+        assert "pos_ptr" in out["forge-pos_ptr-scrambled/structure"]
+    else:
+        assert "checksum mismatch" in out["flip-post_bytes"]
+        assert "truncated" in out["trunc-pos_bytes"]
+        assert "post_bytes.npy: corrupt index: block 0" in out["forge-post_bytes-width/structure"]
+        assert "bit width" in out["forge-post_bytes-width-huge"]
+        assert "blk_last" in out["forge-blk_last/structure"]
 
 
-def test_checksum_detects_rank_changing_flip(built):
+FUZZER = textwrap.dedent(r"""
+    import json, shutil, sys, zlib
+    from pathlib import Path
+    import numpy as np
+    from tiebreak.index import IndexFormatError, open_index
+    from tiebreak.retrieval.models import MODELS
+
+    pristine, work, n = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    rng = np.random.default_rng(0)
+    m0 = json.loads((pristine / "manifest.json").read_text())
+    counts = {}
+    for case in range(n):
+        name = ["post_bytes", "pos_bytes", "post_off", "pos_off", "blk_last"][case % 5]
+        d = work / f"z{case}"
+        shutil.copytree(pristine, d)
+        f = d / m0["data"] / (name + ".npy")
+        a = np.load(f).copy()
+        raw = a.view(np.uint8)
+        for _ in range(int(rng.integers(1, 4))):    # 1-3 random bytes replaced
+            raw[rng.integers(raw.size)] = rng.integers(256)
+        np.save(f, a)
+        m = json.loads((d / "manifest.json").read_text())
+        m["arrays"][name]["crc32"] = zlib.crc32(a.tobytes())
+        (d / "manifest.json").write_text(json.dumps(m))
+        try:
+            idx = open_index(d)
+            for t in range(idx.vocab_size):      # one term's blocks, before any full decode
+                idx.postings(t)
+            idx = open_index(d)
+            for model in ("bm25", "ql", "sdm"):
+                MODELS[model](idx, ["quick", "fox", "dog", "lazy"], 10)
+            idx.verify()
+            res = "ok"
+        except IndexFormatError:
+            res = "IndexFormatError"
+        except Exception as e:
+            res = "OTHER " + type(e).__name__ + ": " + str(e)
+        counts[res] = counts.get(res, 0) + 1
+        shutil.rmtree(d)
+    print(json.dumps(counts))
+""")
+
+
+def test_fuzzed_compressed_blocks_never_crash(pristine, tmp_path):
+    """Random bytes in the compressed arrays with the crc32 fixed up (only the decoder's
+    checks and the invariants can catch them): every case is a sound index (a changed padding
+    bit) or an IndexFormatError, never another exception or a crash."""
+    counts = _subprocess_json(FUZZER, pristine, tmp_path, 150)
+    assert set(counts) <= {"ok", "IndexFormatError"}, counts
+    assert counts.get("IndexFormatError", 0) >= 100, counts
+
+
+def test_checksum_detects_rank_changing_flip(built_v1):
     """A flipped low bit in post_tf keeps every structural invariant except tf = number of
     positions; a flip in a docid that keeps the order is caught by the crc32 only."""
-    f = array_file(built, "post_docid")
+    f = array_file(built_v1, "post_docid")
     a = np.load(f)
-    ptr = np.load(array_file(built, "post_ptr"))
+    ptr = np.load(array_file(built_v1, "post_ptr"))
     # find a posting whose docid can move by one without breaking the ascending order
     j = next(j for t in range(len(ptr) - 1) for j in range(ptr[t], ptr[t + 1])
              if a[j] + 1 < len(DOCS) and (j + 1 == ptr[t + 1] or a[j + 1] > a[j] + 1))
@@ -182,12 +270,12 @@ def test_checksum_detects_rank_changing_flip(built):
     off = len(raw) - a.nbytes + 4 * j
     raw[off:off + 4] = np.int32(a[j] + 1).tobytes()
     f.write_bytes(bytes(raw))
-    idx = open_index(built, verify="structure")
+    idx = open_index(built_v1, verify="structure")
     assert idx.post_docid[j] == a[j] + 1     # the invariants hold ...
     with pytest.raises(IndexFormatError, match="checksum mismatch"):
-        len(open_index(built).post_docid)     # ... the checksum does not
+        len(open_index(built_v1).post_docid)     # ... the checksum does not
     with pytest.raises(IndexFormatError, match="checksum"):
-        search(open_index(built), [("1", "fox")], "bm25")
+        search(open_index(built_v1), [("1", "fox")], "bm25")
 
 
 def test_verified_once_per_process(built, monkeypatch):
@@ -217,10 +305,13 @@ def test_verified_once_per_process(built, monkeypatch):
     (lambda m: m.__setitem__("version", "1"), "version"),
     (lambda m: m.__setitem__("data", "../elsewhere"), "data"),
     (lambda m: m.__setitem__("data", 7), "data"),
-    (lambda m: m["arrays"].__setitem__("pos", None), "arrays.pos: expected an object"),
-    (lambda m: m["arrays"]["pos"].__setitem__("shape", "x"), "arrays.pos.shape"),
-    (lambda m: m["arrays"]["pos"].__setitem__("crc32", -1), "arrays.pos.crc32"),
-    (lambda m: m["arrays"]["pos"].__setitem__("file_bytes", "9"), "arrays.pos.file_bytes"),
+    (lambda m: m["arrays"].__setitem__("pos_bytes", None), "arrays.pos_bytes: expected an object"),
+    (lambda m: m["arrays"]["pos_bytes"].__setitem__("shape", "x"), "arrays.pos_bytes.shape"),
+    (lambda m: m["arrays"]["pos_bytes"].__setitem__("crc32", -1), "arrays.pos_bytes.crc32"),
+    (lambda m: m["arrays"]["pos_bytes"].__setitem__("file_bytes", "9"),
+     "arrays.pos_bytes.file_bytes"),
+    (lambda m: m.__setitem__("block_size", 0), "block_size"),
+    (lambda m: m.__setitem__("num_blocks", m["num_blocks"] + 1), "blk_last length"),
     (lambda m: m["arrays"].pop("df"), "lacks arrays.df"),
     (lambda m: m.pop("collection_length"), "lacks 'collection_length'"),
     (lambda m: m["arrays"]["df"].__setitem__("dtype", "int64"), "df.npy is int32"),
@@ -256,7 +347,7 @@ def test_manifest_errors_on_cli(built):
 
 def test_index_verify_cli(built):
     res = run_cli(["index", "--verify", str(built)])
-    assert res.exit_code == 0 and "ok (11 arrays" in res.output
+    assert res.exit_code == 0 and "ok (12 arrays" in res.output
     f = array_file(built, "terms")
     b = bytearray(f.read_bytes())
     b[-1] ^= 1
@@ -298,7 +389,7 @@ def test_umask_respected(tmp_path, umask, mode):
     idx = tmp_path / "idx"
     gen = idx / manifest(idx)["data"]
     assert (idx.stat().st_mode & 0o777, gen.stat().st_mode & 0o777) == (mode, mode)
-    assert (gen / "pos.npy").stat().st_mode & 0o777 == mode & 0o666
+    assert (gen / "pos_bytes.npy").stat().st_mode & 0o777 == mode & 0o666
 
 
 A = [(f"a{i}", "alpha beta gamma " * (i + 1)) for i in range(3)]

@@ -427,3 +427,47 @@ def test_the_fast_reader_is_used_on_real_qrels(real_qrels, monkeypatch):
     monkeypatch.setattr(qrels_mod, "_read_strict", no_strict)
     q = tb.read_qrels(io.BytesIO(b"\n".join(real_qrels) + b"\n"))
     assert q.line_counts.evaluated == len(real_qrels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=6).filter(lambda b: b" " not in b),
+                min_size=1, max_size=3000))
+def test_fast_intern_equals_a_dict(tokens):
+    """The compiled interner (growing table, stored hashes, compact key copy) numbers strings
+    in order of first appearance exactly as a dict does, across table growths."""
+    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
+    from tiebreak.io._fast import intern
+
+    data = b" ".join(tokens)
+    a = np.frombuffer(data, np.uint8)
+    lens = np.array([len(t) for t in tokens], np.int64)
+    st = np.r_[0, np.cumsum(lens + 1)[:-1]].astype(np.int64)
+    ids, first = intern(a, st, st + lens)
+    seen: dict[bytes, int] = {}
+    expect = [seen.setdefault(t, len(seen)) for t in tokens]
+    firsts: dict[bytes, int] = {}
+    for j, t in enumerate(tokens):
+        firsts.setdefault(t, j)
+    assert ids.tolist() == expect
+    assert first.tolist() == list(firsts.values())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=1, max_size=30))
+def test_fast_no_repeats_is_exact(pairs):
+    """The compiled check lets the duplicate sort be skipped only when no (topic, docno) repeats
+    and each topic's lines are contiguous; the reader's verdict never depends on it."""
+    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
+    from tiebreak.io._fast import no_repeats
+
+    topic = np.array([t for t, _ in pairs], np.int64)
+    docid = np.array([d for _, d in pairs], np.int64)
+    blocks = [t for j, t in enumerate(topic.tolist()) if j == 0 or t != topic[j - 1]]
+    ok = len(set(pairs)) == len(pairs) and len(set(blocks)) == len(blocks)
+    assert bool(no_repeats(topic, docid, 4, 7)) == ok
+    text = "".join(f"q{t} Q0 d{d} {j + 1} {-j} x\n" for j, (t, d) in enumerate(pairs))
+    if len(set(pairs)) == len(pairs):
+        tb.read_run(io.BytesIO(text.encode()))
+    else:
+        with pytest.raises(InputError, match="listed twice"):
+            tb.read_run(io.BytesIO(text.encode()))

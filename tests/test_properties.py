@@ -171,10 +171,11 @@ class Spec:
     rel: int = 1
     p: Fr | None = None
     exp_gain: bool = False
+    judged_only: bool = False
 
     @property
     def kind(self):
-        if self.family in ("P", "RR", "Success", "RBP", "ERR"):
+        if self.family in ("P", "RR", "Success", "RBP", "ERR", "Hits", "RBPg"):
             return "monotone"
         if self.family in ("Judged", "RBP_resid"):
             return self.family
@@ -190,6 +191,10 @@ def specs_for(cutoffs):
         Spec("RBP(p=0.5)", "RBP", p=Fr(1, 2)), Spec("RBP_resid(p=0.5)", "RBP_resid", p=Fr(1, 2)),
         Spec("RBP(p=0.5,rel=2)", "RBP", rel=2, p=Fr(1, 2)),
         Spec("ERR(gmax=0)", "ERR"), Spec("bpref", "bpref"), Spec("bpref(rel=2)", "bpref", rel=2),
+        Spec("RBP(p=0.5,graded=True)", "RBPg", p=Fr(1, 2)),
+        Spec("RBP(p=0.5,rel=2,graded=True)", "RBPg", rel=2, p=Fr(1, 2)),
+        Spec("AP(judged_only=True)", "AP", judged_only=True),
+        Spec("RR(judged_only=True)", "RR", judged_only=True),
     ]
     for k in cutoffs:
         out += [
@@ -202,6 +207,10 @@ def specs_for(cutoffs):
             Spec(f"RBP_resid(p=0.8)@{k}", "RBP_resid", k, p=Fr(4, 5)),
             Spec(f"ERR(gmax=0)@{k}", "ERR", k), Spec(f"Success@{k}", "Success", k),
             Spec(f"Success(rel=2)@{k}", "Success", k, 2), Spec(f"Judged@{k}", "Judged", k),
+            Spec(f"Hits@{k}", "Hits", k), Spec(f"Hits(rel=2)@{k}", "Hits", k, 2),
+            Spec(f"RBP(p=0.8,graded=True)@{k}", "RBPg", k, p=Fr(4, 5)),
+            Spec(f"P(judged_only=True)@{k}", "P", k, judged_only=True),
+            Spec(f"nDCG(judged_only=True)@{k}", "nDCG", k, judged_only=True),
         ]
     return list({s.name: s for s in out}.values())
 
@@ -230,7 +239,18 @@ def measure(spec: Spec, v: tuple, c: Ctx):
     from the qrels, a negative value for pooled-but-unjudged, PROMOTED for an unjudged
     document counted as maximally relevant)."""
     f, k, L = spec.family, spec.k, spec.rel
+    if spec.judged_only:  # trec_eval -J for this measure: unjudged documents dropped first
+        v = tuple(a for a in v if is_judged(a))
     top = v if k is None else v[:k]
+    if f == "Hits":
+        return Fr(sum(is_rel(a, L) for a in top))
+    if f == "RBPg":  # ranx rbp: the grade itself (>= rel) as the gain
+        def g(a):
+            if a == PROMOTED:
+                return max(c.gmax, 1)
+            return a if is_judged(a) and a >= max(L, 1) else 0
+        return sum(((1 - spec.p) * spec.p ** (j - 1) * g(a) for j, a in enumerate(top, 1)),
+                   Fr(0))
     if f == "P":
         return Fr(sum(is_rel(a, L) for a in top), k)
     if f == "Success":

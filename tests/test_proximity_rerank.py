@@ -63,6 +63,39 @@ def test_rerank_scores_only_first_pass(tmp_path):
     assert list(s) == sorted(s, reverse=True)
 
 
+@pytest.mark.parametrize("lam", [0.4, 1.0])
+def test_rerank_tail(tmp_path, lam):
+    """tail=True: the first K documents with their full Eq. 4.3 scores, then the first pass's
+    documents K+1..k with (1 - lam) BM25 -- a lower bound of Eq. 4.3 -- all in trec_eval order."""
+    from tiebreak.retrieval.models import bm25
+
+    idx = random_index(tmp_path, 9, ndocs=120)
+    for qtext in QUERIES[:4]:
+        q = idx.analyzer.analyze(qtext)
+        full_d, full_s = dep.lkp(idx, q, 1000, lam=lam)
+        full = dict(zip(full_d.tolist(), full_s.tolist()))
+        lkp0 = dict(zip(*(x.tolist() for x in dep.lkp(idx, q, 1000, lam=0.0))))
+        first, _ = bm25(idx, q, 40, idf="rw", k1=dep.K1, b=dep.B)
+        d, s = rerank(idx, q, 40, first_k=8, lam=lam, tail=True)
+        assert sorted(d.tolist()) == sorted(first.tolist())
+        head = set(first[:8].tolist())
+        for x, y in zip(d.tolist(), s.tolist()):
+            if x in head:
+                assert y == full[x]
+            else:  # BM25 part only; lam=0 Lkp is BM25^(2), so (1 - lam) times it
+                assert y == pytest.approx((1.0 - lam) * lkp0[x], rel=1e-12, abs=1e-12)
+                assert y <= full[x] + 1e-12
+        # trec_eval order: score descending, then docno descending (lam = 1: the tail is 0)
+        docnos = [idx.docnos[x] for x in d.tolist()]
+        keys = list(zip(s.tolist(), docnos))
+        assert keys == sorted(keys, reverse=True)
+        # K >= k: the tail changes nothing; without tail only K documents come back
+        d2, s2 = rerank(idx, q, 40, first_k=40, lam=lam, tail=True)
+        d3, s3 = rerank(idx, q, 40, first_k=40, lam=lam)
+        assert d2.tolist() == d3.tolist() and np.array_equal(s2, s3)
+        assert len(rerank(idx, q, 40, first_k=8, lam=lam)[0]) == min(8, len(first))
+
+
 def test_rerank_bad_input(tmp_path):
     idx = random_index(tmp_path, 7)
     q = idx.analyzer.analyze("alpha beta")
@@ -72,6 +105,11 @@ def test_rerank_bad_input(tmp_path):
         rerank(idx, q, 10, model="sdm")
     with pytest.raises(ValueError, match="lam must be in"):
         rerank(idx, q, 10, lam=2)
+    with pytest.raises(ValueError, match="tail needs the BM25"):
+        rerank(idx, q, 10, first_k=2, tail=True, first="ql")
+    with pytest.raises(ValueError, match="tail needs the BM25"):
+        rerank(idx, q, 10, first_k=2, tail=True, idf="lucene")
+    assert len(rerank(idx, q, 10, first_k=2, tail=True, b=0.5, k1=1.2)[0]) > 2  # model's k1, b
     d, s = rerank(idx, ["nonexistentterm"], 10)
     assert len(d) == 0 and len(s) == 0
 
@@ -92,6 +130,14 @@ def test_cli_rerank_option(tmp_path):
                           "x"])
     assert full.exit_code == 0 and two.exit_code == 0, two.output
     assert two.output == full.output and two.output.count("\n") == 40
+    # --tail: depth -k with --first-k 5; the first 5 lines are the two-stage K = 5 run's
+    tl = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                         "-k", "20", "--first-k", "5", "--tail", "-q", "--tag", "x"])
+    short = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
+                            "-k", "20", "--first-k", "5", "-q", "--tag", "x"])
+    assert tl.exit_code == 0 and tl.output.count("\n") == 40, tl.output
+    assert [x for x in tl.output.splitlines() if int(x.split()[3]) <= 5] \
+        == short.output.splitlines()
     bad = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
                           "--first", "nope", "-q"])
     assert bad.exit_code == 2 and "unknown model 'nope'" in bad.output

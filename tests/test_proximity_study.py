@@ -67,7 +67,8 @@ def test_study_command(tmp_path):
         assert (out / f).stat().st_size > 0
     rows = list(csv.DictReader(open(out / "summary.tsv"), delimiter="\t"))
     assert [x["model"] for x in rows] == ["BM25", "BOW", "BOW+OW", "BOW+UW", "SDM", "FDM",
-                                          "L2p", "Lkp", "Lkpf", "Lkp-cv", "BOW-cv"]
+                                          "L2p", "Lkp", "Lkpf", "Lkp-cv", "BOW-cv", "SDM-cv",
+                                          "FDM-cv"]
     assert "RBP_resid(p=0.95)" in rows[0]
     # BOW = query likelihood: the same MAP as the ql model
     import io
@@ -79,6 +80,20 @@ def test_study_command(tmp_path):
     m = tb.evaluate(tb.read_qrels(io.BytesIO(qrels.encode())),
                     [tb.read_run(io.BytesIO(run.encode()))], ["AP"], ["trec_eval"])
     assert float(rows[1]["AP"]) == pytest.approx(float(m.mean[0, 0, 0]), abs=1e-4)
+    # the mu sweep: at mu 2500 (the default) SDM and FDM give the SDM and FDM rows' MAP
+    sweep = {float(x["mu"]): x for x in csv.DictReader(open(out / "ql_mu.tsv"), delimiter="\t")}
+    assert list(sweep[2500.0]) == ["mu", "QL", "SDM", "FDM"]
+    for col, row in (("QL", 1), ("SDM", 4), ("FDM", 5)):
+        assert float(sweep[2500.0][col]) == pytest.approx(float(rows[row]["AP"]), abs=1e-4)
+    # each fold's mu is one of the grid; the cross-validated MAP is the topic-weighted mean of
+    # the folds' test MAPs
+    folds = list(csv.DictReader(open(out / "lambda_cv.tsv"), delimiter="\t"))
+    for col, name in (("QL", "BOW-cv"), ("SDM", "SDM-cv"), ("FDM", "FDM-cv")):
+        assert all(float(f[f"mu_{col}"]) in sweep for f in folds)
+        n = sum(int(f["topics"]) for f in folds)
+        mean = sum(int(f["topics"]) * float(f[f"AP_test_{col}"]) for f in folds) / n
+        got = next(float(x["AP"]) for x in rows if x["model"] == name)
+        assert got == pytest.approx(mean, abs=1e-3)
     heat = list(csv.DictReader(open(out / "heatmap.tsv"), delimiter="\t"))
     from tiebreak.retrieval.dependency import lkp
 

@@ -258,3 +258,35 @@ def test_starting_threshold_is_reached_by_k_documents(indexes, which, q, model, 
     d, s = retrieve(idx, _terms(idx, q), k, name, quantize=quant, **kw)
     if np.isfinite(th0):
         assert len(s) == k and s[-1] >= th0
+
+
+def test_block_maxima_cached_next_to_the_index(tmp_path, monkeypatch):
+    """Bounds are computed once per parameter setting and stored in the index's generation
+    directory: a fresh Index reads them (no recomputation, same results), a corrupt entry is
+    recomputed and replaced, another setting gets its own entry."""
+    from tiebreak.index import open_index
+    from tiebreak.retrieval import kernels as K
+
+    idx = _index(tmp_path / "i", 7, 800, 50, 20)
+    q = ["t3", "t5", "t9"]
+    want = retrieve(idx, q, 10, "bm25", "bmw")
+    cache = idx.data_dir / "derived"
+    entries = list(cache.iterdir())
+    assert len(entries) == 1 and (entries[0] / "meta.json").is_file()
+    real = K.block_max
+    calls = []
+    monkeypatch.setattr(K, "block_max", lambda *a: calls.append(1) or real(*a))
+    fresh = open_index(idx.path)
+    _same(retrieve(fresh, q, 10, "bm25", "bmw"), want)
+    _same(retrieve(fresh, q, 10, "bm25", "maxscore"), want)
+    assert calls == []
+    f = entries[0] / "bmax.npy"
+    b = bytearray(f.read_bytes())
+    b[-1] ^= 1
+    f.write_bytes(bytes(b))
+    _same(retrieve(open_index(idx.path), q, 10, "bm25", "bmw"), want)
+    assert calls == [1]
+    _same(retrieve(open_index(idx.path), q, 10, "bm25", "bmw"), want)
+    assert calls == [1]          # the corrupt entry was replaced
+    retrieve(fresh, q, 10, "bm25", "bmw", b=0.75)
+    assert len(list(cache.iterdir())) == 2

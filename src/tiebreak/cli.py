@@ -22,6 +22,26 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
+def dask_option(what: str = "Evaluate"):
+    """The ``--dask ADDRESS`` option of every command that evaluates many runs."""
+    return click.option("--dask", "dask_address", metavar="ADDRESS",
+                        help=f"{what} on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
+                             "LocalCluster (needs pip install 'tiebreak[dask]').")
+
+
+def open_client(address: str | None):
+    """The Dask client of ``--dask ADDRESS`` (None without it); a clear error, exit status 2,
+    when Dask is missing or the scheduler cannot be reached."""
+    if not address:
+        return None
+    from .parallel import dask_client
+
+    try:
+        return dask_client(address)
+    except (ImportError, OSError, ValueError, TimeoutError) as e:
+        _fail(f"--dask {address}: {e}")
+
+
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
@@ -182,9 +202,7 @@ def study_group() -> None:
               help="Random orderings per tied group for 'expected' values without a closed "
                    "form (a note on stderr gives the largest standard error).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
-@click.option("--dask", "dask_address", metavar="ADDRESS",
-              help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
-                   "LocalCluster (needs pip install 'tiebreak[dask]').")
+@dask_option()
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
@@ -199,7 +217,6 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
     """
     from .evaluate import Evaluator
     from .io import InputError, run_paths
-    from .io.frames import as_qrels
     from .measures import MeasureError
     from .output import format_warnings, write_json, write_table, write_tsv
 
@@ -207,10 +224,12 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
         paths = run_paths(runs)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
-        q = as_qrels(qrels)
-        ev = Evaluator(q, list(measures) or None, list(regimes) or None,
+        # the Evaluator reads the qrels: with a diversity measure, their second column is the
+        # subtopic
+        ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
                        seed=seed)
+        q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
@@ -221,12 +240,7 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
     jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
     if dask_address:
-        from .evaluate import dask_client
-
-        try:
-            kw["client"] = dask_client(dask_address)
-        except (ImportError, OSError, ValueError) as e:
-            _fail(str(e))
+        kw["client"] = open_client(dask_address)
     try:
         if len(paths) > 3 and sys.stderr.isatty():
             from tqdm import tqdm

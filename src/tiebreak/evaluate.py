@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -89,7 +89,36 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
         What was estimated by sampling, with the largest standard error.
     """
     cache = {} if cache is None else cache
+    jo = [j for j, m in enumerate(measures) if _judged_only(m)]
+    if jo:
+        # ``judged_only=True`` (ir_measures): those measures see the run with its unjudged
+        # documents dropped, as under trec_eval -J (a prepared run of their own)
+        out_all: list = [None] * len(measures)
+        rest = [j for j in range(len(measures)) if j not in set(jo)]
+        notes_all: list[str] = []
+        sub = cache.setdefault("judged_only", {})
+        PJ = sub.get("prepared")
+        if PJ is None:
+            PJ = sub["prepared"] = P if P.judged_only else replace(P, judged_only=True,
+                                                                    shared={})
+        for idx, PP, cc in ((rest, P, cache), (jo, PJ, sub)):
+            if not idx:
+                continue
+            vals, notes = _measure_values(PP, [measures[j] for j in idx], regime,
+                                          samples=samples, seed=seed, cache=cc)
+            for j, v in zip(idx, vals):
+                out_all[j] = v
+            notes_all += [n for n in notes if n not in notes_all]
+        return out_all, notes_all
+    return _measure_values(P, measures, regime, samples=samples, seed=seed, cache=cache)
 
+
+def _judged_only(m: Measure) -> bool:
+    return any(k == "judged_only" and v for k, v in m.values)
+
+
+def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
+                    seed: int, cache: dict) -> tuple[list, list[str]]:
     def R(order):
         if order not in cache:
             cache[order] = ranking(P, order)
@@ -154,6 +183,28 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
             else:
                 out[j] = np.where(P.bogus, b, out[j])
     return out, notes
+
+
+def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) -> None:
+    """Free the rankings (and the orderings behind them) that the ``later`` regimes will not
+    read: values already computed are memoised, so a ranking is kept only while some measure of
+    a later regime still needs it. Peak memory is then that of the trec_eval ranking plus one
+    regime's, not of every regime's (about half for the seven regimes)."""
+    memo = cache.get("values", {})
+    need = {"trec_eval"}  # the warnings read it last
+    for reg in later:
+        if reg == "expected":
+            continue  # its own structures; 'trec_order' measures read trec_eval (kept)
+        for m in measures:
+            order = order_for(reg, m.kind)
+            if (order, m.family.name, m.cutoff, m.values) not in memo:
+                need.add(order)
+    for key in [k for k in cache if k != "values" and k not in need]:
+        del cache[key]
+    oc = P.O._cache
+    if oc:
+        for key in [k for k in oc if k not in need]:
+            del oc[key]
 
 
 def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
@@ -295,6 +346,10 @@ class Evaluator:
     ----------
     qrels : Qrels, path, "irds:ID", DataFrame or dict
         Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
+        Diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ...) read the second column of
+        the qrels as the subtopic (``qid subtopic docno rel``, as ndeval and ir_measures): a
+        path is then read with ``read_qrels(path, subtopics=True)``, and a Qrels must have
+        been read that way.
     measures : list of str or Measure, optional
         Default ``AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref``; each RBP adds its residual.
         Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
@@ -325,13 +380,22 @@ class Evaluator:
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False):
+        ms = measures if measures is not None else DEFAULT_MEASURES
+        if isinstance(ms, (str, Measure)):
+            ms = [ms]
+        ms = parse_measures(list(ms))
+        div = [m for m in ms if m.family.rel_format == "subtopics"]
         if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
             from .io.frames import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
 
-            qrels = as_qrels(qrels)
+            qrels = as_qrels(qrels, subtopics=bool(div))
         if not isinstance(qrels, Qrels):
             raise TypeError("qrels must be a tiebreak Qrels (use tiebreak.read_qrels), a path, "
                             f"irds:ID, a DataFrame or a dict, not {type(qrels).__name__}")
+        if div and qrels.subtopic_lines is None:
+            raise MeasureError(f"{div[0]} is a diversity measure: it needs subtopic qrels "
+                               "(qid subtopic docno rel), read with "
+                               "tiebreak.read_qrels(path, subtopics=True) or given as a path")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
         if score_precision not in ("float64", "float32"):
@@ -339,10 +403,6 @@ class Evaluator:
         if max_docs is not None and (isinstance(max_docs, bool) or int(max_docs) < 0):
             raise ValueError("max_docs must be a non-negative integer")
         self.qrels = qrels
-        ms = measures if measures is not None else DEFAULT_MEASURES
-        if isinstance(ms, (str, Measure)):
-            ms = [ms]
-        ms = parse_measures(list(ms))
         text = [m for m in ms if m.family.fmt == "str"]
         if text and len(text) == len(ms):
             raise MeasureError(f"{text[0]} has no numeric value; use tiebreak trec_eval -q")
@@ -390,6 +450,7 @@ class Evaluator:
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
+            _evict(cache, P, self.measures, self.regimes[k + 1:])
         return out, self._warnings(run, P)
 
     def _warnings(self, run: Run, P: Prepared) -> dict:
@@ -443,27 +504,17 @@ class Evaluator:
         return run.name, run.source, v, w, self.notes
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
-        if client is not None:
-            yield from self._iter_dask(list(runs), client, on_duplicate, name_by)
+        from .parallel import imap
+
+        if client is not None:  # the evaluator (qrels included) goes to every worker once
+            yield from imap(_work, list(runs), 1, (self, on_duplicate, name_by), client=client)
             return
         runs = list(runs) if jobs > 1 else runs
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
-            from .parallel import imap
-
             yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
             return
         for r in runs:
             yield self._one(r, on_duplicate, name_by)
-
-    def _iter_dask(self, runs, client, on_duplicate, name_by="tag"):
-        """Evaluate on a Dask cluster: the evaluator (qrels included) is sent to every worker
-        once; each run file is read and evaluated by a worker; results come back in order."""
-        # one object under a key of its own (hash=False): a second evaluation never meets the
-        # first one's copy while the cluster releases it
-        [shared] = client.scatter([(self, on_duplicate, name_by)], broadcast=True, hash=False)
-        futures = client.map(_work, [shared] * len(runs), runs, pure=False)
-        for f in futures:
-            yield f.result()
 
     def evaluate(self, runs, progress=None, jobs: int = 1,
                  on_duplicate: str = "error", name_by: str = "tag",
@@ -552,17 +603,7 @@ def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jo
 
 
 def dask_client(address: str):
-    """A dask.distributed Client for ``address`` (``tcp://host:port``), or a LocalCluster of
-    one single-threaded worker process per CPU for ``local``. Raises ImportError naming the
-    extra when Dask is not installed."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
-    if address == "local":
-        from .parallel import cpus
+    """:func:`tiebreak.parallel.dask_client` (kept here for the API's existing callers)."""
+    from .parallel import dask_client as make
 
-        cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        return Client(cluster)
-    return Client(address)
+    return make(address)

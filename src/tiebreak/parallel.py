@@ -1,4 +1,5 @@
-"""The one process-pool helper: map a function over items in forked workers, in order."""
+"""The one parallel helper: map a function over items in forked workers, or on a Dask cluster,
+in order."""
 
 from __future__ import annotations
 
@@ -22,12 +23,16 @@ def _call(item):
 
 
 def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
-         progress: str | None = None) -> Iterator:
+         progress: str | None = None, client=None) -> Iterator:
     """Yield ``fn(shared, item)`` for every item, in order, from ``jobs`` forked workers.
 
     ``shared`` (e.g. parsed qrels) reaches the workers through fork, never pickled; results
     are pickled back. Falls back to this process where fork is unavailable or ``jobs <= 1``.
     ``progress``: a label for a tqdm progress bar on stderr (None: no bar).
+
+    ``client``: a ``dask.distributed.Client`` (see :func:`dask_client`): ``shared`` is sent to
+    every worker once, each item is a task of its own (``jobs`` is ignored), results come back
+    in order. ``fn`` must then be importable by the workers (a module-level function).
     """
     items = list(items)
     bar = None
@@ -38,7 +43,9 @@ def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
 
         bar = tqdm(total=len(items), desc=progress, file=sys.stderr, leave=False)
     try:
-        for out in _imap(fn, items, jobs, shared):
+        gen = _imap(fn, items, jobs, shared) if client is None else _dask_map(
+            fn, items, shared, client)
+        for out in gen:
             yield out
             if bar is not None:
                 bar.update(1)
@@ -66,3 +73,32 @@ def _imap(fn, items, jobs, shared):
             yield from pool.imap(_call, items)
     finally:
         _SHARED = None
+
+
+def _dask_map(fn, items, shared, client):
+    # shared goes out once, under a key of its own (hash=False): a second map never meets the
+    # first one's copy while the cluster releases it
+    [sh] = client.scatter([shared], broadcast=True, hash=False)
+    futures = client.map(fn, [sh] * len(items), items, pure=False)
+    for f in futures:
+        yield f.result()
+
+
+def dask_client(address: str):
+    """A ``dask.distributed.Client`` for ``address`` (``tcp://host:port``), or a LocalCluster of
+    one single-threaded worker process per CPU for ``local``.
+
+    Raises
+    ------
+    ImportError
+        Dask is not installed; the message names the extra (``pip install 'tiebreak[dask]'``).
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
+    if address == "local":
+        cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster)
+    return Client(address)

@@ -49,15 +49,20 @@ def run_hygiene(run: Run) -> dict[str, np.ndarray]:
     if not len(run):  # a run without result lines
         return {k: np.zeros(nt, np.int64) for k in ("contradictions", "rank_ties", "increasing")}
     t, s, rk = run.topic, run.score, run.rank
-    ok = np.flatnonzero(~np.isnan(rk))
-    o = ok[np.lexsort((ok, rk[ok], t[ok]))]
-    tr, rr, sr = t[o], rk[o], s[o]
-    same = np.r_[False, tr[1:] == tr[:-1]]
-    file_same = np.r_[False, t[1:] == t[:-1]]
+    same_file = t[1:] == t[:-1]
+    dt = t[1:] - t[:-1]
+    if not np.isnan(rk).any() and bool(np.all((dt > 0) | (same_file & (rk[1:] >= rk[:-1])))):
+        tr, rr, sr, same = t, rk, s, same_file  # already in rank-column order per topic
+    else:
+        ok = np.flatnonzero(~np.isnan(rk))
+        o = ok[np.lexsort((ok, rk[ok], t[ok]))]
+        tr, rr, sr = t[o], rk[o], s[o]
+        same = tr[1:] == tr[:-1]
+    nxt = tr[1:]
     return {
-        "contradictions": np.bincount(tr[same & np.r_[False, sr[1:] > sr[:-1]]], minlength=nt),
-        "rank_ties": np.bincount(tr[same & np.r_[False, rr[1:] == rr[:-1]]], minlength=nt),
-        "increasing": np.bincount(t[file_same & np.r_[False, s[1:] > s[:-1]]], minlength=nt),
+        "contradictions": np.bincount(nxt[same & (sr[1:] > sr[:-1])], minlength=nt),
+        "rank_ties": np.bincount(nxt[same & (rr[1:] == rr[:-1])], minlength=nt),
+        "increasing": np.bincount(t[1:][same_file & (s[1:] > s[:-1])], minlength=nt),
     }
 
 
@@ -67,7 +72,8 @@ class Judged:
 
     ``qtopic`` indexes the qrels topics; ``relkey`` is the qrels value for judged documents and
     -1 / -2 for unjudged ones (trec_eval's codes); ``grade`` is max(value, 0) for judged documents
-    and 0 otherwise; ``judged`` marks documents with a qrels value >= 0.
+    and 0 otherwise; ``judged`` marks documents with a qrels value >= 0; ``qrow`` is the index of
+    the line's judgment in the qrels arrays (-1 when the qrels do not hold the docno).
     """
 
     n_topics: int
@@ -80,6 +86,71 @@ class Judged:
     lineno: np.ndarray
     run_topics_missing_in_qrels: list[str]
     lines_missing_in_qrels: int
+    qrow: np.ndarray | None = None
+
+
+def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Find run lines in qrels.
+
+    Parameters
+    ----------
+    qrels : Qrels
+    qtopic : ndarray int64 (n,)
+        Index into ``qrels.topics`` of each line's topic (-1: a topic the qrels lack).
+    docnos : ndarray str (d,)
+        The run's distinct docnos in byte order (``Run.docnos``).
+    docrank : ndarray int64 (n,)
+        Index into ``docnos`` of each line's docno.
+
+    Returns
+    -------
+    found : ndarray bool (n,)
+        The qrels judge the line's (topic, docno).
+    pos : ndarray int64 (n,)
+        Index of that judgment in the qrels arrays (meaningful where ``found``).
+    """
+    # run docnos -> qrels docno ids (both arrays are sorted bytes)
+    if len(qrels.docnos) and len(docnos):
+        p = np.searchsorted(qrels.docnos, docnos)
+        p[p == len(qrels.docnos)] = 0
+        qd = np.where(qrels.docnos[p] == docnos, p, -1)[docrank]
+    else:
+        qd = np.full(len(docrank), -1)
+    qd = np.where(qtopic >= 0, qd, -1)
+    table = _dense_rows(qrels)
+    if table is not None:  # one gather from a (topic, docno) table built once per qrels
+        pos = table[np.maximum(qtopic, 0), np.maximum(qd, 0)].astype(np.int64)
+        found = (pos >= 0) & (qd >= 0)
+        return found, np.maximum(pos, 0)
+    keys = np.where(qd >= 0, (qtopic << 32) | np.maximum(qd, 0), -1)
+    pos = np.searchsorted(qrels.keys, keys)
+    pos[pos == len(qrels.keys)] = 0
+    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
+        len(keys), bool)
+    return found, pos
+
+
+#: Largest size in bytes of the dense (topic, judged docno) table of qrels rows that
+#: :func:`lookup` keeps per qrels; larger qrels use a binary search per line.
+DENSE_QRELS_MAX = 1 << 25
+
+
+def _dense_rows(qrels: Qrels):
+    """The index in the qrels arrays of every (topic, docno id) pair, -1 where the qrels do not
+    judge it, in the smallest signed integer type that holds the indices: ndarray (T, D); None
+    when it would exceed :data:`DENSE_QRELS_MAX` bytes. Built once per Qrels."""
+    got = qrels.__dict__.get("_dense")
+    if got is not None:
+        return got if len(got) else None
+    T, D, m = len(qrels.topics), len(qrels.docnos), len(qrels.keys)
+    out = np.zeros(0, np.int8)
+    dt = next(t for t in (np.int8, np.int16, np.int32, np.int64) if m <= np.iinfo(t).max)
+    if 0 < T * D * np.dtype(dt).itemsize <= DENSE_QRELS_MAX:
+        out = np.full((T, D), -1, dt)
+        out[qrels.topic, qrels.docid] = np.arange(m, dtype=dt)
+    qrels.__dict__["_dense"] = out
+    return out if len(out) else None
 
 
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
@@ -99,18 +170,7 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     sel = slice(None) if keep.all() else np.flatnonzero(keep)
     qt = qt[sel]
     docrank = run.docid[sel]
-    # run docnos -> qrels docno ids (both arrays are sorted bytes)
-    if len(qrels.docnos) and len(run.docnos):
-        p = np.searchsorted(qrels.docnos, run.docnos)
-        p[p == len(qrels.docnos)] = 0
-        qd = np.where(qrels.docnos[p] == run.docnos, p, -1)[docrank]
-    else:
-        qd = np.full(len(docrank), -1)
-    keys = np.where(qd >= 0, (qt << 32) | np.maximum(qd, 0), -1)
-    pos = np.searchsorted(qrels.keys, keys)
-    pos[pos == len(qrels.keys)] = 0
-    found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
-        len(keys), bool)
+    found, pos = lookup(qrels, qt, run.docnos, docrank)
     val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
     judged = found & (val >= 0)
     relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
@@ -122,7 +182,7 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(
         len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
-        missing, int((~keep).sum()),
+        missing, int((~keep).sum()), np.where(found, pos, -1),
     )
 
 
@@ -201,7 +261,12 @@ class Orderings:
 def orderings(J: Judged) -> Orderings:
     """Sort a judged run by topic and score and find its tied groups."""
     n = len(J.qtopic)
-    so = np.lexsort((-J.score, J.qtopic))
+    t0, s0 = J.qtopic, J.score
+    if n > 1 and bool(np.all(t0[1:] >= t0[:-1])) and bool(
+            np.all((t0[1:] != t0[:-1]) | (s0[1:] <= s0[:-1]))):
+        so = np.arange(n)  # already by topic, scores descending: what the stable sort gives
+    else:
+        so = np.lexsort((-s0, t0))
     t = J.qtopic[so]
     s = J.score[so]
     new = np.ones(n, bool)
@@ -296,6 +361,8 @@ class Prepared:
     max_docs: int | None = None
     judged_only: bool = False
     shared: dict = field(default_factory=dict)  # qrels-side arrays shared by its rankings
+    qrels: Qrels | None = None
+    run_docnos: np.ndarray | None = None  # the run's docnos (J.docrank indexes them)
 
 
 def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
@@ -323,7 +390,8 @@ def prepare(run: Run, qrels: Qrels, topics=None, *, complete: bool = True,
     bogus = ~has[ids] if len(ids) else np.zeros(0, bool)
     if not complete:
         ids, bogus = ids[~bogus], bogus[~bogus]
-    return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only)
+    return Prepared(J, O, ids, bogus, qrels_levels(qrels, ids), max_docs, judged_only,
+                    qrels=qrels, run_docnos=run.docnos)
 
 
 def _seg_positions(t: np.ndarray, T: int):
@@ -406,6 +474,13 @@ class Ranking:
         document counted as maximally relevant (``upper`` of monotone measures). None for the
         fractional ranking of the ``expected`` regime, whose per-position quantities are means
         over the position's tied group (:meth:`per_position`).
+    line : ndarray int64 (n,) or None
+        Index of each position's line in the prepared run (``Prepared.J``; -1 for a -c bogus
+        position): what measures that look a document up elsewhere (subtopics, a second
+        qrels) use; None in the fractional ranking of ``expected``.
+    prepared : Prepared or None
+        The prepared run this ranking orders (its topic ``t`` is evaluated topic
+        ``t % len(prepared.topic_ids)``: sampled rankings stack replicas).
     """
 
     n_topics: int
@@ -417,6 +492,8 @@ class Ranking:
     _mean: object = None  # expected: (codes, topics in score order, kept positions, group mean)
     _cache: dict = field(default_factory=dict)
     _shared: dict | None = None  # per Prepared: arrays that depend on the qrels side only
+    line: np.ndarray | None = None
+    prepared: Prepared | None = None
 
     # -- per-position quantities -----------------------------------------------------------
     def per_position(self, key, fn) -> np.ndarray:
@@ -585,7 +662,7 @@ def ranking(P: Prepared, order: str) -> Ranking:
     o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
-                   _shared=P.shared)
+                   _shared=P.shared, line=o, prepared=P)
 
 
 def _score_positions(P: Prepared):
@@ -600,6 +677,7 @@ def _score_positions(P: Prepared):
     lab[O.score_order] = O.group
     gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
     v = P.shared["score_positions"] = (t, rank, code, gid)
+    P.shared["score_lines"] = order
     return v
 
 
@@ -618,7 +696,7 @@ def expected_ranking(P: Prepared) -> Ranking:
     t, rank = t_full[keep], rank_full[keep]
     T = len(P.topic_ids)
     return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
-                   (code_full, t_full, keep, mean_of), _shared=P.shared)
+                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P)
 
 
 def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
@@ -627,22 +705,27 @@ def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     or a numpy Generator."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     t0, rank0, code0, gid = _score_positions(P)
+    lines0 = P.shared["score_lines"]
     T = len(P.topic_ids)
-    ts, rs, cs = [], [], []
+    ts, rs, cs, ls = [], [], [], []
     for s in range(n_samples):
         perm = np.lexsort((rng.random(len(t0)), gid, t0))
         c, t, r = code0[perm], t0 + s * T, rank0
+        ln = lines0[perm]
         if P.max_docs is not None:
             k = r <= P.max_docs
             c, t, r = c[k], t[k], r[k]
+            ln = ln[k]
         ts.append(t)
         rs.append(r)
         cs.append(c)
+        ls.append(ln)
     t = np.concatenate(ts) if ts else np.zeros(0, np.int64)
     TT = T * n_samples
+    line = np.concatenate(ls) if ls else t.copy()
     return Ranking(TT, t, np.concatenate(rs) if rs else t.copy(),
                    np.bincount(t, minlength=TT), np.tile(P.rel_levels, (n_samples, 1)),
-                   np.concatenate(cs) if cs else t.copy())
+                   np.concatenate(cs) if cs else t.copy(), line=line, prepared=P)
 
 
 @dataclass

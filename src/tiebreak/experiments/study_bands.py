@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
+from ..cli import dask_option, open_client
 from ..evaluate import WARN_CONTRADICTIONS, WARN_INCREASING
 from ..stats import paired_t_rows
 from . import pyplot
@@ -114,7 +115,7 @@ CONTRADICTION_WARNINGS = (WARN_CONTRADICTIONS, WARN_INCREASING)
 
 def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRICS,
               order: str = "file", top: int | None = None, drop_contradictions: bool = False,
-              jobs: int = 1, progress: bool = False) -> BandStudy:
+              jobs: int = 1, progress: bool = False, client=None) -> BandStudy:
     """Evaluate original and banded runs for every rho.
 
     Parameters
@@ -132,6 +133,8 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
         Leave out runs whose file order disagrees with their scores or ranks inside a topic.
     jobs : int
         Worker processes (fork); 1 = in this process.
+    client : dask.distributed.Client, optional
+        Read, band and evaluate on this Dask cluster instead (``jobs`` is then ignored).
     progress : bool
         Show progress bars on stderr.
     """
@@ -149,7 +152,7 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     run_objs = list(runs)
     todo = [i for i, r in enumerate(runs) if not isinstance(r, Run)]
     read = imap(_read, [runs[i] for i in todo], jobs,
-                progress="reading runs" if progress else None)
+                progress="reading runs" if progress else None, client=client)
     for i, run in zip(todo, read):
         run_objs[i] = run
     if not run_objs:
@@ -157,7 +160,8 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     tasks = [None, *rhos]
     out = {}
     for task, vals, warn in imap(_evaluate, tasks, jobs, (run_objs, measures, qrels, order),
-                                 progress="banding and evaluating" if progress else None):
+                                 progress="banding and evaluating" if progress else None,
+                                 client=client):
         out[task if task is None else str(task)] = (vals, warn)
     original, (names, warnings) = out[None]
     banded = np.stack([out[str(r)][0] for r in rhos])
@@ -338,9 +342,10 @@ def _split(values) -> list[str]:
               type=click.Path(file_okay=False), help="Directory for figures and tables.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes (0 = all cores).")
+@dask_option("Read, band and evaluate")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, alpha, out_dir,
-              jobs, runs):
+              jobs, dask_address, runs):
     """YMT 2016 Section 4: Fig. 3, Table 3 and Fig. 4 for banded versions of RUNS.
 
     RUNS may be files or directories (every run file in them).
@@ -371,7 +376,7 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
 
     study = run_study(read_qrels(qrels), run_paths(runs), rho_list, metric_list, order=order,
                       top=top, drop_contradictions=drop_contradictions, jobs=jobs,
-                      progress=True)
+                      progress=True, client=open_client(dask_address))
     for n, why in study.dropped.items():
         if not why.startswith("not in the top"):
             click.echo(f"dropped {n}: {why}", err=True)

@@ -18,16 +18,19 @@ Models (:mod:`tiebreak.retrieval.dependency`, :mod:`tiebreak.retrieval.models`):
 Outputs (in ``--out``):
 
 * ``summary.tsv``: per model the mean of each measure, the RBP residual, and the paired t-test
-  of AP against FDM (two-sided; p Holm-corrected over the family of all models and Lkp-cv
-  against FDM; ``sig`` ``+``/``-`` = adjusted p < alpha, better/worse than FDM);
+  of AP against FDM (two-sided; p Holm-corrected over the family of all models, Lkp-cv and
+  the mu-cross-validated models against FDM; ``sig`` ``+``/``-`` = adjusted p < alpha,
+  better/worse than FDM);
 * ``deltas.tsv`` / ``deltas.png`` (Figs 3.3, 3.4, 4.7): per model and baseline (BM25, SDM) the
   number of topics in each bucket of the per-topic AP change ``100 (AP - AP_base) / AP_base``
   (``base=0`` when the baseline has AP 0 and the model does not);
 * ``extremes.tsv`` (Tables 3.3, 3.4, 4.5): per model the ``--top`` worst and best topics by AP
   change against BM25, with the topic text;
 * ``lambda_cv.tsv``: per fold the chosen lambda and the test topics' mean AP, and the same for
-  ``BOW-cv``: query likelihood with the Dirichlet mu chosen by the same folds (grid
-  :data:`DEFAULT_MUS`); ``ql_mu.tsv``: QL's MAP at every mu of the grid (for reading only);
+  the models of :data:`MU_CV` (``BOW-cv``: query likelihood, ``SDM-cv``, ``FDM-cv``) with the
+  Dirichlet mu chosen by the same folds (grid :data:`DEFAULT_MUS`; SDM and FDM use that mu for
+  every feature, unigrams and windows alike); ``ql_mu.tsv``: the MAP of QL, SDM and FDM at
+  every mu of the grid (for reading only: choosing from it would tune on the test topics);
 * ``heatmap.tsv`` / ``heatmap.png`` (Figs 4.5, 4.6): over the Lkp top ``-k`` of every topic,
   P(relevant) (unjudged = not relevant) in bins of (BM25^(2) score, Lkp proximity part) -- the
   two parts of Eq. 4.3 -- with the row and column projections; bins are deciles of the pooled
@@ -46,7 +49,8 @@ import sys
 import click
 import numpy as np
 
-__all__ = ["MODELS", "run_study", "proximity_cmd", "delta_buckets", "cv_lambda"]
+__all__ = ["MODELS", "MU_CV", "run_study", "proximity_cmd", "delta_buckets", "cv_lambda",
+           "cv_mu"]
 
 #: name -> (model, parameters)
 MODELS: dict[str, tuple[str, dict]] = {
@@ -64,8 +68,14 @@ MEASURES = ("AP", "nDCG@10", "P@10", "RBP(p=0.95)")
 #: bucket edges of the per-topic AP change in percent (Figs 3.3, 3.4, 4.7)
 EDGES = (-100.0, -50.0, -10.0, 0.0, 10.0, 50.0, 100.0)
 DEFAULT_LAMS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-#: Dirichlet mu grid of the cross-validated query likelihood (BOW-cv)
-DEFAULT_MUS = (100.0, 250.0, 500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3500.0, 5000.0)
+#: Dirichlet mu grid of the cross-validated models of :data:`MU_CV`
+DEFAULT_MUS = (25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3500.0, 5000.0)
+#: name -> (model, column of ``ql_mu.tsv``): models whose Dirichlet mu is chosen per fold
+MU_CV: dict[str, tuple[str, str]] = {
+    "BOW-cv": ("ql", "QL"),
+    "SDM-cv": ("sdm", "SDM"),
+    "FDM-cv": ("fdm", "FDM"),
+}
 
 
 def delta_buckets(ap, base) -> tuple[list[str], np.ndarray]:
@@ -126,6 +136,29 @@ def _evaluate(qrels, runs: dict):
     return tb.Evaluator(qrels, list(MEASURES), ["trec_eval"]).evaluate(objs)
 
 
+def cv_mu(index, topics, qrels, model: str, mus=DEFAULT_MUS, folds: int = 5, seed: int = 0,
+          k: int = 1000, **params) -> dict:
+    """Dirichlet mu of ``model`` (``ql``, ``sdm``, ``fdm``) chosen by cross-validation over
+    topics: every mu of ``mus`` ranks all ``topics`` (top ``k``, other ``params`` fixed), the
+    per-topic AP (trec_eval regime) goes to :func:`cv_lambda` with the same seeded folds as the
+    lambda of Lkp-cv, so each fold's mu maximises the mean AP of the *other* folds' topics.
+
+    Returns a dict: ``chosen`` (mu per fold), ``fold`` (fold of each topic, int (n,)),
+    ``cv_ap`` (cross-validated per-topic AP, float (n,)), ``ap_by_mu`` (per-topic AP at every
+    mu, float (len(mus), n)), ``by_mu`` (MAP at every mu, for reading only), ``topics`` (topic
+    ids in the order of the arrays). Raises ValueError as :func:`cv_lambda` does, or for a bad
+    model parameter."""
+    from ..retrieval.search import search
+
+    runs = {f"mu={mu:g}": (index, search(index, topics, model, k, mu=float(mu), **params))
+            for mu in mus}
+    res = _evaluate(qrels, runs)
+    ap = res.per_topic[:, res.measures.index("AP"), 0, :]
+    fold, ch, cv = cv_lambda(ap, mus, folds, seed)
+    return {"chosen": [mus[c] for c in ch], "fold": fold, "cv_ap": cv, "ap_by_mu": ap,
+            "by_mu": ap.mean(axis=1), "topics": list(res.topics)}
+
+
 def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_LAMS,
               seed: int = 0, progress: bool = False, mus=DEFAULT_MUS):
     """All runs and evaluations of the study; returns a dict of the pieces the outputs use."""
@@ -143,18 +176,22 @@ def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_
         runs[name] = (index, search(index, topics, model, k, **params))
     lam_runs = {f"lam={lam:g}": (index, search(index, topics, "lkp", k, lam=float(lam)))
                 for lam in lams}
-    mu_runs = {f"mu={mu:g}": (index, search(index, topics, "ql", k, mu=float(mu)))
-               for mu in mus}
-    res = _evaluate(qrels, {**runs, **lam_runs, **mu_runs})
+    res = _evaluate(qrels, {**runs, **lam_runs})
     topics_q = res.topics
     ap = res.per_topic[:, res.measures.index("AP"), 0, :]
     n_m, n_l = len(names), len(lams)
     fold, chosen, cv_ap = cv_lambda(ap[n_m:n_m + n_l], lams, folds, seed)
-    _, chosen_mu, cv_ql = cv_lambda(ap[n_m + n_l:], mus, folds, seed)
+    mu_cv = {}
+    for name, (model, _) in MU_CV.items():
+        c = cv_mu(index, topics, qrels, model, mus, folds, seed, k)
+        if c["topics"] != list(topics_q):  # the same topics, so the same folds
+            raise RuntimeError("topic order differs between evaluations")
+        mu_cv[name] = c
     return {"res": res, "names": names, "ap": ap[:n_m], "cv_ap": cv_ap, "fold": fold,
             "chosen": [lams[c] for c in chosen], "lams": list(lams), "topics": topics_q,
-            "runs": runs, "cv_ql": cv_ql, "chosen_mu": [mus[c] for c in chosen_mu],
-            "ql_by_mu": ap[n_m + n_l:].mean(axis=1), "mus": list(mus)}
+            "runs": runs, "mu_cv": mu_cv, "cv_ql": mu_cv["BOW-cv"]["cv_ap"],
+            "chosen_mu": mu_cv["BOW-cv"]["chosen"], "ql_by_mu": mu_cv["BOW-cv"]["by_mu"],
+            "mus": list(mus)}
 
 
 def _heatmap(index, topics, qrels, k: int, bins: int = 10):
@@ -226,18 +263,19 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
     # summary
     fdm = ap[names.index("FDM")]
     cv = study["cv_ap"]
-    # the family of comparisons against FDM: every other model and Lkp-cv, Holm-corrected
-    cvq = study["cv_ql"]
-    others = [(n, ap[i]) for i, n in enumerate(names) if n != "FDM"] + [("Lkp-cv", cv),
-                                                                         ("BOW-cv", cvq)]
+    # the family of comparisons against FDM: every other model and the cross-validated ones,
+    # Holm-corrected
+    mu_cv = study["mu_cv"]
+    cvs = {"Lkp-cv": cv, **{n: mu_cv[n]["cv_ap"] for n in MU_CV}}
+    others = [(n, ap[i]) for i, n in enumerate(names) if n != "FDM"] + list(cvs.items())
     pv = np.array([paired_t(x, fdm).pvalue for _, x in others])
     adj = dict(zip([n for n, _ in others], holm(pv)))
     raw = dict(zip([n for n, _ in others], pv))
     hdr = ["model"] + list(res.measures) + ["p_vs_FDM", "p_holm", "sig"]
     rows = []
-    for i, n in enumerate(names + ["Lkp-cv", "BOW-cv"]):
-        if n in ("Lkp-cv", "BOW-cv"):
-            x = cv if n == "Lkp-cv" else cvq
+    for i, n in enumerate(names + list(cvs)):
+        if n in cvs:
+            x = cvs[n]
             vals = [float(x.mean())] + [""] * (len(res.measures) - 1)
             mean = x.mean()
         else:
@@ -284,13 +322,17 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
                ["model", "kind", "topic", "AP_BM25", "AP_model", "delta", "text"], erows)
     # lambda CV
     fold = study["fold"]
-    lrows = [[f, study["chosen"][f], int((fold == f).sum()), float(cv[fold == f].mean()),
-              study["chosen_mu"][f], float(study["cv_ql"][fold == f].mean())]
+    lrows = [[f, study["chosen"][f], int((fold == f).sum()), float(cv[fold == f].mean())]
+             + [x for n in MU_CV for x in (mu_cv[n]["chosen"][f],
+                                          float(mu_cv[n]["cv_ap"][fold == f].mean()))]
              for f in range(len(study["chosen"]))]
+    cols = [c for _, c in MU_CV.values()]
     _write_tsv(os.path.join(out_dir, "lambda_cv.tsv"),
-               ["fold", "lambda", "topics", "AP_test_Lkp", "mu", "AP_test_QL"], lrows)
-    _write_tsv(os.path.join(out_dir, "ql_mu.tsv"), ["mu", "MAP"],
-               [[float(m), float(v)] for m, v in zip(study["mus"], study["ql_by_mu"])])
+               ["fold", "lambda", "topics", "AP_test_Lkp"]
+               + [x for c in cols for x in (f"mu_{c}", f"AP_test_{c}")], lrows)
+    _write_tsv(os.path.join(out_dir, "ql_mu.tsv"), ["mu", *cols],
+               [[float(m), *(float(mu_cv[n]["by_mu"][i]) for n in MU_CV)]
+                for i, m in enumerate(study["mus"])])
     # heat map
     xe, ye, p, cnt, hit = _heatmap(index, topics, qrels, k)
     hrows = []
@@ -374,7 +416,9 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
                         for x in r[1:1 + len(res.measures)])
         ph = f"{r[-2]:.3g}" if isinstance(r[-2], float) else ""
         click.echo(f"{r[0]:9} {vals}  {ph} {r[-1]}")
+    mus = "; ".join(f"{c} {', '.join(f'{x:g}' for x in study['mu_cv'][n]['chosen'])}"
+                    for n, (_, c) in MU_CV.items())
     click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}; "
-               f"QL mu per fold (CV): {', '.join(f'{x:g}' for x in study['chosen_mu'])}")
+               f"mu per fold (CV): {mus}")
     click.echo(f"wrote summary.tsv deltas.tsv deltas.png extremes.tsv lambda_cv.tsv "
                f"ql_mu.tsv heatmap.tsv heatmap.png to {out_dir}", err=True)

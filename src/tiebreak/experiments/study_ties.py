@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
+from ..cli import dask_option, open_client
 from ..evaluate import WARN_TIED
 from ..stats import paired_t_rows
 from . import pyplot
@@ -87,9 +88,11 @@ class TieStudy:
         return self.get(metric, regime).mean(axis=1)
 
 
-def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False) -> TieStudy:
+def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False,
+              client=None) -> TieStudy:
     """Evaluate ``runs`` (Run objects or paths) once for AP, RR and ``metrics`` under
-    :data:`REGIMES`; ``jobs`` is passed to :meth:`tiebreak.Evaluator.evaluate`."""
+    :data:`REGIMES`; ``jobs`` and ``client`` (a Dask client) are passed to
+    :meth:`tiebreak.Evaluator.evaluate`."""
     from ..evaluate import Evaluator
 
     names = list(BASE_METRICS) + [m for m in metrics if m not in BASE_METRICS]
@@ -104,7 +107,7 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False) ->
 
     with tqdm(total=len(runs), desc="evaluating", file=sys.stderr, disable=not progress,
               leave=False) as bar:
-        res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1))
+        res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1), client=client)
     tied = np.array([int(res.warnings.get(r, {}).get(TIED_KEY, 0) or 0) for r in res.runs],
                     dtype=np.int64)
     return TieStudy(list(res.runs), list(res.measures), list(res.regimes), list(res.topics),
@@ -306,8 +309,9 @@ def _fmt(x):
               type=click.Path(file_okay=False), help="Directory for figures and tables.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Worker processes for the evaluation (0 = all cores).")
+@dask_option()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
-def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, runs):
+def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, dask_address, runs):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
@@ -319,7 +323,8 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, runs):
     if len(paths) < 2:
         raise click.ClickException("need at least 2 runs")
     try:
-        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=True)
+        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=True,
+                          client=open_client(dask_address))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     os.makedirs(out_dir, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Positional inverted index stored as flat numpy arrays (see :mod:`tiebreak.index.store`).
+"""Positional inverted index, block-compressed numpy arrays (see :mod:`tiebreak.index.store`).
 
 >>> from tiebreak.index import build_index, open_index
 >>> idx = build_index("cranfield", "cran.idx")     # or a TREC / SMART / JSONL file
@@ -10,11 +10,12 @@ from .analysis import Analyzer
 from .store import FORMAT_VERSION, Index, IndexFormatError, open_index
 
 
-def build_index(source, path, analyzer=None, fields=None, progress=None):
+def build_index(source, path, analyzer=None, fields=None, progress=None, compressed=True):
     """See :func:`tiebreak.index.build.build_index` (imported lazily: it needs numba)."""
     from .build import build_index as _build
 
-    return _build(source, path, analyzer=analyzer, fields=fields, progress=progress)
+    return _build(source, path, analyzer=analyzer, fields=fields, progress=progress,
+                  compressed=compressed)
 
 
 __all__ = ["Analyzer", "Index", "IndexFormatError", "open_index", "build_index", "FORMAT_VERSION"]

@@ -1,6 +1,6 @@
-"""On-disk index: flat numpy arrays plus a versioned ``manifest.json``; mmap loading, verification.
+"""On-disk index: numpy arrays plus a versioned ``manifest.json``; mmap loading, verification.
 
-Layout of an index directory (format version :data:`FORMAT_VERSION`)::
+Layout of an index directory, format version 1 (flat, uncompressed)::
 
     manifest.json     format, version, analyser config, counts, the data directory ("data")
                       and per array: dtype, shape, file bytes, crc32
@@ -17,8 +17,28 @@ Layout of an index directory (format version :data:`FORMAT_VERSION`)::
       pos_ptr.npy       (P+1,) int64 positions of posting j are pos[pos_ptr[j]:pos_ptr[j+1]]
       pos.npy           (sum tf,) int32 0-based token positions (stopwords take no position)
 
+Format version 2 (:data:`FORMAT_VERSION`, the default written by
+:func:`tiebreak.index.build_index`) keeps ``docnos`` .. ``post_ptr`` and replaces the four
+posting and position arrays by blocks of ``block_size`` (128) postings
+(:mod:`tiebreak.index.codec`; the manifest adds ``block_size`` and ``num_blocks`` = nb)::
+
+      blk_last.npy      (nb,)   int32 last docid of every block (skip data)
+      post_off.npy      (nb+1,) int64 byte offsets of the blocks in post_bytes
+      post_bytes.npy    (...)   uint8 bit-packed docid gaps and frequencies, per block
+      pos_off.npy       (nb+1,) int64 byte offsets of the blocks' positions in pos_bytes
+      pos_bytes.npy     (...)   uint8 bit-packed position gaps, per block
+
+``post_docid``, ``post_tf``, ``pos_ptr`` and ``pos`` remain attributes of the :class:`Index`
+with the meaning above: they are decoded (in memory, 100-200M postings/s) at their first
+access, after the compressed arrays they come from passed their checks, and the decoded arrays
+then pass the same invariants as version 1's. A corrupt block raises :class:`IndexFormatError`
+(the decoder checks every length and offset before reading; it never reads outside its arrays).
+
 An index written before generations existed has no ``data`` entry and keeps its arrays beside the
 manifest; it is read the same way.
+
+A generation directory may also hold ``derived/``: arrays computed from the index for one model
+setting (block maxima), cached by :meth:`Index.derived`; they are not part of the index.
 
 A rebuild writes a new generation directory and then replaces ``manifest.json`` atomically
 (``os.replace``), so a reader sees the old or the new index, never a mixture: :func:`open_index`
@@ -44,6 +64,7 @@ Checks (all raise :class:`IndexFormatError`, never crash the interpreter):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -58,21 +79,31 @@ import numpy as np
 from .analysis import STEMMERS, Analyzer
 
 __all__ = ["Index", "IndexFormatError", "open_index", "FORMAT_NAME", "FORMAT_VERSION", "ARRAYS",
-           "VERIFY_MODES"]
+           "ARRAYS_BY_VERSION", "READ_VERSIONS", "VERIFY_MODES"]
 
 FORMAT_NAME = "tiebreak-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: format versions this tiebreak reads
+READ_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 #: name of a generation directory inside an index directory
 DATA_DIR_RE = re.compile(r"^v-[0-9a-f]{8,64}$")
 VERIFY_MODES = ("lazy", "eager", "structure")
 
-#: array name -> dtype kind check ("U" = unicode of any width)
-ARRAYS = {
+_COMMON = {
     "docnos": "U", "docno_rank": "int32", "doclen": "int32", "terms": "U", "df": "int32",
-    "cf": "int64", "post_ptr": "int64", "post_docid": "int32", "post_tf": "int32",
-    "pos_ptr": "int64", "pos": "int32",
+    "cf": "int64", "post_ptr": "int64",
 }
+#: format version -> array name -> dtype kind check ("U" = unicode of any width)
+ARRAYS_BY_VERSION = {
+    1: dict(_COMMON, post_docid="int32", post_tf="int32", pos_ptr="int64", pos="int32"),
+    2: dict(_COMMON, blk_last="int32", post_off="int64", post_bytes="uint8", pos_off="int64",
+            pos_bytes="uint8"),
+}
+#: the arrays of the version written (:data:`FORMAT_VERSION`)
+ARRAYS = ARRAYS_BY_VERSION[FORMAT_VERSION]
+#: arrays a version-2 index decodes from its blocks at first access
+DECODED = ("post_docid", "post_tf", "pos_ptr", "pos")
 _COUNTS = ("num_docs", "vocab_size", "num_postings", "collection_length")
 
 
@@ -253,13 +284,31 @@ def _inv_pos(ix: Index, a: np.ndarray) -> str | None:
                                  "document")
 
 
+def _inv_offsets(data_name: str):
+    def check(ix: Index, a: np.ndarray) -> str | None:
+        bad = _kernels()["ptr"](np.asarray(a), ix._raw[data_name].size)
+        return None if bad < 0 else (f"offset [{bad}] out of order or out of "
+                                     f"[0, size of {data_name}]")
+    return check
+
+
+def _inv_blk_last(ix: Index, a: np.ndarray) -> str | None:
+    from .codec import num_blocks
+
+    if a.size != num_blocks(np.asarray(ix.post_ptr), ix.block_size):
+        return "number of blocks does not match post_ptr"
+    bad = _first_bad((a < 0) | (a >= ix.num_docs))
+    return None if bad < 0 else f"blk_last[{bad}] outside [0, num_docs)"
+
+
 #: array name -> invariant check run at its first access (after its crc32); returns a message
 #: or None. Checks may read other arrays through the index (which verifies those first). An array
 #: without an entry here gets its crc32 checked only.
 INVARIANTS = {
     "docno_rank": _inv_docno_rank, "doclen": _inv_doclen, "df": _inv_df, "cf": _inv_cf,
     "post_ptr": _inv_post_ptr, "post_docid": _inv_post_docid, "post_tf": _inv_post_tf,
-    "pos_ptr": _inv_pos_ptr, "pos": _inv_pos,
+    "pos_ptr": _inv_pos_ptr, "pos": _inv_pos, "blk_last": _inv_blk_last,
+    "post_off": _inv_offsets("post_bytes"), "pos_off": _inv_offsets("pos_bytes"),
 }
 
 #: arrays that passed in this process: (file, dev, inode, size, mtime_ns, crc, counts) -> whether
@@ -291,6 +340,8 @@ class Index:
         self.num_postings = int(manifest["num_postings"])
         self.collection_length = int(manifest["collection_length"])
         self.avgdl = self.collection_length / self.num_docs if self.num_docs else 0.0
+        self.format_version = int(manifest["version"])
+        self.block_size = int(manifest.get("block_size", 0))
         try:
             self.analyzer = Analyzer.from_config(manifest["analyzer"])
         except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -301,18 +352,69 @@ class Index:
 
     def __getattr__(self, name: str):
         # only called when normal lookup fails: the first access of an array
-        if name.startswith("_") or name not in self.__dict__.get("_raw", {}):
+        raw = self.__dict__.get("_raw", {})
+        if name.startswith("_") or (name not in raw and not (
+                name in DECODED and self.__dict__.get("format_version") == 2)):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         with self._lock:    # another thread waits until the array is checked
             a = self.__dict__.get(name)
             if a is not None:
                 return a
+            if name not in raw:
+                self._decode(name)
+                return self.__dict__[name]
             a = self._raw[name]
             if name in self._checking:      # an invariant of another array reads this one
                 return a
             self._check_array(name, a, checksum=self._verify != "structure", force=False)
             self.__dict__[name] = a
             return a
+
+    def _decode(self, name: str) -> None:
+        """Decode the version-2 blocks behind ``name`` (and its companion arrays), check the
+        invariants of the decoded arrays and set them as attributes."""
+        from . import codec
+
+        if name in ("post_docid", "post_tf"):
+            pp = np.asarray(self.post_ptr)
+            blk_last, off, data = self.blk_last, self.post_off, self.post_bytes
+            docid = np.empty(self.num_postings, np.int32)
+            tf = np.empty(self.num_postings, np.int32)
+            b, code = codec.decode_postings(pp, np.asarray(blk_last), np.asarray(off),
+                                            np.asarray(data), self.block_size, self.num_docs,
+                                            docid, tf)
+            if b >= 0:
+                raise IndexFormatError(f"{self.data_dir}/post_bytes.npy: corrupt index: block "
+                                       f"{b}: {codec.ERRORS[code]}; rebuild the index")
+            self._check_decoded({"post_docid": docid, "post_tf": tf})
+        else:
+            tf = np.asarray(self.post_tf)
+            pos_ptr = np.zeros(self.num_postings + 1, np.int64)
+            np.cumsum(tf, dtype=np.int64, out=pos_ptr[1:])
+            if pos_ptr[-1] != self.collection_length:      # post_tf's invariant checked it
+                raise IndexFormatError(f"{self.data_dir}: corrupt index: frequencies do not "
+                                       "sum to collection_length; rebuild the index")
+            off, data = self.pos_off, self.pos_bytes
+            pos = np.empty(self.collection_length, np.int32)
+            b, code = codec.decode_positions(np.asarray(self.post_ptr), pos_ptr, np.asarray(off),
+                                             np.asarray(data), self.block_size, pos)
+            if b >= 0:
+                raise IndexFormatError(f"{self.data_dir}/pos_bytes.npy: corrupt index: block "
+                                       f"{b}: {codec.ERRORS[code]}; rebuild the index")
+            self._check_decoded({"pos_ptr": pos_ptr, "pos": pos})
+
+    def _check_decoded(self, arrays: dict[str, np.ndarray]) -> None:
+        for name, a in arrays.items():
+            self._checking.add(name)
+            try:
+                msg = INVARIANTS[name](self, a)
+            finally:
+                self._checking.discard(name)
+            if msg:
+                src = "post_bytes" if name in ("post_docid", "post_tf") else "pos_bytes"
+                raise IndexFormatError(f"{self.data_dir}/{src}.npy: corrupt index: decoded "
+                                       f"{name}: {msg}; rebuild the index")
+            self.__dict__[name] = a
 
     def _check_array(self, name: str, a: np.ndarray, checksum: bool, force: bool) -> None:
         meta = self.manifest["arrays"][name]
@@ -357,9 +459,30 @@ class Index:
 
     # -- postings
     def postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
-        """(docids int32 ascending, tf int32) of term ``tid``."""
+        """(docids int32 ascending, tf int32) of term ``tid``. On a version-2 index whose
+        postings are not decoded yet, only the term's blocks are decoded (a copy)."""
         a, b = self.post_ptr[tid], self.post_ptr[tid + 1]
-        return self.post_docid[a:b], self.post_tf[a:b]
+        if self.format_version == 1 or "post_docid" in self.__dict__:
+            return self.post_docid[a:b], self.post_tf[a:b]
+        from . import codec
+
+        tid = int(tid)
+        if not 0 <= tid < self.vocab_size:
+            raise IndexError(f"term id {tid} outside [0, {self.vocab_size})")
+        tb = self._cache.get("term_blocks")
+        if tb is None:
+            tb = self._cache["term_blocks"] = codec.term_blocks(np.asarray(self.post_ptr),
+                                                                self.block_size)
+        docid = np.empty(b - a, np.int32)
+        tf = np.empty(b - a, np.int32)
+        blk_last, off, data = self.blk_last, self.post_off, self.post_bytes
+        bad, code = codec.decode_terms(np.asarray(self.post_ptr), np.asarray(blk_last),
+                                       np.asarray(off), np.asarray(data), self.block_size,
+                                       self.num_docs, tid, tid + 1, int(tb[tid]), docid, tf, 0)
+        if bad >= 0:
+            raise IndexFormatError(f"{self.data_dir}/post_bytes.npy: corrupt index: block "
+                                   f"{bad}: {codec.ERRORS[code]}; rebuild the index")
+        return docid, tf
 
     def positions(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
         """(offsets int64 (df+1,), pos int32 (cf,)): positions of the i-th posting of ``tid`` are
@@ -371,6 +494,45 @@ class Index:
 
     def docno(self, docid: int) -> str:
         return str(self.docnos[docid])
+
+    # -- derived arrays (model-dependent, cached in memory and next to the index)
+    def derived(self, name: str, params, compute) -> dict[str, np.ndarray]:
+        """Arrays derived from this index for ``params`` (for example the per-term and
+        per-block impact maxima of one model's parameter setting), computed once by
+        ``compute()`` (a dict of array name -> ndarray) and cached.
+
+        The cache is the loaded :class:`Index` and, when the index has a generation directory
+        that can be written, ``<generation>/derived/<name>-<hash>/`` (one ``.npy`` per array
+        and a ``meta.json`` with each one's dtype, shape and crc32; the hash covers ``name``,
+        ``repr(params)`` and every array checksum of the manifest), written atomically. A later
+        process reads the arrays from there (into memory, crc32-checked) instead of computing
+        them; a missing, unreadable or corrupt cache entry is computed again and rewritten, a
+        read-only index is simply not cached on disk. Rebuilding the index removes the
+        generation and its cache with it.
+
+        Returns
+        -------
+        dict of str -> ndarray
+            The arrays of ``compute()`` (in-memory copies when read from disk).
+        """
+        mkey = ("derived", name, repr(params))
+        hit = self._cache.get(mkey)
+        if hit is not None:
+            return hit
+        where = None
+        if self.data_dir != self.path:
+            ident = json.dumps([name, repr(params), self.manifest.get("data"),
+                                sorted((k, v["crc32"], v["shape"]) for k, v in
+                                       self.manifest["arrays"].items())])
+            h = hashlib.sha1(ident.encode("utf-8")).hexdigest()[:20]
+            where = self.data_dir / "derived" / f"{name}-{h}"
+        arrays = _read_derived(where) if where is not None else None
+        if arrays is None:
+            arrays = {k: np.ascontiguousarray(v) for k, v in compute().items()}
+            if where is not None:
+                _write_derived(where, arrays)
+        self._cache[mkey] = arrays
+        return arrays
 
     def verify(self) -> None:
         """Check everything: every array's crc32 (re-read, even if it passed before) and
@@ -387,6 +549,11 @@ class Index:
             for name in self._raw:
                 self._check_array(name, self._raw[name], checksum=True, force=True)
                 self.__dict__[name] = self._raw[name]
+            if self.format_version == 2:     # decode again from the re-checked blocks
+                for name in DECODED:
+                    self.__dict__.pop(name, None)
+                self._decode("post_docid")
+                self._decode("pos")
         where = self.data_dir
         cf, dl = _kernels()["recount"](np.asarray(self.post_ptr), np.asarray(self.post_docid),
                                        np.asarray(self.post_tf), self.num_docs)
@@ -417,6 +584,49 @@ class Index:
                 f" postings={self.num_postings}, {self.analyzer!r})")
 
 
+# ---------------------------------------------------------------- derived-array cache
+def _read_derived(where: Path) -> dict[str, np.ndarray] | None:
+    """The arrays of a derived-cache directory, or None when it is missing or fails a check."""
+    try:
+        meta = json.loads((where / "meta.json").read_text(encoding="utf-8"))
+        out = {}
+        for k, m in meta.items():
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", k):
+                return None
+            a = np.load(where / f"{k}.npy", allow_pickle=False)
+            if (str(a.dtype) != m["dtype"] or list(a.shape) != m["shape"]
+                    or crc32(a) != m["crc32"] or a.dtype.hasobject or not a.dtype.isnative):
+                return None
+            out[k] = np.ascontiguousarray(a)
+        return out
+    except Exception:  # noqa: BLE001 - a cache that cannot be read is recomputed
+        return None
+
+
+def _write_derived(where: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write a derived-cache directory atomically; silently nothing when it cannot be written."""
+    import secrets
+    import shutil
+
+    tmp = where.parent / f".{where.name}.tmp-{secrets.token_hex(6)}"
+    trash = where.parent / f".{where.name}.old-{secrets.token_hex(6)}"
+    try:
+        tmp.mkdir(parents=True)
+        meta = {}
+        for k, a in arrays.items():
+            np.save(tmp / f"{k}.npy", a, allow_pickle=False)
+            meta[k] = {"dtype": str(a.dtype), "shape": list(a.shape), "crc32": crc32(a)}
+        (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        if where.exists():      # a corrupt entry: move it aside, then put the new one in place
+            os.rename(where, trash)
+        os.rename(tmp, where)
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(trash, ignore_errors=True)
+
+
 # ---------------------------------------------------------------- manifest and loading
 class _Vanished(Exception):
     """An array file disappeared while opening (a concurrent rebuild): read the manifest again."""
@@ -435,10 +645,14 @@ def _check_manifest(path: Path, m) -> None:
     if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
         raise IndexFormatError(f"{path}: {MANIFEST} is not a {FORMAT_NAME} manifest")
     ver = m.get("version")
-    if ver != FORMAT_VERSION or not _is_int(ver):
+    if not _is_int(ver) or ver not in READ_VERSIONS:
         raise IndexFormatError(f"{path}: index format version {ver!r}, this tiebreak reads "
-                               f"version {FORMAT_VERSION}; rebuild the index with "
-                               f"'tiebreak index'")
+                               f"versions {', '.join(map(str, READ_VERSIONS))}; rebuild the "
+                               f"index with 'tiebreak index'")
+    if ver == 2:
+        for k, lo, hi in (("block_size", 1, 2**16), ("num_blocks", 0, 2**62)):
+            if not _is_int(m.get(k)) or not lo <= m[k] <= hi:
+                bad(k, f"an integer in [{lo}, {hi}]", m.get(k))
     for k in _COUNTS:
         if k not in m:
             raise IndexFormatError(f"{path}/{MANIFEST} lacks {k!r}; rebuild the index")
@@ -462,7 +676,7 @@ def _check_manifest(path: Path, m) -> None:
     arrays = m.get("arrays")
     if not isinstance(arrays, dict):
         bad("arrays", "an object (array name -> description)", arrays)
-    for name in ARRAYS:
+    for name in ARRAYS_BY_VERSION[ver]:
         if name not in arrays:
             raise IndexFormatError(f"{path}/{MANIFEST} lacks arrays.{name}; rebuild the index")
     for name, meta in arrays.items():
@@ -500,7 +714,7 @@ def _read_manifest(path: Path) -> dict:
     return manifest
 
 
-def _load_array(where: Path, name: str, meta: dict) -> np.ndarray:
+def _load_array(where: Path, name: str, meta: dict, version: int) -> np.ndarray:
     f = where / f"{name}.npy"
     try:
         st = f.stat()
@@ -526,7 +740,7 @@ def _load_array(where: Path, name: str, meta: dict) -> np.ndarray:
     if list(a.shape) != list(meta["shape"]) or str(a.dtype) != meta["dtype"]:
         raise IndexFormatError(f"{f} is {a.dtype}{list(a.shape)}, the manifest "
                                f"says {meta['dtype']}{meta['shape']}; rebuild the index")
-    want = ARRAYS.get(name)
+    want = ARRAYS_BY_VERSION[version].get(name)
     if want is not None and ((want == "U" and (a.dtype.kind != "U" or not a.dtype.isnative))
                              or (want != "U" and a.dtype != np.dtype(want))):
         raise IndexFormatError(f"{f} has dtype {a.dtype}, expected {want}; rebuild the index")
@@ -538,7 +752,8 @@ def _load_array(where: Path, name: str, meta: dict) -> np.ndarray:
 def _load(path: Path, manifest: dict) -> tuple[Path, dict[str, np.ndarray]]:
     where = path if manifest.get("data", ".") == "." else path / manifest["data"]
     metas = manifest["arrays"]
-    arrays = {name: _load_array(where, name, metas[name]) for name in metas}
+    version = manifest["version"]
+    arrays = {name: _load_array(where, name, metas[name], version) for name in metas}
     N, V, P, C = (manifest[k] for k in _COUNTS)
     checks = [
         (arrays["docnos"].shape == (N,), "docnos length != num_docs"),
@@ -547,15 +762,32 @@ def _load(path: Path, manifest: dict) -> tuple[Path, dict[str, np.ndarray]]:
         (arrays["terms"].shape == (V,), "terms length != vocab_size"),
         (arrays["df"].shape == (V,) and arrays["cf"].shape == (V,), "df/cf length != vocab_size"),
         (arrays["post_ptr"].shape == (V + 1,), "post_ptr length != vocab_size + 1"),
-        (arrays["post_docid"].shape == (P,) and arrays["post_tf"].shape == (P,),
-         "postings length != num_postings"),
-        (arrays["pos_ptr"].shape == (P + 1,), "pos_ptr length != num_postings + 1"),
-        (arrays["pos"].shape == (C,), "pos length != collection_length"),
     ]
+    ends = [("post_ptr", P, "num_postings")]
+    if version == 1:
+        checks += [
+            (arrays["post_docid"].shape == (P,) and arrays["post_tf"].shape == (P,),
+             "postings length != num_postings"),
+            (arrays["pos_ptr"].shape == (P + 1,), "pos_ptr length != num_postings + 1"),
+            (arrays["pos"].shape == (C,), "pos length != collection_length"),
+        ]
+        ends.append(("pos_ptr", C, "collection_length"))
+    else:
+        nb = manifest["num_blocks"]
+        checks += [
+            (arrays["blk_last"].shape == (nb,), "blk_last length != num_blocks"),
+            (arrays["post_off"].shape == (nb + 1,), "post_off length != num_blocks + 1"),
+            (arrays["pos_off"].shape == (nb + 1,), "pos_off length != num_blocks + 1"),
+            (arrays["post_bytes"].ndim == 1 and arrays["pos_bytes"].ndim == 1,
+             "post_bytes/pos_bytes not one-dimensional"),
+            (P <= nb * manifest["block_size"] and nb <= P, "num_blocks does not fit num_postings"),
+        ]
+        ends += [("post_off", arrays["post_bytes"].size, "the size of post_bytes"),
+                 ("pos_off", arrays["pos_bytes"].size, "the size of pos_bytes")]
     for ok, msg in checks:
         if not ok:
             raise IndexFormatError(f"{path}: inconsistent index: {msg}; rebuild the index")
-    for ptr, end, msg in (("post_ptr", P, "num_postings"), ("pos_ptr", C, "collection_length")):
+    for ptr, end, msg in ends:
         if int(arrays[ptr][0]) != 0 or int(arrays[ptr][-1]) != end:
             raise IndexFormatError(f"{where}/{ptr}.npy: inconsistent index: {ptr} does not run "
                                    f"from 0 to {msg}; rebuild the index")

@@ -82,6 +82,7 @@ def text(docno) -> str:
 
 def fixed_fields(data: bytes, nl: int, k: int):
     """The compiled fast path's first step: ``(bytes (N,) uint8, starts (nl, k), ends (nl, k))``
+    (starts and ends int32 for texts under 2 GiB, else int64)
     of the fields of ``data`` when every one of its ``nl`` lines holds exactly ``k`` fields;
     None otherwise, for an empty input, or without numba (the strict reader then runs)."""
     if nl == 0:
@@ -91,7 +92,9 @@ def fixed_fields(data: bytes, nl: int, k: int):
     except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
         return None
     a = np.frombuffer(data, np.uint8)
-    status, st, en = split_fields(a, nl, k)
+    # offsets in int32 below 2 GiB: half the memory of the reader's largest arrays
+    dt = np.int32 if len(data) < (1 << 31) - 1 else np.int64
+    status, st, en = split_fields(a, nl, k, np.empty(nl * k, dt), np.empty(nl * k, dt))
     if status:
         return None
     return a, st.reshape(nl, k), en.reshape(nl, k)

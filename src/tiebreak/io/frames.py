@@ -270,9 +270,10 @@ def as_run(x, name: str | None = None) -> Run:
                      "(query_id/doc_id/score or qid/docno/score) or {qid: {docno: score}}")
 
 
-def as_qrels(x) -> Qrels:
+def as_qrels(x, subtopics: bool = False) -> Qrels:
     """A :class:`~tiebreak.io.Qrels` from a Qrels, a path, ``"irds:DATASET_ID"``, a DataFrame
-    or a dict.
+    or a dict. ``subtopics``: read a path's second column as the subtopic
+    (:func:`~tiebreak.io.read_qrels`); other sources are returned without subtopics.
 
     Raises
     ------
@@ -290,7 +291,7 @@ def as_qrels(x) -> Qrels:
 
         return read_irds_qrels(x[len("irds:"):])
     if isinstance(x, (str, os.PathLike)):
-        return read_qrels(x)
+        return read_qrels(x, subtopics=subtopics)
     raise InputError(f"cannot read qrels from {type(x).__name__}: give a path, irds:ID, a "
                      "DataFrame (query_id/doc_id/relevance or qid/docno/label) or "
                      "{qid: {docno: relevance}}")

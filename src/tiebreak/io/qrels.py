@@ -5,6 +5,13 @@ integer in the int64 range and may be negative (trec_eval reads -1 as "in the po
 judged"). Lines whose first field starts with ``#`` are comments; blank lines are skipped and
 counted (trec_eval rejects them). A file without a single judgment is an error: evaluating against
 it would print 0 for every measure.
+
+Subtopic (diversity) qrels, as the TREC Web track's ``ndeval`` and ir_measures' diversity measures
+read them, use the ``iter`` column as the subtopic id: ``qid subtopic docno rel``. Read them with
+``read_qrels(source, subtopics=True)``: the reader then keeps the column
+(:class:`SubtopicLines`), a document may be judged once per subtopic, and the ad hoc view (the
+``topic``/``docid``/``value`` arrays every other measure reads) holds each document once with its
+largest value over the subtopics.
 """
 
 from __future__ import annotations
@@ -26,11 +33,46 @@ from .source import (
     text_lines,
 )
 
-__all__ = ["Qrels", "read_qrels", "parse_rels"]
+__all__ = ["Qrels", "SubtopicLines", "read_qrels", "parse_rels"]
 
 LAYOUT = "qid iter docno rel"
 WARN_BLANK = "blank lines skipped"
 _I64 = (-(1 << 63), (1 << 63) - 1)
+
+
+@dataclass
+class SubtopicLines:
+    """Every judgment line of subtopic qrels, with its ``iter`` (subtopic) column.
+
+    Attributes
+    ----------
+    labels : list[tuple[str, str]]
+        (topic id, subtopic label) of each subtopic index, grouped by topic (topics in the
+        qrels' order, labels in natural order within a topic). Index ``s`` is unique across
+        topics.
+    topic : ndarray, int64, shape (l,)
+        Index into ``Qrels.topics`` of each line.
+    docid : ndarray, int64, shape (l,)
+        Index into ``Qrels.docnos`` of each line.
+    subtopic : ndarray, int64, shape (l,)
+        Index into ``labels`` of each line.
+    value : ndarray, int64, shape (l,)
+        Relevance value as written.
+    keys : ndarray, int64, shape (l,)
+        ``topic << 32 | docid``; lines are sorted by (keys, subtopic), so the lines of the ad
+        hoc judgment ``j`` of the :class:`Qrels` are ``searchsorted(keys, Qrels.keys[j])``
+        (left to right).
+    """
+
+    labels: list[tuple[str, str]]
+    topic: np.ndarray
+    docid: np.ndarray
+    subtopic: np.ndarray
+    value: np.ndarray
+    keys: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.value)
 
 
 @dataclass
@@ -57,6 +99,9 @@ class Qrels:
         Counted input warnings.
     line_counts : LineCounts or None
         What became of every line of the file (None for qrels built in memory).
+    subtopic_lines : SubtopicLines or None
+        The judgment lines with their subtopic column, for qrels read with ``subtopics=True``
+        (the diversity measures read them); None otherwise.
     """
 
     name: str
@@ -68,6 +113,7 @@ class Qrels:
     docnos: np.ndarray
     warnings: dict[str, int] = field(default_factory=dict)
     line_counts: LineCounts | None = None
+    subtopic_lines: SubtopicLines | None = None
 
     def __len__(self) -> int:
         return len(self.value)
@@ -127,13 +173,17 @@ def parse_rels(tokens: list[bytes], lno, name: str, label: str = "rel") -> np.nd
     raise AssertionError("no bad token")  # pragma: no cover
 
 
-def read_qrels(source) -> Qrels:
+def read_qrels(source, subtopics: bool = False) -> Qrels:
     """Read TREC qrels (``qid iter docno rel``).
 
     Parameters
     ----------
     source : path, ``"-"`` or binary file object
         Plain or gzip-compressed (see :func:`tiebreak.io.open_bytes`).
+    subtopics : bool
+        Read the ``iter`` column as a subtopic id (diversity qrels ``qid subtopic docno rel``):
+        keep every line in :attr:`Qrels.subtopic_lines`, accept a docno judged once per
+        subtopic, and give the ad hoc view each document's largest value.
 
     Returns
     -------
@@ -143,25 +193,33 @@ def read_qrels(source) -> Qrels:
     ------
     InputError
         ``file:line: ...``: wrong number of fields, a ``rel`` that is not a 64-bit integer, the
-        same (qid, docno) judged twice (trec_eval stops on that too), UTF-16 text, a NUL byte;
-        ``file: ...``: no judgment at all (empty, blank or comment-only file), corrupt gzip.
+        same (qid, docno) judged twice (trec_eval stops on that too; with ``subtopics``, the
+        same (qid, subtopic, docno)), UTF-16 text, a NUL byte; ``file: ...``: no judgment at
+        all (empty, blank or comment-only file), corrupt gzip.
     """
     raw, name = open_bytes(source)
     warnings: dict[str, int] = {}
     data = text_lines(raw, name, warnings)
     del raw
     nl = count_lines(data)
-    fast = _read_qrels_fast(data, nl) if len(data) >= _FAST_MIN_BYTES else None
+    fast = _read_qrels_fast(data, nl, subtopics) if len(data) >= _FAST_MIN_BYTES else None
     if fast is not None:
-        qids, qcode, udocs, docid, value, lno = fast
+        qids, qcode, udocs, docid, value, lno, iters = fast
         blank = comment = 0
     else:
-        qids, qcode, udocs, docid, value, lno, blank, comment = _read_strict(data, name, nl)
+        qids, qcode, udocs, docid, value, lno, blank, comment, iters = _read_strict(
+            data, name, nl, subtopics)
     names = [t.decode("utf-8", "surrogateescape") for t in qids]
     topics = sorted(names, key=natural_key)
     tindex = {t: j for j, t in enumerate(topics)}
     topic = np.array([tindex[t] for t in names], dtype=np.int64)[qcode]
     keys = (topic << 32) | docid
+    lines = None
+    if subtopics:
+        lines, keep = _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids,
+                                      qcode, udocs)
+        topic, docid, value, keys, lno = (topic[keep], docid[keep], value[keep], keys[keep],
+                                          lno[keep])
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     dup = np.flatnonzero(keys[1:] == keys[:-1])
@@ -174,17 +232,52 @@ def read_qrels(source) -> Qrels:
         raise InputError(
             f"{name}:{lno[order[dup[0] + 1]]}: docno judged twice for the same topic; "
             f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
+            + ("" if subtopics else " (subtopic qrels? tiebreak reads the second column as "
+               "the subtopic when a diversity measure is asked for)")
         )
     if blank:
         warnings[WARN_BLANK] = blank
     return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
-                 LineCounts(nl, comment, blank, len(value)))
+                 LineCounts(nl, comment, blank, len(lno if lines is None else lines.value)),
+                 lines)
+
+
+def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, qcode, udocs):
+    """The :class:`SubtopicLines` of every judgment line, and which lines make the ad hoc view
+    (per (topic, docno) the line with the largest value, the first such line on a tie)."""
+    icode, itok = iters
+    labels_raw = [t.decode("utf-8", "surrogateescape") for t in itok]
+    pair = np.unique(np.c_[topic, icode], axis=0) if len(topic) else np.zeros((0, 2), np.int64)
+    order = sorted(range(len(pair)), key=lambda j: (pair[j, 0],
+                                                    natural_key(labels_raw[pair[j, 1]])))
+    pair = pair[order]
+    labels = [(topics[int(t)], labels_raw[int(i)]) for t, i in pair]
+    # subtopic index of each line: position of (topic, icode) in ``pair``
+    code = topic * (len(itok) + 1) + icode
+    pcode = pair[:, 0] * (len(itok) + 1) + pair[:, 1]
+    po = np.argsort(pcode)
+    sub = po[np.searchsorted(pcode[po], code)]
+    o = np.lexsort((sub, keys))
+    k, s = keys[o], sub[o]
+    dup = np.flatnonzero((k[1:] == k[:-1]) & (s[1:] == s[:-1]))
+    if len(dup):
+        a, b = lno[o[dup[0]]], lno[o[dup[0] + 1]]
+        t, d = qids[qcode[o[dup[0]]]], udocs[docid[o[dup[0]]]]
+        raise InputError(f"{name}:{max(a, b)}: subtopic {labels[s[dup[0]]][1]} of topic "
+                         f"{show(t)} judges docno {text(d)[:80]} twice (lines {min(a, b)} and "
+                         f"{max(a, b)}); {len(dup)} duplicate judgment(s)")
+    lines = SubtopicLines(labels, topic[o], docid[o], s, value[o], k)
+    # ad hoc view: largest value per key (first line on a tie)
+    ob = np.lexsort((lno, -value, keys))
+    first = np.r_[True, keys[ob][1:] != keys[ob][:-1]] if len(ob) else np.zeros(0, bool)
+    keep = np.sort(ob[first])
+    return lines, keep
 
 
 _FAST_MIN_BYTES = 1 << 17
 
 
-def _read_qrels_fast(data: bytes, nl: int):
+def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
     most 18 digits (see :mod:`tiebreak.io._fast`); None for anything else."""
     got = fixed_fields(data, nl, 4)
@@ -204,11 +297,14 @@ def _read_qrels_fast(data: bytes, nl: int):
     qcode, qids = distinct(0)
     did, udocs = distinct(2)
     docnos, rank_of = sorted_codes(udocs)
-    return qids, qcode, docnos, rank_of[did], value, np.arange(1, nl + 1, dtype=np.int64)
+    iters = distinct(1) if with_iter else None
+    return (qids, qcode, docnos, rank_of[did], value, np.arange(1, nl + 1, dtype=np.int64),
+            iters)
 
 
-def _read_strict(data: bytes, name: str, nl: int):
+def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False):
     q: list[bytes] = []
+    it: list[bytes] = []
     d: list[bytes] = []
     r: list[bytes] = []
     lno: list[int] = []
@@ -217,6 +313,8 @@ def _read_strict(data: bytes, name: str, nl: int):
         f = line.split()
         if len(f) == 4 and f[0][:1] != b"#":
             q.append(f[0])
+            if with_iter:
+                it.append(f[1])
             d.append(f[2])
             r.append(f[3])
             lno.append(i)
@@ -240,4 +338,10 @@ def _read_strict(data: bytes, name: str, nl: int):
     tmap: dict[bytes, int] = {}
     qcode = np.fromiter((tmap.setdefault(t, len(tmap)) for t in q), np.int64, len(q))
     udocs, docid = sorted_codes(d)
-    return list(tmap), qcode, udocs, docid, value, np.array(lno, np.int64), blank, comment
+    iters = None
+    if with_iter:
+        imap: dict[bytes, int] = {}
+        icode = np.fromiter((imap.setdefault(t, len(imap)) for t in it), np.int64, len(it))
+        iters = (icode, list(imap))
+    return (list(tmap), qcode, udocs, docid, value, np.array(lno, np.int64), blank, comment,
+            iters)

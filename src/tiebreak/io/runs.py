@@ -30,11 +30,12 @@ Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import block_starts, fixed_fields, sorted_codes, text
+from ._arrays import _fits, block_starts, fixed_fields, latin1_array, sorted_codes, text
 from .source import (
     NUMBER,
     InputError,
@@ -213,6 +214,24 @@ def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes):
     return (out, expo) if np.isfinite(out).all() else None
 
 
+def _sorted_distinct(a: np.ndarray, ds: np.ndarray, de: np.ndarray, data: bytes):
+    """Distinct tokens ``a[ds[d]:de[d]]`` -> (text array in byte order, each one's rank in it),
+    as :func:`sorted_codes` gives for them, without a Python object per token when the
+    fixed-width array is affordable."""
+    lens = de - ds
+    k = len(ds)
+    w = int(lens.max()) if k else 0
+    if not k or not _fits(w, k, int(lens.sum()), 4):
+        return sorted_codes([data[i:j] for i, j in zip(ds.tolist(), de.tolist())])
+    from ._fast import gather_fixed
+
+    fixed = gather_fixed(a, ds, de, w).view(f"S{w}").reshape(k)
+    order = np.argsort(fixed, kind="stable")
+    rank_of = np.empty(k, np.int64)
+    rank_of[order] = np.arange(k)
+    return latin1_array(fixed[order]), rank_of
+
+
 def _read_run_fast(data: bytes, nl: int):
     """Read a run whose every line holds exactly six fields with compiled kernels (no Python
     object per line); None when the input is anything else (the strict reader handles it)."""
@@ -227,15 +246,17 @@ def _read_run_fast(data: bytes, nl: int):
         return None
     (score, expo), (rank, _) = score, rank
 
-    def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
+    def distinct(col: int, listed: bool = True):
         s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
         ids, first = intern(a, s, e)
+        if not listed:
+            return ids, s[first], e[first]
         return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
 
     topic, qids = distinct(0)
-    did, udocs = distinct(2)
+    did, ds, de = distinct(2, listed=False)
     tid, tags = distinct(5)
-    docnos, rank_of = sorted_codes(udocs)  # distinct docnos: their byte-order rank
+    docnos, rank_of = _sorted_distinct(a, ds, de, data)  # their byte-order rank
     return ([q.decode("utf-8", "surrogateescape") for q in qids], topic, docnos, rank_of[did],
             score, rank, [t.decode("utf-8", "replace") for t in tags],
             int(np.count_nonzero(tid != tid[0])), expo)
@@ -376,6 +397,10 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
 
 def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     """Stop on a repeated (topic, docno), or drop the later lines; returns ``dropped``."""
+    fast = sys.modules.get("tiebreak.io._fast")  # loaded by the compiled reader: use it
+    if fast is not None and len(run.topic) and fast.no_repeats(
+            run.topic, run.docid, len(run.topics), len(run.docnos)):
+        return {}
     keys = (run.topic << 32) | run.docid
     ks = np.sort(keys)
     if not (ks[1:] == ks[:-1]).any():

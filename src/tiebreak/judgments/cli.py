@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from ..cli import _fail
+from ..cli import _fail, dask_option, open_client
 
 ORDER_HELP = ("Tie rule at the pool boundary: trec_eval (score desc, then docno desc), file "
               "(run-file line order, as NTCIR), include (trec_eval order, but a tied group that "
@@ -245,10 +245,11 @@ def _fmt_table(df, floatfmt="{:.3f}"):
               help="Directory for TSV tables and figures (none written without it).")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Processes for evaluation.")
+@dask_option("Score the runs")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
               regimes, order, contributing, systems, groups, no_leave_out, condensed, cross,
-              topics, alpha, fmt, out_dir, jobs, runs):
+              topics, alpha, fmt, out_dir, jobs, dask_address, runs):
     """Evaluation depth against pooling depth (Lu 2018, ch. 5) for RUNS.
 
     Per metric and evaluation depth k: discrimination, coverage and inversion ratio against the
@@ -286,7 +287,8 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
         st = D.run_depth_study(
             q, run_objs, pool_depth, ks, metric_list, reg, names, reference_depth, deep, vk,
             order, not no_leave_out, grp, alpha, jobs, condensed,
-            progress=lambda m: click.echo(f"[study depth] {m}", err=True))
+            progress=lambda m: click.echo(f"[study depth] {m}", err=True),
+            client=open_client(dask_address))
     except (MeasureError, ValueError) as e:
         _fail(str(e))
     table = D.depth_table(st, systems)
@@ -547,9 +549,11 @@ def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) 
               help="Directory for TSV tables and figures.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Processes (one shallow depth each).")
+@dask_option("Estimate (one shallow depth per task)")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
-                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs, runs):
+                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs,
+                       dask_address, runs):
     """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
 
     Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
@@ -576,7 +580,8 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
             order, leave_one_out, jobs, rate, seed,
-            progress=lambda m: click.echo(f"[study estimate] {m}", err=True))
+            progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
+            client=open_client(dask_address))
     except ValueError as e:
         _fail(str(e))
     acc = ES.accuracy_table(st)

@@ -239,30 +239,24 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
     return {"scores": out, "residual": resid, "judged": judged, "names": list(res.runs)}
 
 
-_FORK_STATE = None
-
-
-def _score_chunk(chunk):
-    qrels, runs, metrics, depths, regimes = _FORK_STATE
+def _score_chunk(shared, chunk):
+    qrels, runs, metrics, depths, regimes = shared
     return score_runs(qrels, [runs[i] for i in chunk], metrics, depths, regimes)
 
 
 def score_runs_parallel(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_eval",),
-                        jobs: int = 1) -> dict:
-    """:func:`score_runs` with the runs split over ``jobs`` forked worker processes (where the
-    platform can fork; else in this process). Results are identical and in run order."""
-    global _FORK_STATE
-    import multiprocessing as mp
+                        jobs: int = 1, client=None) -> dict:
+    """:func:`score_runs` with the runs split over ``jobs`` forked worker processes, or over the
+    workers of a Dask ``client`` (:func:`tiebreak.parallel.imap`). Results are identical and in
+    run order."""
+    from ..parallel import imap
 
-    if jobs <= 1 or len(runs) < 2 or "fork" not in mp.get_all_start_methods():
+    n_parts = len(runs) if client is not None else min(jobs, len(runs))
+    if client is None and (jobs <= 1 or len(runs) < 2):
         return score_runs(qrels, runs, metrics, depths, regimes)
-    chunks = [c for c in np.array_split(np.arange(len(runs)), min(jobs, len(runs))) if len(c)]
-    _FORK_STATE = (qrels, runs, metrics, depths, regimes)
-    try:
-        with mp.get_context("fork").Pool(len(chunks)) as pool:
-            parts = pool.map(_score_chunk, chunks)
-    finally:
-        _FORK_STATE = None
+    chunks = [c for c in np.array_split(np.arange(len(runs)), max(n_parts, 1)) if len(c)]
+    parts = list(imap(_score_chunk, chunks, len(chunks), (qrels, runs, metrics, depths,
+                                                          tuple(regimes)), client=client))
     out = {k: np.concatenate([p[k] for p in parts]) for k in ("scores", "residual", "judged")}
     out["names"] = [n for p in parts for n in p["names"]]
     return out
@@ -452,7 +446,7 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
                     vol_depths=tuple(range(1, 51)), order: str = "trec_eval",
                     leave_one_out: bool = True, groups: dict[str, str] | None = None,
                     alpha: float = 0.05, jobs: int = 1, condensed: bool = False,
-                    progress=None) -> DepthStudy:
+                    progress=None, client=None) -> DepthStudy:
     """Run the evaluation-depth study of Lu (2018) ch. 5.
 
     Parameters
@@ -488,6 +482,8 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         Significance level of the paired t-tests.
     jobs : int
         Worker processes for scoring (:func:`score_runs_parallel`).
+    client : dask.distributed.Client, optional
+        Score the runs on this Dask cluster instead (``jobs`` is then ignored).
     condensed : bool
         Score condensed runs (:func:`tiebreak.judgments.pool.condense_run`: unjudged documents
         removed against the shallow judgments) for the study's metrics and volatility; the deep
@@ -536,15 +532,17 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         info["condensed_mean_length"] = float(np.mean(
             [len(r) / max(len(shallow.topics), 1) for r in scored]))
     say(f"scoring {len(runs)} runs at {len(depths)} depths")
-    sc = score_runs_parallel(shallow, scored, metrics, depths + [kref], regimes, jobs)
+    sc = score_runs_parallel(shallow, scored, metrics, depths + [kref], regimes, jobs, client)
     ref = sc["scores"][:, :, -1]
     dp = None
     if deep is not None:
         say("scoring with the deep qrels")
-        dp = score_runs_parallel(deep, runs, metrics, depths + [kref], regimes, jobs)["scores"]
+        dp = score_runs_parallel(deep, runs, metrics, depths + [kref], regimes, jobs,
+                                 client)["scores"]
     vol = sorted(set(int(k) for k in vol_depths))
     say(f"volatility grid ({len(vol)} depths)")
-    vm = score_runs_parallel(shallow, scored, metrics, vol, regimes, jobs)["scores"].mean(axis=4)
+    vm = score_runs_parallel(shallow, scored, metrics, vol, regimes, jobs,
+                             client)["scores"].mean(axis=4)
     loo = logo = None
     if leave_one_out:
         say("leave one run out")

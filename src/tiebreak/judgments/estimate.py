@@ -674,13 +674,10 @@ class EstimateStudy:
     loo: dict | None = None
 
 
-_STUDY_STATE = None
-
-
-def _study_one(dp):
+def _study_one(shared, dp):
     from .pool import pool_depth, restrict_qrels
 
-    L, qrels, contributing, kw, leave_one_out, strata = _STUDY_STATE
+    L, qrels, contributing, kw, leave_one_out, strata = shared
     shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
     E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
     rate, seed = strata
@@ -710,7 +707,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
                        models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
                        order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
                        two_strata: float = 0.0, seed: int = 0,
-                       progress=None) -> EstimateStudy:
+                       progress=None, client=None) -> EstimateStudy:
     """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
     runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
     6.4-6.9).
@@ -732,6 +729,8 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
         Also estimate each contributing run from a pool without it (system bias, Table 6.8).
     jobs : int
         Worker processes (fork), one d' each.
+    client : dask.distributed.Client, optional
+        Estimate each d' as a task on this Dask cluster instead (``jobs`` is then ignored).
     two_strata : float
         When > 0, also the InfRBP estimator (:func:`infrbp_scores`) on a two-strata sample at
         this rate to ``depth`` (stratum 1 = the depth-d' pool), drawn with ``seed``.
@@ -741,9 +740,6 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     ValueError
         d' >= depth, fewer than 2 contributing runs, unknown run names.
     """
-    global _STUDY_STATE
-    import multiprocessing as mp
-
     from .depth import score_runs
     from .pool import run_lists
 
@@ -767,20 +763,20 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     ub = lb + tr["residual"][:, 0, 0, 0]
     kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
           "theta": 0.0, "thetas": tuple(thetas)}
-    _STUDY_STATE = (L, qrels, contributing, kw, leave_one_out, (two_strata, seed))
+    from ..parallel import imap
+
+    shared = (L, qrels, contributing, kw, leave_one_out, (two_strata, seed))
     out, loo = {}, {}
-    try:
-        if jobs > 1 and len(dprimes) > 1 and "fork" in mp.get_all_start_methods():
-            say(f"estimating at d' = {dprimes} ({min(jobs, len(dprimes))} processes)")
-            with mp.get_context("fork").Pool(min(jobs, len(dprimes))) as pool:
-                res = pool.map(_study_one, dprimes)
-        else:
-            res = []
-            for dp in dprimes:
-                say(f"estimating at d' = {dp}")
-                res.append(_study_one(dp))
-    finally:
-        _STUDY_STATE = None
+    procs = min(jobs, len(dprimes))
+    if client is not None:
+        say(f"estimating at d' = {dprimes} on the Dask cluster")
+    elif procs > 1:
+        say(f"estimating at d' = {dprimes} ({procs} processes)")
+    res = []
+    for dp, r in zip(dprimes, imap(_study_one, dprimes, procs, shared, client=client)):
+        if client is None and procs <= 1:
+            say(f"estimating at d' = {dp}")
+        res.append(r)
     for dp, E, lo in res:
         out[dp] = E
         loo[dp] = lo

@@ -248,31 +248,43 @@ def err_residual(topic, rank, stop, judged, n_topics, stop_max, k=None,
     return _err_dense(hi) - _err_dense(lo)
 
 
-#: Other tools' conventions as parameters of the kernels here or of the core ones: name as the
-#: tool writes it -> (kernel, how its gain or normaliser is set).
+#: Other tools' conventions, each reachable as a tiebreak measure name: the tool's name ->
+#: (the name ``tiebreak eval -m`` takes, the test that checks it against the tool). A test
+#: (tests/test_measures_conventions.py) parses every name and finds every test.
 CONVENTIONS = {
-    "ERR@k (ir_measures/gdeval)": ("depth.err", "stop = depth.err_stop(grade, gmax=4)"),
-    "ERR (NTCIREVAL)": ("ntcir.err", "stop = gain / (gmax + 1), gmax = top gain of -g"),
-    "nDCG@k (NTCIREVAL, Jarvelin discount)": ("ntcir.ndcg", "logb = 2"),
-    "dcg@k (ranx)": ("depth.dcg", "gain = grade, discount log, base 2"),
-    "dcg_burges@k (ranx)": ("depth.dcg", "gain = 2^grade - 1, discount log, base 2"),
-    "ndcg_burges@k (ranx)": ("depth.ndcg", "gains 2^grade - 1 for run and ideal"),
-    "dcg_score(log_base=b) (scikit-learn)": ("depth.dcg", "gain = y_true, discount log, base b"),
-    "rbp.p (ranx)": ("core RBP", "gain = raw grade (not scaled; can exceed 1)"),
-    "hits@k (ranx)": ("core hits", "relevant documents in the top k"),
-    "f1@k (ranx)": ("setbased.f1_at", ""),
-    "map@k (ranx)": ("depth.ap_a", "divides by R"),
-    "MAP@k (Spark)": ("depth.ap_b", "divides by min(k, R)"),
-    "AP@k (NTCIREVAL)": ("depth.ap_b", ""),
-    "RBP (cwl_eval)": ("cwl.rbp", "weights normalised over 1000 ranks"),
-}
-
-#: Other tools' names for these variants (accepted verbatim by the registry as aliases).
-ALIASES = {
-    "map_cut.k (trec_eval)": "AP_a@k",
-    "AP@k (ir_measures)": "AP_a@k",
-    "AP@k (NTCIREVAL)": "AP_b@k",
-    "map@k (ranx; divides by R)": "AP_a@k",
-    "MAP@k (Spark RankingMetrics meanAveragePrecisionAt)": "AP_b@k",
-    "dcg(log_base=b)@k (scikit-learn dcg_score)": "DCG(discount=log,base=b)@k",
+    "ERR@k (ir_measures, gdeval: gmax 4)": ("ERR@20", "test_measures_depth.py::"
+                                           "test_err_gdeval_convention"),
+    "ERR (NTCIREVAL: stop g/(gmax+1))": ("ERR_lin@20", "test_measures_ntcir.py::"
+                                        "test_against_pyntcireval"),
+    "nDCG@k (NTCIREVAL, Jarvelin discount)": ("nDCG_orig@10", "test_measures_ntcir.py::"
+                                             "test_against_pyntcireval"),
+    "AP@k (NTCIREVAL; Spark MAP@k: over min(k, R))": ("AP_b@100", "test_measures_depth.py::"
+                                                     "test_ap_b_against_ntcireval"),
+    "map_cut.k (trec_eval), map@k (ranx): over R": ("AP_a@100", "test_measures_depth.py::"
+                                                   "test_ap_a_and_ndcg_a_against_ir_measures"),
+    "dcg_score(log_base=b) (scikit-learn)": ("DCG_lu(base=10)@10", "test_measures_depth.py::"
+                                            "test_dcg_log_base_against_sklearn_with_ties"),
+    "dcg@k (ranx)": ("dcg@10", "test_measures_conventions.py::test_ranx_names"),
+    "dcg_burges@k (ranx)": ("dcg_burges@10", "test_measures_conventions.py::test_ranx_names"),
+    "ndcg_burges@k (ranx)": ("ndcg_burges@10", "test_measures_conventions.py::test_ranx_names"),
+    "rbp.p (ranx: raw grades)": ("rbp.95", "test_measures_conventions.py::test_ranx_names"),
+    "hits@k (ranx)": ("hits@10", "test_measures_conventions.py::test_ranx_names"),
+    "f1@k (ranx)": ("f1@10", "test_measures_conventions.py::test_ranx_names"),
+    "RBP without rel= (ir_measures' trectools provider: raw grades)": (
+        "RBP(p=0.8,graded=True)", "test_measures_conventions.py::"
+                                  "test_graded_rbp_against_trectools"),
+    "get_urbp (trectools)": ("uRBP(other='u.qrels',scale=0.01)",
+                             "test_measures_conventions.py::test_urbp_ubpref_against_trectools"),
+    "get_ubpref (trectools)": ("uBpref(other='u.qrels')",
+                               "test_measures_conventions.py::"
+                               "test_urbp_ubpref_against_trectools"),
+    "judged_only=True (ir_measures)": ("P(judged_only=True)@10",
+                                       "test_measures_conventions.py::"
+                                       "test_judged_only_against_pytrec_eval"),
+    "Judged without a cutoff (ir_measures)": ("Judged", "test_measures_conventions.py::"
+                                                        "test_judged_without_cutoff_and_numq"),
+    "IPrec@r (ir_measures)": ("IPrec@0.5", "test_measures_conventions.py::"
+                                          "test_judged_only_against_pytrec_eval"),
+    "alpha_nDCG@k, ERR_IA@k, ... (ir_measures' pyndeval provider)": (
+        "alpha_nDCG@20", "test_measures_diversity.py::test_against_pyndeval_on_a_real_run"),
 }

@@ -3,7 +3,7 @@ binding pyndeval, ir_measures' provider) computes them.
 
 Input (flat, all topics): ``topic`` int64 (n,) and ``rank`` int64 (n,) 1-based, positions sorted
 by (topic, rank); the relevant (position, subtopic) pairs ``pos``/``sub`` int64 (p,) from
-:meth:`tiebreak.io.subtopics.SubtopicQrels.pairs` (binary: ``rel >= level``); ``n_sub`` float
+:func:`ranking_pairs` (binary: ``rel >= level``); ``n_sub`` float
 (T,) the number of subtopics of each topic with at least one relevant document (ndeval's
 "actual subtopics"; others are ignored). Every kernel returns float64 (T,), 0 for a topic
 without relevant subtopics or with nothing retrieved.
@@ -15,7 +15,15 @@ ndeval conventions reproduced here: alpha-DCG@k and ERR-IA@k are divided by the 
 value ``sum_{i<=k} S (1 - alpha)^(i-1) w(i)`` (collection-independent normalisation) except at
 k = 1, which ndeval leaves undivided; alpha-nDCG@k, nERR-IA@k and nNRBP divide by the value of
 a greedy ideal ranking of the judged documents (ties broken towards the larger docno); ndeval
-caps cutoffs at 20, these kernels do not. Regime of every measure: sampled.
+caps cutoffs at 20, these kernels do not. Without a cutoff the whole list is evaluated (the
+ideal-ideal value and P-IA's k then use the topic's number of retrieved documents).
+
+The measures are registered in :mod:`tiebreak.measures.families_adhoc` under ir_measures' names
+(``alpha_nDCG(alpha=,rel=,judged_only=)@k``, ``ERR_IA``, ``NRBP(alpha=,beta=)``, ...), read the
+qrels' second column as the subtopic (``read_qrels(..., subtopics=True)``) and run under every
+tie regime; ``expected`` is sampled, and ``lower``/``upper`` are the realistic/optimistic
+orderings of the ad hoc value (not bounds: the best order of a tied group depends on which
+subtopics its documents cover).
 """
 
 from __future__ import annotations
@@ -53,12 +61,17 @@ def _novelty_gain(topic, pos, sub, n_pos, alpha):
     return g, c
 
 
-def _norm_ideal_ideal(n_sub, k, alpha, weight):
-    """sum_{i<=k} S (1 - alpha)^(i-1) w(i), w = 1/log2(1+i) or 1/i; 1 at k = 1 (ndeval)."""
-    i = np.arange(1, k + 1, dtype=np.float64)
-    z = np.sum((1.0 - alpha) ** (i - 1.0) * weight(i))
-    out = np.asarray(n_sub, np.float64) * z
-    return np.ones_like(out) if k == 1 else out
+def _norm_ideal_ideal(n_sub, k, alpha, weight, topic=None):
+    """sum_{i<=k} S (1 - alpha)^(i-1) w(i), w = 1/log2(1+i) or 1/i; 1 at k = 1 (ndeval).
+    ``k`` None: each topic's own list length (from ``topic``, the positions' topics)."""
+    n_sub = np.asarray(n_sub, np.float64)
+    if k is None:
+        kk = np.maximum(np.bincount(topic, minlength=len(n_sub)), 1)
+    else:
+        kk = np.full(len(n_sub), int(k))
+    i = np.arange(1, int(kk.max(initial=1)) + 1, dtype=np.float64)
+    z = np.cumsum((1.0 - alpha) ** (i - 1.0) * weight(i))
+    return np.where(kk == 1, 1.0, n_sub * z[kk - 1])
 
 
 def _dcg_w(i):
@@ -77,13 +90,13 @@ def _raw(topic, rank, pos, sub, n_topics, alpha, k, weight):
 def alpha_dcg(topic, rank, pos, sub, n_topics, n_sub, k, alpha=0.5) -> np.ndarray:
     """alpha-DCG@k (ndeval: divided by the ideal-ideal gain, see the module docstring)."""
     raw = _raw(topic, rank, pos, sub, n_topics, alpha, k, _dcg_w)
-    return div(raw, _norm_ideal_ideal(n_sub, k, alpha, _dcg_w)) * (np.asarray(n_sub) > 0)
+    return div(raw, _norm_ideal_ideal(n_sub, k, alpha, _dcg_w, topic)) * (np.asarray(n_sub) > 0)
 
 
 def err_ia(topic, rank, pos, sub, n_topics, n_sub, k, alpha=0.5) -> np.ndarray:
     """ERR-IA@k as ndeval computes it: ``sum_{i<=k} g_i / i`` over the ideal-ideal value."""
     raw = _raw(topic, rank, pos, sub, n_topics, alpha, k, _err_w)
-    return div(raw, _norm_ideal_ideal(n_sub, k, alpha, _err_w)) * (np.asarray(n_sub) > 0)
+    return div(raw, _norm_ideal_ideal(n_sub, k, alpha, _err_w, topic)) * (np.asarray(n_sub) > 0)
 
 
 def _ideal_raw(ideal, n_topics, k, weight):
@@ -121,9 +134,11 @@ def nnrbp(topic, rank, pos, sub, n_topics, ideal, alpha=0.5, beta=0.5) -> np.nda
 
 
 def p_ia(topic, rank, pos, sub, n_topics, n_sub, k) -> np.ndarray:
-    """P-IA@k: relevant (document, subtopic) pairs in the top k / (k S)."""
-    m = rank[pos] <= k
-    return div(np.bincount(topic[pos[m]], minlength=n_topics), k * np.asarray(n_sub, float))
+    """P-IA@k: relevant (document, subtopic) pairs in the top k / (k S); ``k`` None: the whole
+    list, over the number of retrieved documents."""
+    m = within(rank[pos], k)
+    kk = np.bincount(topic, minlength=n_topics) if k is None else k
+    return div(np.bincount(topic[pos[m]], minlength=n_topics), kk * np.asarray(n_sub, float))
 
 
 def st_recall(topic, rank, pos, sub, n_topics, n_sub, k=None) -> np.ndarray:
@@ -152,6 +167,7 @@ def greedy_ideal(sq, topics: list[str], level: int = 1, alpha: float = 0.5
     Parameters
     ----------
     sq : SubtopicQrels
+        (:mod:`tiebreak.io.subtopics`).
     topics : list[str]
         Topic ids the kernels' topic index refers to.
 
@@ -163,17 +179,19 @@ def greedy_ideal(sq, topics: list[str], level: int = 1, alpha: float = 0.5
     out_r: list[np.ndarray] = []
     out_g: list[np.ndarray] = []
     tidx = {t: i for i, t in enumerate(sq.topics)}
-    starts = starts_of(sq.topic, len(sq.topics))
-    ends = np.r_[starts[1:], len(sq.topic)]
+    s_topic, s_doc, s_sub, s_val = sq.topic, sq.docid, sq.subtopic, sq.value
+    starts = starts_of(s_topic, len(sq.topics))
+    ends = np.r_[starts[1:], len(s_topic)]
     for ti, t in enumerate(topics):
         j = tidx.get(t)
         if j is None:
             continue
         sl = slice(starts[j], ends[j])
-        docs, dinv = np.unique(sq.docno[sl], return_inverse=True)
-        subs, sinv = np.unique(sq.subtopic[sl], return_inverse=True)
+        # docids follow the docnos' byte order, so the largest docid is the largest docno
+        docs, dinv = np.unique(s_doc[sl], return_inverse=True)
+        subs, sinv = np.unique(s_sub[sl], return_inverse=True)
         J = np.zeros((len(docs), len(subs)))
-        rel = sq.value[sl] >= level
+        rel = s_val[sl] >= level
         J[dinv[rel], sinv[rel]] = 1.0
         w = np.ones(len(subs))
         free = np.ones(len(docs), bool)
@@ -209,25 +227,150 @@ def subtopic_counts(sq, topics: list[str], level: int = 1) -> tuple[np.ndarray, 
     return n_sub, sub_nrel
 
 
-FAMILIES = {
-    "alpha_DCG": dict(kernel=alpha_dcg, params={"cutoff": None, "alpha": 0.5, "rel": 1},
-                      expectation="sampled", cite=CITATIONS["alpha-nDCG"]),
-    "alpha_nDCG": dict(kernel=alpha_ndcg, params={"cutoff": None, "alpha": 0.5, "rel": 1},
-                       expectation="sampled", cite=CITATIONS["alpha-nDCG"]),
-    "ERR_IA": dict(kernel=err_ia, params={"cutoff": None, "rel": 1}, expectation="sampled",
-                   cite=CITATIONS["ERR-IA"]),
-    "nERR_IA": dict(kernel=nerr_ia, params={"cutoff": None, "rel": 1}, expectation="sampled",
-                    cite=CITATIONS["ERR-IA"]),
-    "NRBP": dict(kernel=nrbp, params={"alpha": 0.5, "beta": 0.5, "rel": 1},
-                 expectation="sampled", cite=CITATIONS["NRBP"]),
-    "nNRBP": dict(kernel=nnrbp, params={"alpha": 0.5, "beta": 0.5, "rel": 1},
-                  expectation="sampled", cite=CITATIONS["NRBP"]),
-    "P_IA": dict(kernel=p_ia, params={"cutoff": None, "rel": 1}, expectation="sampled",
-                 cite=CITATIONS["IA"]),
-    "StRecall": dict(kernel=st_recall, params={"cutoff": None, "rel": 1},
-                     expectation="sampled", cite=CITATIONS["IA"]),
-    "AP_IA": dict(kernel=ap_ia, params={"rel": 1}, expectation="sampled", cite=CITATIONS["IA"]),
-}
+# ---------------------------------------------------------------------------------------------
+# the evaluation path: a Ranking of a prepared run whose qrels hold subtopic lines
+# ---------------------------------------------------------------------------------------------
+
+
+class SubtopicContext:
+    """Qrels-side arrays of one relevance level, for the evaluated topics of a prepared run.
+
+    Attributes
+    ----------
+    lo, hi : ndarray int64 (m,)
+        For each ad hoc judgment of the qrels (row of ``Qrels.keys``), its relevant subtopic
+        lines are ``sub[lo:hi]``.
+    sub : ndarray int64 (l',)
+        Subtopic index of every line with ``value >= level``, grouped by judgment.
+    n_subtopics : int
+        Subtopics of the qrels (``len(SubtopicLines.labels)``).
+    n_sub : ndarray float64 (T,)
+        Subtopics with a relevant document, per evaluated topic (ndeval's S).
+    sub_nrel : ndarray float64 (n_subtopics,)
+        Relevant documents of each subtopic (R_s).
+    """
+
+    def __init__(self, P, level: int):
+        q = P.qrels
+        L = q.subtopic_lines
+        rel = L.value >= level
+        rk = L.keys[rel]
+        self.sub = L.subtopic[rel]
+        self.lo = np.searchsorted(rk, q.keys, "left")
+        self.hi = np.searchsorted(rk, q.keys, "right")
+        self.n_subtopics = len(L.labels)
+        self.sub_nrel = np.bincount(self.sub, minlength=self.n_subtopics).astype(np.float64)
+        tidx = q.topic_index
+        sub_topic = np.array([tidx[t] for t, _ in L.labels], np.int64)
+        n_sub = np.bincount(sub_topic[self.sub_nrel > 0], minlength=len(q.topics))
+        self.n_sub = n_sub[P.topic_ids].astype(np.float64)
+
+
+def _context(P, level: int) -> SubtopicContext:
+    key = ("subtopics", level)
+    c = P.shared.get(key)
+    if c is None:
+        c = P.shared[key] = SubtopicContext(P, level)
+    return c
+
+
+def ranking_pairs(R, level: int):
+    """The relevant (position, subtopic) pairs of a :class:`~tiebreak.ranking.Ranking`.
+
+    Returns
+    -------
+    pos, sub : ndarray int64 (p,)
+        Position index and subtopic index of every subtopic a position's document is relevant
+        to (``value >= level``), sorted by position. In a sampled ranking (replica ``r`` of
+        evaluated topic ``t`` is topic ``r T + t``) the subtopic index is offset by
+        ``r * n_subtopics`` so that replicas never share a subtopic.
+    ctx : SubtopicContext
+    """
+    from .registry import MeasureError
+
+    P = R.prepared
+    if R.line is None or P is None or P.qrels is None or P.qrels.subtopic_lines is None:
+        raise MeasureError("diversity measures need subtopic qrels (qid subtopic docno rel): "
+                           "read them with tiebreak.read_qrels(path, subtopics=True)")
+    ctx = _context(P, level)
+    line = R.line
+    qrow = np.full(len(line), -1, np.int64)
+    ok = line >= 0
+    qrow[ok] = P.J.qrow[line[ok]]
+    has = qrow >= 0
+    lo = np.zeros(len(line), np.int64)
+    cnt = np.zeros(len(line), np.int64)
+    lo[has] = ctx.lo[qrow[has]]
+    cnt[has] = ctx.hi[qrow[has]] - lo[has]
+    pos = np.repeat(np.arange(len(line), dtype=np.int64), cnt)
+    if len(pos):
+        before = np.cumsum(cnt) - cnt
+        idx = np.arange(len(pos)) - np.repeat(before, cnt) + np.repeat(lo, cnt)
+        sub = ctx.sub[idx]
+    else:
+        sub = np.zeros(0, np.int64)
+    T0 = max(len(P.topic_ids), 1)
+    sub = sub + (R.topic[pos] // T0) * ctx.n_subtopics
+    return pos, sub, ctx
+
+
+def _tile(x: np.ndarray, reps: int) -> np.ndarray:
+    return np.tile(x, reps) if reps > 1 else x
+
+
+def _ideal(P, level: int, alpha: float):
+    """Greedy ideal ranking of every evaluated topic (cached per level and alpha)."""
+    key = ("subtopics_ideal", level, alpha)
+    v = P.shared.get(key)
+    if v is None:
+        from ..io.subtopics import SubtopicQrels
+
+        sq = SubtopicQrels(P.qrels)
+        topics = [P.qrels.topics[i] for i in P.topic_ids]
+        v = P.shared[key] = greedy_ideal(sq, topics, level, alpha)
+    return v
+
+
+def evaluate_ranking(R, m) -> np.ndarray:
+    """Per-topic values (float64 (R.n_topics,)) of the diversity measure ``m`` (a registered
+    diversity :class:`~tiebreak.measures.Measure`) on the ranking ``R``."""
+    name = m.family.name
+    level = m["rel"]
+    alpha = m["alpha"] if "alpha" in dict(m.values) else 0.5
+    pos, sub, ctx = ranking_pairs(R, level)
+    P = R.prepared
+    T0 = len(P.topic_ids)
+    reps = R.n_topics // T0 if T0 else 1
+    n_sub = _tile(ctx.n_sub, reps)
+    t, r, T, k = R.topic, R.rank, R.n_topics, m.cutoff
+
+    def ideal():
+        it, ir, ig = _ideal(P, level, alpha)
+        if reps > 1:
+            it = (it[None, :] + T0 * np.arange(reps)[:, None]).ravel()
+            ir, ig = np.tile(ir, reps), np.tile(ig, reps)
+        return it, ir, ig
+
+    if name == "alpha_DCG":
+        return alpha_dcg(t, r, pos, sub, T, n_sub, k, alpha)
+    if name == "alpha_nDCG":
+        return alpha_ndcg(t, r, pos, sub, T, ideal(), k, alpha)
+    if name == "ERR_IA":
+        return err_ia(t, r, pos, sub, T, n_sub, k, alpha)
+    if name == "nERR_IA":
+        return nerr_ia(t, r, pos, sub, T, ideal(), k, alpha)
+    if name == "NRBP":
+        return nrbp(t, r, pos, sub, T, n_sub, alpha, m["beta"])
+    if name == "nNRBP":
+        return nnrbp(t, r, pos, sub, T, ideal(), alpha, m["beta"])
+    if name == "P_IA":
+        return p_ia(t, r, pos, sub, T, n_sub, k)
+    if name == "StRecall":
+        return st_recall(t, r, pos, sub, T, n_sub, k)
+    if name == "AP_IA":
+        return ap_ia(t, r, pos, sub, T, n_sub, _tile(ctx.sub_nrel, reps))
+    raise KeyError(name)
+
 
 IR_MEASURES_NAMES = (
     "alpha_nDCG@10", "alpha_nDCG(alpha=0.8)@20", "alpha_DCG@5", "ERR_IA@20", "nERR_IA@10",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import kernels as K
-from .registry import Family, Param, register
+from .registry import JUDGED_ONLY, Family, Param, register
 
 RECALL_PTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -25,7 +25,7 @@ REL = Param("rel", "int", 1, "relevance level: a judged document is relevant whe
 GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped grades keep "
               "their own value (trec_eval ndcg.2=5, ir_measures gains=)")
 DCG = Param("dcg", "str", "log2", "gain form: log2 (gain = grade, trec_eval) or exp-log2 "
-            "(gain = 2^grade - 1, Burges et al. 2005)",
+            "(gain = 2^grade - 1, Burges et al. 2005; with gains=, 2^v - 1 of the mapped v)",
             lambda v: None if v in ("log2", "exp-log2") else "must be 'log2' or 'exp-log2'")
 P_RBP = Param("p", "float", 0.8, "persistence: probability of reading on", _prob)
 P_TREC = Param("p", "float", 0.9, "persistence (trec_eval's default 0.9)", _prob)
@@ -44,6 +44,9 @@ register(Family("NumRet", "documents retrieved (with rel=: relevant documents re
                 (Param("rel", "int", None, "count only documents with qrels value >= rel"),),
                 "none",
                 summary="sum", fmt="long", source=TREC, bogus=0.0))
+register(Family("NumQ", "topics evaluated (1 per topic, summed)", "count", K.num_q, (), "none",
+                summary="sum", fmt="long", source="ir_measures NumQ; trec_eval num_q",
+                bogus=1.0))
 register(Family("NumRel", "relevant documents in the qrels", "count", K.num_rel, (REL,),
                 "none", summary="num_rel", fmt="long", source=TREC))
 register(Family("NumRelRet", "relevant documents retrieved", "monotone", K.num_rel_ret,
@@ -54,24 +57,25 @@ register(Family("NumNonrelJudgedRet", "judged non-relevant documents retrieved",
 
 # -- precision and recall -------------------------------------------------------------------
 register(Family("P", "precision at k: relevant in the top k / k", "monotone", K.precision,
-                (REL,), "required", source=TREC))
-register(Family("R", "recall at k: relevant in the top k / R", "normalised", K.recall, (REL,),
+                (REL, JUDGED_ONLY), "required", source=TREC))
+register(Family("R", "recall at k: relevant in the top k / R", "normalised", K.recall,
+                (REL, JUDGED_ONLY),
                 "required", source=TREC, aliases=("Recall",)))
 register(Family("relative_P", "relevant in the top k / min(k, R)", "normalised",
                 K.relative_precision, (REL,), "required", source=TREC))
 register(Family("Rprec", "precision after R documents (R-precision)", "normalised", K.rprec,
-                (REL,), "none", source=TREC))
+                (REL, JUDGED_ONLY), "none", source=TREC))
 register(Family("Rprec_mult", "precision after int(mult R + 0.9) documents", "normalised",
                 K.rprec_mult, (REL, Param("mult", "float", 1.0, "multiple of R", _nonneg)),
                 "none", source=TREC))
 register(Family("Success", "1 if a relevant document is in the top k", "monotone", K.success,
-                (REL,), "required", "closed", K.e_success, source=TREC))
+                (REL, JUDGED_ONLY), "required", "closed", K.e_success, source=TREC))
 register(Family("RR", "1 / rank of the first relevant document (within the top k)",
-                "monotone", K.reciprocal_rank, (REL,), "optional", "closed",
+                "monotone", K.reciprocal_rank, (REL, JUDGED_ONLY), "optional", "closed",
                 K.e_reciprocal_rank, source=TREC, aliases=("MRR", "recip_rank")))
 register(Family("AP", "average precision: (1/R) sum over relevant ranks j <= k of P@j",
-                "normalised", K.average_precision, (REL,), "optional", "closed",
-                K.e_average_precision, source=TREC, aliases=("MAP",)))
+                "normalised", K.average_precision, (REL, JUDGED_ONLY), "optional", "closed",
+                K.e_average_precision, source=TREC, aliases=("MAP", "AP_a")))
 register(Family("bpref", "relevant documents ranked above judged non-relevant ones",
                 "normalised", K.bpref, (REL,), "none", "closed", K.e_bpref, source=BV))
 register(Family("infAP", "inferred AP; qrels value -1 = pooled but unjudged", "normalised",
@@ -81,7 +85,8 @@ register(Family("infAP", "inferred AP; qrels value -1 = pooled but unjudged", "n
 register(Family("IPrec", "interpolated precision at a recall level", "normalised",
                 K.iprec_at_recall,
                 (REL, Param("recall", "float", 0.0, "recall level in [0, 1]",
-                            lambda v: None if 0 <= v <= 1 else "must lie in [0, 1]")),
+                            lambda v: None if 0 <= v <= 1 else "must lie in [0, 1]"),
+                 JUDGED_ONLY),
                 "none", "sampled", source=TREC, aliases=("iprec_at_recall",)))
 register(Family("11pt_avg", "interpolated precision averaged over recall levels",
                 "normalised", K.eleven_pt_avg,
@@ -98,21 +103,22 @@ register(Family("utility", "a rel_ret + b nonrel_ret + c rel_nonret + d nonrel_n
                 "none", source=TREC, bogus=0.0))
 
 # -- set measures -----------------------------------------------------------------------------
-register(Family("SetP", "relevant retrieved / retrieved", "set", K.set_P, (REL,), "none",
+register(Family("SetP", "relevant retrieved / retrieved", "set", K.set_P, (REL, JUDGED_ONLY),
+                "none",
                 source=TREC, aliases=("set_P",)))
 register(Family("SetRelP", "relevant retrieved / min(retrieved, R)", "set", K.set_relative_P,
                 (REL,), "none", source=TREC, aliases=("set_relative_P",)))
 register(Family("SetR", "relevant retrieved / R", "set", K.set_recall, (REL,), "none",
                 source=TREC, aliases=("set_recall",)))
-register(Family("SetAP", "set_P x set_recall", "set", K.set_map, (REL,), "none",
+register(Family("SetAP", "set_P x set_recall", "set", K.set_map, (REL, JUDGED_ONLY), "none",
                 "linear_uncut", source=TREC, aliases=("set_map",)))
 register(Family("SetF", "(beta+1) P R / (beta P + R) over the retrieved set", "set", K.set_F,
-                (REL, Param("beta", "float", 1.0, "weight of recall", _nonneg)), "none",
-                "linear_uncut", source=TREC, aliases=("set_F",)))
+                (REL, Param("beta", "float", 1.0, "weight of recall", _nonneg), JUDGED_ONLY),
+                "none", "linear_uncut", source=TREC, aliases=("set_F",)))
 
 # -- gains ------------------------------------------------------------------------------------
 register(Family("nDCG", "DCG@k / ideal DCG@k, ideal from every judged document", "normalised",
-                K.ndcg, (GAINS, DCG), source=JK))
+                K.ndcg, (GAINS, DCG, JUDGED_ONLY), source=JK))
 register(Family("DCG", "sum over ranks j <= k of gain_j / log2(j + 1)", "monotone", K.dcg,
                 (GAINS, DCG), source=JK))
 register(Family("IDCG", "DCG of the ideal ranking of the qrels", "count", K.ideal_dcg,
@@ -125,10 +131,13 @@ register(Family("G", "gain / log2(2 + ideal cost - gain so far), normalised", "n
                 K.g_measure, (GAINS, DCG), "none", "sampled", source=TREC))
 
 # -- user models ------------------------------------------------------------------------------
-register(Family("RBP", "(1-p) sum_j p^(j-1) gain_j; binary gains (>= rel) or a gains map in "
-                "[0, 1]", "monotone", K.rbp,
+register(Family("RBP", "(1-p) sum_j p^(j-1) gain_j; binary gains (>= rel), a gains map in "
+                "[0, 1], or the raw grade (graded=True: ranx rbp, trectools)", "monotone", K.rbp,
                 (P_RBP, REL, Param("gains", "gains", None, "gain in [0, 1] of each grade; "
-                                   "unmapped grades gain 0", _unit_gains)),
+                                   "unmapped grades gain 0", _unit_gains),
+                 Param("graded", "bool", False, "gain = the grade itself when >= rel, unscaled "
+                       "(ranx rbp.p, trectools get_rbp(binary_topical_relevance=False), "
+                       "ir_measures' trectools provider for RBP without rel=)")),
                 source=MOFFAT))
 register(Family("RBP_resid", "RBP residual: p^d + (1-p) sum of p^(j-1) over unjudged ranks",
                 "residual", K.rbp_residual, (P_RBP,), source=MOFFAT))

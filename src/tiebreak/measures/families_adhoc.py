@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Family, MeasureError, Param, register
+from .registry import JUDGED_ONLY, Family, MeasureError, Param, register
 
 # The kernel modules are imported when a family is first evaluated, not when the registry
 # loads (it loads on every ``tiebreak eval``).
@@ -421,3 +421,117 @@ register(Family("Compat", "compatibility: normalised RBO with the ideal ranking 
                 source=COMPAT))
 register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
                 "required", "sampled", source="ranx (E. Bassani, ECIR 2022)"))
+
+# ---------------------------------------------------------------------------------------------
+# Diversity (ndeval / ir_measures' pyndeval provider): subtopic qrels
+# ---------------------------------------------------------------------------------------------
+
+ALPHA = Param("alpha", "float", 0.5, "redundancy intolerance alpha",
+              lambda v: None if 0 <= v < 1 else "must lie in [0, 1)")
+BETA_NRBP = Param("beta", "float", 0.5, "patience beta", _prob)
+DIV = ("NIST ndeval 4.5 (TREC Web track diversity task), as ir_measures' pyndeval provider "
+       "runs it; ")
+
+
+def _k_div(R, m):
+    from . import diversity
+    return diversity.evaluate_ranking(R, m)
+
+
+_DIVERSITY = [
+    ("alpha_DCG", "alpha-DCG@k over the ideal-ideal value S sum_{i<=k} (1-alpha)^(i-1)/log2(1+i)",
+     (REL, ALPHA, JUDGED_ONLY), "optional", "alpha-nDCG", ()),
+    ("alpha_nDCG", "alpha-DCG@k over that of the greedy ideal ranking of the judged documents",
+     (REL, ALPHA, JUDGED_ONLY), "optional", "alpha-nDCG", ()),
+    ("ERR_IA", "intent-aware ERR@k, sum_{i<=k} g_i / i over S sum_{i<=k} (1-alpha)^(i-1)/i",
+     (REL, JUDGED_ONLY), "optional", "ERR-IA", ()),
+    ("nERR_IA", "ERR-IA@k over that of the greedy ideal ranking", (REL, JUDGED_ONLY),
+     "optional", "ERR-IA", ()),
+    ("NRBP", "novelty- and rank-biased precision (1-(1-alpha)beta)/S sum_i g_i beta^(i-1)",
+     (REL, ALPHA, BETA_NRBP), "none", "NRBP", ()),
+    ("nNRBP", "NRBP over that of the greedy ideal ranking", (REL, ALPHA, BETA_NRBP), "none",
+     "NRBP", ()),
+    ("P_IA", "intent-aware precision: relevant (document, subtopic) pairs in the top k / (k S)",
+     (REL, JUDGED_ONLY), "optional", "IA", ()),
+    ("StRecall", "subtopic recall: subtopics covered by the top k / S", (REL,), "optional",
+     "IA", ()),
+    ("AP_IA", "intent-aware AP: mean over the S subtopics of each subtopic's AP",
+     (REL, JUDGED_ONLY), "none", "IA", ("MAP_IA",)),
+]
+
+
+def _div_source(key: str) -> str:
+    from .diversity import CITATIONS
+    return CITATIONS[key]
+
+
+for _name, _doc, _params, _cut, _cite, _aliases in _DIVERSITY:
+    register(Family(_name, _doc + "; g_i = sum over subtopics s of d_i of (1-alpha)^(s's "
+                    "earlier documents); subtopic qrels", "other", _k_div, _params, _cut,
+                    "sampled", source=DIV + _div_source(_cite), aliases=_aliases,
+                    rel_format="subtopics"))
+
+# ---------------------------------------------------------------------------------------------
+# ranx's count of hits (its other names are in :mod:`.ranx_names`)
+# ---------------------------------------------------------------------------------------------
+
+
+def _k_hits(R, m):
+    from .kernels import hits_at
+    return hits_at(R, m)
+
+
+register(Family("Hits", "relevant documents (value >= rel) in the top k (ranx hits@k)",
+                "monotone", _k_hits, (REL, JUDGED_ONLY), "optional", "linear",
+                source="ranx (E. Bassani. ranx: a blazing-fast Python library for ranking "
+                       "evaluation and comparison. ECIR 2022)"))
+
+# ---------------------------------------------------------------------------------------------
+# Multidimensional relevance: uRBP and uBpref (trectools), a second qrels scales the gains
+# ---------------------------------------------------------------------------------------------
+
+OTHER = Param("other", "str", None, "path of the second qrels (understandability, "
+              "trustworthiness, ...) whose value scales each relevant document")
+SCALE = Param("scale", "float", 1.0, "factor on the second qrels' values (trectools' "
+              "normalization_factor)")
+
+
+def _other(R, m):
+    from . import multidim
+    if m["other"] is None:
+        raise MeasureError(f"{m}: name the second qrels, e.g. {m.family.name}(other='u.qrels')")
+    return multidim.other_values(R, m["other"])
+
+
+def _k_urbp(R, m):
+    from . import multidim
+    from .kernels import graded_gain
+    has, u = _other(R, m)
+    return multidim.urbp(R.topic, R.rank, _rel_bool(R, m["rel"]), graded_gain(R, m["rel"]),
+                         has, u, R.n_topics, m["p"], m.cutoff, m["scale"], m["graded"])
+
+
+def _k_ubpref(R, m):
+    from . import multidim
+    has, u = _other(R, m)
+    lv = m["rel"]
+    return multidim.ubpref(R.topic, np.asarray(R.judged) > 0.5, _rel_bool(R, lv),
+                           np.asarray(R.nonrel(lv)) > 0.5, has, u, R.n_topics, R.num_rel(lv),
+                           R.num_nonrel(lv), m.cutoff, m["scale"])
+
+
+def _multidim_source() -> str:
+    from .multidim import CITATION
+    return CITATION
+
+
+register(Family("uRBP", "RBP@k with each relevant document's gain times its value in a second "
+                "qrels (trectools get_urbp)", "monotone", _k_urbp,
+                (Param("p", "float", 0.8, "persistence", _prob), OTHER, SCALE,
+                 Param("graded", "bool", False, "also multiply by the grade (trectools "
+                       "binary_topical_relevance=False)"), REL),
+                "optional", "sampled", source=_multidim_source()))
+register(Family("uBpref", "bpref@k with each relevant document weighted by its value in a "
+                "second qrels; the run restricted to documents both qrels judge (trectools "
+                "get_ubpref)", "normalised", _k_ubpref, (OTHER, SCALE, REL), "optional",
+                "sampled", source=_multidim_source()))

@@ -83,6 +83,16 @@ def num_rel(R, m):
     return R.num_rel(m["rel"]).astype(np.float64)
 
 
+def num_q(R, m):
+    """1 for every evaluated topic (ir_measures NumQ; summed over topics)."""
+    return np.ones(R.n_topics)
+
+
+def hits_at(R, m):
+    """Hits@k: relevant documents (value >= rel) in the top k (ranx ``hits@k``)."""
+    return hits(R, m.cutoff, m["rel"])
+
+
 def num_rel_ret(R, m):
     """Relevant documents retrieved."""
     return hits(R, None, m["rel"])
@@ -431,6 +441,12 @@ def _exp_pairs(R, scale: bool = False):
 
 def _resolve_gains(R, m, scale: bool = False):
     g = _ndcg_gains(m)
+    if m["dcg"] == "exp-log2" and m["gains"] is not None:
+        # a gains map names each grade's value before 2^v - 1: unmapped grades are their own
+        # value, so 2^grade - 1 as without a map (ranx ndcg_burges@k-lN)
+        mapped = dict(m["gains"])
+        g = tuple(sorted({**{v: 2.0 ** v - 1 for v in range(R.rel_levels.shape[1])},
+                          **{k: 2.0 ** v - 1 for k, v in mapped.items()}}.items()))
     if g == ("exp",):
         big = R.rel_levels.shape[1] - 1 >= 1000
         if big and not scale:
@@ -568,8 +584,23 @@ def trec_rbp_resid(R, m):
 # ---------------------------------------------------------------------------------------------
 
 
+def graded_gain(R, level: int) -> np.ndarray:
+    """Per-position gain = the grade when >= level (and >= 1), else 0; a promoted document gets
+    its topic's largest grade (at least 1), float64 (n,)."""
+    lv = max(int(level), 1)
+    top = _gmax(R.rel_levels)
+    return R.per_position(("graded_gain", lv), lambda c, t: np.where(
+        c == PROMOTED, top[t] if len(top) else 0.0,
+        np.where(c >= lv, c, 0).astype(np.float64)))
+
+
 def _rbp_gain(R, m):
     gains = m["gains"]
+    if m["graded"]:
+        if gains is not None:
+            from .registry import MeasureError
+            raise MeasureError(f"{m}: graded=True uses the grades as gains; drop gains=")
+        return graded_gain(R, m["rel"])
     if gains is None:
         return R.rel(m["rel"])
     keys = np.array([g for g, _ in gains], np.int64)
@@ -586,8 +617,10 @@ def _rbp_gain(R, m):
 
 def rbp(R, m):
     """RBP = (1 - p) sum over ranks j <= d of p^(j-1) gain_j, gains in [0, 1]: binary
-    (value >= rel) or a ``gains`` map (unmapped grades gain 0) (Moffat & Zobel 2008, "Rank-
-    biased precision for measurement of retrieval effectiveness", ACM TOIS 27(1))."""
+    (value >= rel) or a ``gains`` map (unmapped grades gain 0); with ``graded`` the grade
+    itself (value >= rel, unscaled, as ranx's ``rbp`` and trectools' ``get_rbp(binary_topical_
+    relevance=False)``) (Moffat & Zobel 2008, "Rank-biased precision for measurement of
+    retrieval effectiveness", ACM TOIS 27(1))."""
     p = m["p"]
     g = _rbp_gain(R, m)
     w = np.where(g != 0, g * (1 - p) * powers(R, p), 0.0)

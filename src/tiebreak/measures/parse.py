@@ -6,7 +6,9 @@
   ``Judged@10``, ``infAP``, ``SetP``, ``NumRet``, ... (every registered family and alias);
 * trec_eval: ``map``, ``map_cut.10`` (or ``map_cut_10``), ``P.5,10`` (or ``P_5``), ``ndcg``,
   ``ndcg_cut.10``, ``recip_rank``, ``rbp.p=0.8``, ``iprec_at_recall..1``, ``gm_map``, and the
-  sets ``official``, ``all_trec`` and ``set``.
+  sets ``official``, ``all_trec`` and ``set``;
+* ranx: ``hits@10``, ``precision@10``, ``ndcg_burges@10``, ``dcg_burges@10``, ``rbp.95``,
+  ``map@100-l2`` (:mod:`tiebreak.measures.ranx_names`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .ranx_names import expand as ranx_expand
 from .registry import Measure, MeasureError, family, make
 from .trec_names import expand
 
@@ -47,6 +50,9 @@ def parse_measure_list(text) -> list[Measure]:
         raise TypeError(f"a measure name must be a string such as 'AP' or 'nDCG@10', "
                         f"not {type(text).__name__} {text!r}")
     s = text.strip()
+    got = ranx_expand(s)  # ranx's names the registry does not hold (hits@10, rbp.95, ...)
+    if got is not None:
+        return got
     mt = _IRM.match(s)
     fam = family(mt.group(1)) if mt else None
     exact = fam is not None and mt.group(1) in (fam.name, *fam.aliases)
@@ -69,6 +75,13 @@ def parse_measure_list(text) -> list[Measure]:
         kw = {a.arg: _literal(a.value, text) for a in call.keywords}
     cut = mt.group(3)
     cutoff = kw.pop("cutoff", None)
+    if cut is not None and fam.name == "IPrec" and "recall" not in kw:
+        # ir_measures writes the recall level as IPrec's cutoff: IPrec@0.5
+        try:
+            kw["recall"] = float(cut)
+        except ValueError:
+            raise MeasureError(f"{text}: IPrec@r needs a recall level r in [0, 1]") from None
+        cut = None
     if cut is not None:
         if not re.fullmatch(r"\d+", cut):
             raise MeasureError(f"{text}: the cutoff must be a positive integer, not {cut!r}")

@@ -37,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Param", "Family", "Measure", "MeasureError", "REGISTRY", "register", "family"]
+__all__ = ["Param", "Family", "Measure", "MeasureError", "REGISTRY", "register", "family",
+           "JUDGED_ONLY"]
 
 KINDS = ("monotone", "normalised", "judged", "residual", "count", "set", "other")
 EXPECTED = ("linear", "closed", "sampled", "linear_uncut", "trec_order")
@@ -125,7 +126,7 @@ class Family:
     source: str = ""
     bogus: float | str | None = None  # value on a -c topic without results (None: computed)
     aliases: tuple[str, ...] = ()     # other ir_measures-style names of the family
-    rel_format: str = "qrels"         # qrels | prefs | qrels_jg
+    rel_format: str = "qrels"         # qrels | prefs | qrels_jg | subtopics
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -213,6 +214,9 @@ class Measure:
             raise MeasureError(f"{self.family.name}: unknown parameter(s) {sorted(kw)}")
         return Measure(self.family, cutoff, vals, name, self.summary)
 
+
+JUDGED_ONLY = Param("judged_only", "bool", False, "drop unjudged documents before evaluating "
+                    "(ir_measures judged_only=, trec_eval -J), for this measure only")
 
 REGISTRY: dict[str, Family] = {}
 _ALIASES: dict[str, str] = {}

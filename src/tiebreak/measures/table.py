@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .ranx_names import RANX_NAMES
 from .registry import REGISTRY, family
 from .trec_names import TREC_NAMES
 
@@ -15,13 +16,18 @@ EXPECTED_TEXT = {
 
 
 def rows() -> list[dict]:
-    """One row per registered family: name, aliases, trec_eval names, kind, how ``expected``
-    is computed, cutoff, parameters, definition and source."""
+    """One row per registered family: name (ir_measures' where it has the measure), aliases,
+    trec_eval names, ranx names, kind, how ``expected`` is computed, cutoff, parameters,
+    definition and source."""
     family("AP")  # load the built-in families
     trec: dict[str, list[str]] = {}
     for t in TREC_NAMES:
         if t.family and not t.special:
             trec.setdefault(t.family, []).append(t.name)
+    ranx: dict[str, list[str]] = {}
+    for rn, (fam, fixed) in RANX_NAMES.items():
+        extra = ",".join(f"{k}={v!r}" for k, v in fixed.items())
+        ranx.setdefault(fam, []).append(rn + (f" ({extra})" if extra else ""))
     out = []
     for f in REGISTRY.values():
         params = ", ".join(f"{p.name}={p.default!r}" for p in f.params)
@@ -30,6 +36,7 @@ def rows() -> list[dict]:
                                  "[@k]" if f.cutoff == "optional" else ""),
             "aliases": ", ".join(f.aliases),
             "trec_eval": ", ".join(trec.get(f.name, [])),
+            "ranx": ", ".join(ranx.get(f.name, [])),
             "kind": f.kind,
             "expected": EXPECTED_TEXT[f.expected],
             "params": params,
@@ -43,10 +50,11 @@ def rows() -> list[dict]:
 def markdown() -> str:
     """The measure table as Markdown (every regime applies to every measure; the column
     ``expected`` says how the exact expectation over tied groups is computed)."""
-    head = ["measure", "also", "trec_eval", "kind", "expected", "parameters", "definition"]
+    head = ["measure", "also", "trec_eval", "ranx", "kind", "expected", "parameters",
+            "definition"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows():
-        cells = [f"`{r['measure']}`", r["aliases"], r["trec_eval"], r["kind"], r["expected"],
-                 r["params"], r["definition"]]
+        cells = [f"`{r['measure']}`", r["aliases"], r["trec_eval"], r["ranx"], r["kind"],
+                 r["expected"], r["params"], r["definition"]]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

@@ -77,13 +77,16 @@ def _warn_empty(results, limit: int = 20) -> None:
               help="First-pass model of --rerank (bm25 runs as Lkp's BM25^(2): idf rw).")
 @click.option("--first-k", "first_k", type=click.IntRange(min=1), default=None,
               help="Candidates taken from the first pass (default: -k).")
+@click.option("--tail", is_flag=True,
+              help="With --rerank and --first-k below -k: the first pass's documents "
+                   "K+1..k follow, scored with the BM25 part of Eq. 4.3 only (a lower bound).")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
-               budget=None, rerank=None, first="bm25", first_k=None, jobs=0):
+               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -141,7 +144,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
             from .rerank import search_rerank
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
-                                progress=(not quiet) and sys.stderr.isatty(), **kw)
+                                progress=(not quiet) and sys.stderr.isatty(), tail=tail, **kw)
         elif sharded:
             from ..parallel import cpus
             from .sharded import search_sharded

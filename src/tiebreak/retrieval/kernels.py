@@ -353,10 +353,9 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
         for j in range(piv + 1):
             t = ordr[j]
             tid = tids[t]
-            bi = blk_ptr[tid] + (pos[t] - start[t]) // block
+            bi = _next_geq(blk_last, blk_ptr[tid] + (pos[t] - start[t]) // block,
+                           blk_ptr[tid + 1], pdoc)
             be = blk_ptr[tid + 1]
-            while bi < be and blk_last[bi] < pdoc:
-                bi += 1
             if bi < be:
                 bsum += _term_bound(w[t], bmax, bmin, bi)
                 if blk_last[bi] < minlast:

@@ -36,33 +36,43 @@ RERANK_MODELS = ("lkp", "lkpf", "l2p")
 @jit
 def _rerank_kernel(
     post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
-    cands, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, doclen_arr, n_docs,
-    slot_of_mask, pair_slot, ph_slot, pop,
+    cands, first_sc, nprox, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
 ):  # fmt: skip
-    """Eq. 4.3 scores of the documents ``cands`` (int32, any order) and their top ``topk``."""
+    """Two-stage scores. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
+    ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
+    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. Returns the
+    top ``topk`` of head and tail merged, in trec_eval order."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = dep._lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
     k = len(tids)
     P = nq
-    m = len(cands)
-    nslots = len(slot_maxlen)
-    # candidates in docid order; posting index of (candidate i, term j), -1 when absent, by a
-    # merge of each term's postings (docid-sorted) with the sorted candidates
-    cands = np.sort(cands)
+    n_all = len(cands)
+    m = min(nprox, n_all)
+    # the head in docid order; posting index of (head document i, term j), -1 when absent: per
+    # term, a galloping search per document from where the previous one ended (O(log gap):
+    # a handful of probes when the head is dense in the postings, few when it is sparse)
+    hd = np.sort(cands[:m])
     where = np.full((m, k), -1, np.int64)
     for j in range(k):
         t = tids[j]
-        p = post_ptr[t]
+        lo = post_ptr[t]
         hi = post_ptr[t + 1]
         for i in range(m):
-            d = cands[i]
-            while p < hi and post_docid[p] < d:
-                p += 1
-            if p == hi:
+            if lo >= hi:
                 break
-            if post_docid[p] == d:
-                where[i, j] = p
+            d = hd[i]
+            if post_docid[lo] < d:
+                # gallop from lo, then a binary search in the last step's range
+                step = 1
+                while lo + step < hi and post_docid[lo + step] < d:
+                    lo += step
+                    step <<= 1
+                end = min(lo + step, hi)
+                lo += 1 + np.searchsorted(post_docid[lo + 1:end], d)
+            if lo < hi and post_docid[lo] == d:
+                where[i, j] = lo
     starts = np.zeros(P, np.int64)
     ends = np.zeros(P, np.int64)
     mcur = np.empty(P, np.int64)
@@ -77,6 +87,7 @@ def _rerank_kernel(
         np.empty(cap, np.int32),
         np.empty(cap, np.int32),
     )
+    nslots = len(slot_maxlen)
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
     acc = np.zeros(nslots, np.float64)
@@ -97,11 +108,11 @@ def _rerank_kernel(
         if npx >= 2:
             multi[nm] = i
             nm += 1
-    # proximity only for the candidates with >= 2 proximity terms, in a compact loop (the
+    # proximity only for the head documents with >= 2 proximity terms, in a compact loop (the
     # emission buffers are carried through this loop only)
     for x in range(nm):
         i = multi[x]
-        d = cands[i]
+        d = hd[i]
         for j in range(P):
             p = where[i, j]
             if p >= 0:
@@ -122,13 +133,54 @@ def _rerank_kernel(
             if S > 0.0:
                 prox += S * (1.0 + k1) / (S + Kd)
         sc[i] += lam * prox
-    return dep._select_topk(sc, cands, rank, topk)
+    h_d, h_s = dep._select_topk(sc, hd, rank, min(topk, m))
+    # merge the sorted head with the tail (already in order: first-pass order, scaled scores)
+    n_out = min(topk, m + (n_all - m))
+    out_d = np.empty(n_out, np.int32)
+    out_s = np.empty(n_out, np.float64)
+    a = 0
+    t = m
+    for o in range(n_out):
+        take_head = a < len(h_d)
+        if take_head and t < n_all:
+            ts = tail_w * first_sc[t]
+            take_head = h_s[a] > ts or (h_s[a] == ts and rank[h_d[a]] > rank[cands[t]])
+        if take_head:
+            out_d[o] = h_d[a]
+            out_s[o] = h_s[a]
+            a += 1
+        else:
+            out_d[o] = cands[t]
+            out_s[o] = tail_w * first_sc[t]
+            t += 1
+    # scaling can make distinct first-pass scores equal (and lam = 1 makes the whole tail 0):
+    # put every group of equal scores in docno-descending order, as trec_eval reads them
+    g = 0
+    while g < n_out:
+        e = g + 1
+        while e < n_out and out_s[e] == out_s[g]:
+            e += 1
+        ordered = True
+        for i in range(g + 1, e):
+            if rank[out_d[i]] > rank[out_d[i - 1]]:
+                ordered = False
+                break
+        if not ordered:  # rare: only where scaling made scores equal
+            r = np.empty(e - g, np.int64)
+            for i in range(g, e):
+                r[i - g] = -rank[out_d[i]]
+            o = np.argsort(r, kind="mergesort")
+            grp = out_d[g:e].copy()
+            for i in range(e - g):
+                out_d[g + i] = grp[o[i]]
+        g = e
+    return out_d, out_s
 
 
 def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int = 1000,
            model: str = "lkp", lam: float = dep.LAMBDA, k1: float = dep.K1, b: float = dep.B,
            method: str = "auto", max_prox_terms: int | None = dep.MAX_PROX_TERMS,
-           **first_params):  # fmt: skip
+           tail: bool = False, **first_params):  # fmt: skip
     """Two-stage Lkp: the top ``first_k`` of ``first``, rescored by ``model`` (Eq. 4.3).
 
     Parameters
@@ -144,6 +196,15 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         ``first_params`` says otherwise.
     first_k : int
         Candidates taken from the first pass (K); >= 1.
+    tail : bool
+        With ``tail=True`` and ``k > first_k``, the first pass's documents ``K+1 .. k`` follow,
+        each scored with the BM25 part of Eq. 4.3 alone (``(1 - lam)`` times its first-pass
+        BM25^(2) score; its proximity part is not computed). That is a lower bound of its Eq.
+        4.3 score and not above a reranked document's score (those have a BM25 part at least
+        as high, up to rounding, and a proximity part >= 0), so the run keeps depth ``k`` and
+        its scores stay lower bounds. Needs the BM25^(2) first pass (``first="bm25"`` with the
+        model's ``k1``, ``b`` and idf ``rw``). Default False: only the K candidates are
+        returned.
     model : {"lkp", "lkpf", "l2p"}
         Second-pass model; ``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms`` as in
         :func:`tiebreak.retrieval.dependency.lkp` (``max_prox_terms=None`` is 62 for ``l2p``).
@@ -152,12 +213,14 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     -------
     (docids int32 (k',), scores float64 (k',))
         Best first, trec_eval order (score descending, then docno descending);
-        k' = min(k, number of candidates).
+        k' = min(k, number of candidates) (candidates: ``first_k``, or ``max(k, first_k)``
+        with ``tail``).
 
     Raises
     ------
     ValueError
-        An unknown model, ``first_k < 1``, or a bad model parameter.
+        An unknown model, ``first_k < 1``, a bad model parameter, or ``tail`` with another
+        first pass.
     """
     from .search import get_model
 
@@ -169,10 +232,17 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     fn = get_model(first)
     if first == "bm25":
         first_params = {"idf": "rw", "k1": k1, "b": b, **first_params}
+    if tail and (first != "bm25" or set(first_params) - {"idf", "k1", "b"}
+                 or (first_params["idf"], first_params["k1"], first_params["b"])
+                 != ("rw", k1, b)):
+        raise ValueError("tail needs the BM25^(2) first pass (first='bm25' with idf 'rw' and "
+                         "the model's k1 and b): its scores are the BM25 part of Eq. 4.3")
     if plan is None:
         return dep._empty()
-    cands, _ = fn(index, query_terms, int(first_k), **first_params)
+    n_first = max(int(k), int(first_k)) if tail else int(first_k)
+    cands, first_sc = fn(index, query_terms, n_first, **first_params)
     cands = np.asarray(cands, np.int32)
+    first_sc = np.asarray(first_sc, np.float64)
     if len(cands) == 0:
         return dep._empty()
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
@@ -180,17 +250,21 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     st = collection_stats(index)
     return _rerank_kernel(
         pp, pd, qp, pos, rank, maxdl, dep._saturation(index, k1, b), df_all, cf_all,
-        cands, tids, qtf, nq, int(k), dep._VARIANT_CODE[model], dep._METHOD_CODE[method],
-        float(lam), float(k1), float(b), float(st.avgdl), dl, float(st.num_docs),
+        cands, first_sc, int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k),
+        dep._VARIANT_CODE[model],
+        dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
+        float(st.num_docs),
         tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
     )  # fmt: skip
 
 
 def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",
-                  first_k: int | None = None, progress: bool = False, **params):
+                  first_k: int | None = None, progress: bool = False, tail: bool = False,
+                  **params):
     """:func:`rerank` over ``(qid, text)`` topics, as :func:`tiebreak.retrieval.search.search`
     does for one model: a list of :class:`~tiebreak.retrieval.search.Result` in topic order (an
-    empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``. ``params`` go
+    empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``; ``tail`` as
+    in :func:`rerank`. ``params`` go
     to :func:`rerank` (``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms``) after the checks
     of :func:`~tiebreak.retrieval.search.check_params` for ``model``.
 
@@ -219,7 +293,8 @@ def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str =
     out = []
     for qid, text in it:
         terms = analyze(text)
-        d, s = rerank(index, terms, k, first=first, first_k=first_k, model=model, **params)
+        d, s = rerank(index, terms, k, first=first, first_k=first_k, model=model, tail=tail,
+                      **params)
         note = ""
         if len(d) == 0:
             note = ("no query terms after analysis" if not terms else

@@ -44,7 +44,8 @@ import numpy as np
 from . import kernels as K
 from .quantize import QUANTIZERS, Quantizer
 
-__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "impacts", "QUANTIZERS"]
+__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "impacts", "bound_arrays",
+           "QUANTIZERS"]
 
 ALGORITHMS = ("exhaustive", "maxscore", "bmw")
 TRAVERSAL_MODELS = ("bm25", "ql")
@@ -161,15 +162,33 @@ def plan(index, model: str, query_terms, quantize: int | None = None,
     return Plan(tids, w, imp, key, prior, pw, prior.size > 0, zarr)
 
 
+def bound_arrays(index, key: tuple, imp: np.ndarray) -> tuple:
+    """Per-term largest/smallest impact ``tmax``/``tmin`` (V,), block-max arrays ``blk_ptr``
+    (V+1,) int64, ``blk_last`` int32, ``bmax``/``bmin`` (blocks of :data:`kernels.BLOCK`
+    postings) of the impacts ``imp`` identified by ``key`` (see :func:`impacts`); computed once
+    per index and parameter setting and cached in memory and next to the index
+    (:meth:`tiebreak.index.Index.derived`), with the per-term k-th largest impacts used by the
+    starting threshold. Returns ``(tmax, tmin, blk_ptr, blk_last, bmax, bmin)``."""
+    c = index._cache
+    bkey = ("blockmax",) + key
+    if bkey not in c:
+        def compute():
+            pp, pd, _ = _flat(index)
+            tmax, tmin = K.term_max_min(pp, imp)
+            blk_ptr, blk_last, bmax, bmin = K.block_max(pp, pd, imp, K.BLOCK)
+            return {"tmax": tmax, "tmin": tmin, "blk_ptr": blk_ptr, "blk_last": blk_last,
+                    "bmax": bmax, "bmin": bmin, "kth": K.term_kth(pp, imp, KTH)}
+
+        a = index.derived("bounds", (K.BLOCK, tuple(KTH.tolist())) + tuple(key), compute)
+        c[bkey] = tuple(a[n] for n in ("tmax", "tmin", "blk_ptr", "blk_last", "bmax", "bmin"))
+        c[("kth",) + key] = a["kth"]
+    return c[bkey]
+
+
 def _bounds(index, p: Plan):
     """Per-term bounds, block maxima, prior bound and float slack for plan ``p``."""
     c = index._cache
-    bkey = ("blockmax",) + p.key
-    if bkey not in c:
-        pp, pd, _ = _flat(index)
-        tmax, tmin = K.term_max_min(pp, p.imp)
-        c[bkey] = (tmax, tmin) + K.block_max(pp, pd, p.imp, K.BLOCK)
-    tmax, tmin, blk_ptr, blk_last, bmax, bmin = c[bkey]
+    tmax, tmin, blk_ptr, blk_last, bmax, bmin = bound_arrays(index, p.key, p.imp)
     w = p.w.astype(np.float64)
     hi = np.where(w >= 0, w * tmax[p.tids], w * tmin[p.tids])
     ub = np.maximum(hi, 0.0)
@@ -203,13 +222,8 @@ def _theta0(index, key, imp, tids, w, qid, nq, k, tol, pw, pmin):
     if r >= KTH.size or tids.size == 0:
         return out
     c = index._cache
-    kk = ("kth",) + key
-    if kk not in c:
-        pp, _, _ = _flat(index)
-        c[kk] = K.term_kth(pp, imp, KTH)
-    kth = c[kk][r][tids]
-    bkey = ("blockmax",) + key
-    tmax, tmin = c[bkey][0][tids], c[bkey][1][tids]
+    tmax, tmin = (a[tids] for a in bound_arrays(index, key, imp)[:2])
+    kth = c[("kth",) + key][r][tids]
     wf = w.astype(np.float64)
     low = np.minimum(0.0, np.where(wf >= 0, wf * tmin, wf * tmax))
     sumlow = np.bincount(qid, weights=low, minlength=nq)
@@ -418,11 +432,7 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
         blk = (np.zeros(1, np.int64), np.zeros(0, np.int32), imp[:0], imp[:0])
         q_th0 = np.zeros(nq)
     else:
-        bkey = ("blockmax",) + key
-        if bkey not in index._cache:
-            tmax, tmin = K.term_max_min(pp, imp)
-            index._cache[bkey] = (tmax, tmin) + K.block_max(pp, pd, imp, K.BLOCK)
-        tmax, tmin, *blk = index._cache[bkey]
+        tmax, tmin, *blk = bound_arrays(index, key, imp)
         w = q_w.astype(np.float64)
         hi = np.where(w >= 0, w * tmax[q_tids], w * tmin[q_tids])
         lo = np.where(w >= 0, w * tmin[q_tids], w * tmax[q_tids])

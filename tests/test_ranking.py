@@ -1,0 +1,86 @@
+"""ranking.orderings: the sort by topic then score (file order inside ties) on inputs that are
+already in that order (the usual run file, where the sort is skipped) and on any other order."""
+
+import io
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tiebreak as tb
+from tiebreak.ranking import judge, orderings
+
+_line = st.tuples(st.integers(0, 3), st.integers(0, 4))  # topic, score (few values: ties)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(_line, min_size=1, max_size=40), st.booleans())
+def test_score_order_is_the_stable_sort(lines, presorted):
+    if presorted:
+        lines = sorted(lines, key=lambda x: (x[0], -x[1]))
+    text = "".join(f"q{t} Q0 d{i} {i + 1} {s} tag\n" for i, (t, s) in enumerate(lines))
+    qrels = tb.Evaluator({f"q{t}": {"d0": 1} for t in range(4)}, ["AP"]).qrels
+    run = tb.read_run(io.BytesIO(text.encode()))
+    J = judge(run, qrels)
+    O = orderings(J)
+    expect = np.lexsort((-J.score, J.qtopic))
+    assert O.score_order.tolist() == expect.tolist()
+    if presorted:
+        assert O.score_order.tolist() == list(range(len(lines)))
+
+
+def _hygiene_brute(lines):
+    """contradictions, rank_ties, increasing per topic (order of first appearance)."""
+    topics = list(dict.fromkeys(t for t, _, _ in lines))
+    out = {k: [0] * len(topics) for k in ("contradictions", "rank_ties", "increasing")}
+    for j, q in enumerate(topics):
+        mine = [(r, i, s) for i, (t, r, s) in enumerate(lines) if t == q]
+        by_rank = sorted(mine)
+        for (r0, _, s0), (r1, _, s1) in zip(by_rank, by_rank[1:]):
+            out["contradictions"][j] += s1 > s0
+            out["rank_ties"][j] += r1 == r0
+    for (t0, _, s0), (t1, _, s1) in zip(lines, lines[1:]):
+        out["increasing"][topics.index(t1)] += t0 == t1 and s1 > s0
+    return out
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 6), st.integers(0, 4)),
+                min_size=1, max_size=30), st.booleans())
+def test_run_hygiene_counts(lines, presorted):
+    """run_hygiene against its definition, on files already in rank order and in any order."""
+    from tiebreak.ranking import run_hygiene
+
+    if presorted:
+        lines = sorted(lines, key=lambda x: (x[0], x[1]))
+    text = "".join(f"q{t} Q0 d{i} {r} {s} tag\n" for i, (t, r, s) in enumerate(lines))
+    got = run_hygiene(tb.read_run(io.BytesIO(text.encode())))
+    want = _hygiene_brute(lines)
+    assert {k: v.tolist() for k, v in got.items()} == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9), st.integers(-3, 300)),
+                min_size=1, max_size=40, unique_by=lambda x: x[:2]),
+       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 12)), min_size=1, max_size=40,
+                unique=True))
+def test_judge_dense_table_equals_binary_search(judgments, lines):
+    """The qrels rows found through the dense (topic, docno) table equal those of the binary
+    search over the sorted keys (values of any width, negative ones, absent topics/docnos)."""
+    import tiebreak.ranking as rk
+
+    qtext = "".join(f"q{t} 0 d{d} {v}\n" for t, d, v in judgments)
+    rtext = "".join(f"q{t} Q0 d{d} {i + 1} {-i} tag\n" for i, (t, d) in enumerate(lines))
+    got = []
+    for limit in (rk.DENSE_QRELS_MAX, 0):
+        qrels = tb.read_qrels(io.BytesIO(qtext.encode()))
+        run = tb.read_run(io.BytesIO(rtext.encode()))
+        old, rk.DENSE_QRELS_MAX = rk.DENSE_QRELS_MAX, limit
+        try:
+            J = judge(run, qrels)
+        finally:
+            rk.DENSE_QRELS_MAX = old
+        got.append((J.qtopic.tolist(), J.relkey.tolist(), J.judged.tolist(), J.grade.tolist(),
+                    J.qrow.tolist()))
+        assert ("_dense" in qrels.__dict__ and len(qrels.__dict__["_dense"]) > 0) == (limit > 0)
+    assert got[0] == got[1]
