@@ -261,7 +261,7 @@ def _inv_post_docid(ix: Index, a: np.ndarray) -> str | None:
 
 def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
     lo, tot = _kernels()["min_sum"](np.asarray(a))
-    if lo < 1:
+    if a.size and lo < 1:     # (min_sum gives 0 for an index without postings)
         return f"post_tf[{_first_bad(np.asarray(a) < 1)}] < 1"
     if tot != ix.collection_length:
         return "post_tf does not sum to collection_length"

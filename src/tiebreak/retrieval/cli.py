@@ -80,10 +80,13 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--tail", is_flag=True,
               help="With --rerank and --first-k below -k: the first pass's documents "
                    "K+1..k follow, scored with the BM25 part of Eq. 4.3 only (a lower bound).")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Sharded index: shards searched at a time, in processes (0 = all cores); "
+                   "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
-               budget=None, rerank=None, first="bm25", first_k=None, tail=False):
+               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -91,7 +94,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     order.
     """
     from ..cli import _fail as fail
-    from ..index import IndexFormatError, open_index
+    from ..index import IndexFormatError
     from ..index.readers import read_topics
     from .search import check_params, search, write_run
 
@@ -116,10 +119,19 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         check_params(model, kw)
     except ValueError as e:
         fail(f"model {model}: {e}")
+    from ..index.shards import ShardedIndex, open_searchable
+
     try:
-        idx = open_index(index_dir)
+        idx = open_searchable(index_dir)
     except IndexFormatError as e:
         fail(str(e))
+    sharded = isinstance(idx, ShardedIndex)
+    if sharded and rerank:
+        fail("--rerank is not available on a sharded index; search it with --model lkp, lkpf "
+             "or l2p (the full models) or rerank a single index")
+    if sharded and set(trav) - {"algorithm"}:
+        fail(f"--{next(iter(set(trav) - {'algorithm'}))} is not available on a sharded index "
+             "(quantisers, bands and budgets are fitted to one index); --algorithm works")
     qf = None
     if query_fields:
         qf = "all" if query_fields == "all" else tuple(query_fields.replace(",", "").upper())
@@ -133,6 +145,13 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
                                 progress=(not quiet) and sys.stderr.isatty(), tail=tail, **kw)
+        elif sharded:
+            from ..parallel import cpus
+            from .sharded import search_sharded
+
+            res = search_sharded(idx, tops, model, k,
+                                 progress=(not quiet) and sys.stderr.isatty(),
+                                 jobs=jobs if jobs > 0 else cpus(), **kw)
         else:
             res = search(idx, tops, model, k, progress=(not quiet) and sys.stderr.isatty(),
                          **kw)

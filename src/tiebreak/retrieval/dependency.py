@@ -53,6 +53,7 @@ from .intervals import (
     lps_cdf_all_kernel,
     merge_cdf_kernel,
 )
+from .models import collection_stats
 
 __all__ = [
     "sdm",
@@ -62,6 +63,8 @@ __all__ = [
     "l2p",
     "query_plan",
     "proximity_terms",
+    "window_counts",
+    "score_with_windows",
     "SDM_WEIGHTS",
     "FDM_WEIGHTS",
     "MAX_PROX_TERMS",
@@ -150,7 +153,8 @@ def _arrays(index):
         np.asarray(rank, np.int64),
     )
     maxdl = int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1))
-    arrs = arrs + (maxdl, np.asarray(index.df), np.asarray(index.cf))
+    st = collection_stats(index)     # the whole collection's df / cf on a shard
+    arrs = arrs + (maxdl, np.asarray(st.df), np.asarray(st.cf))
     if cache is not None:
         cache["dep_arrays"] = arrs
     return arrs
@@ -174,7 +178,8 @@ def _method(index, df, cf, method: str, all_subqueries: bool) -> bool:
     of the query terms' statistics."""
     if method == "auto":
         # mean term density of the candidates, estimated from term statistics
-        denom = max(index.avgdl * min(float(index.num_docs), float(sum(df))), 1.0)
+        st = collection_stats(index)
+        denom = max(st.avgdl * min(float(st.num_docs), float(sum(df))), 1.0)
         method = choose_method(len(df), sum(cf) / denom, all_subqueries)
     if method in ("eps", "eps_cdf_all"):
         return True
@@ -331,9 +336,13 @@ def _score_query(
     tids, nprox, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
-    slot_gw, uni_cf, coll_len, mu, sat,
+    slot_gw, uni_cf, coll_len, mu, sat, win, win_mode,
 ):  # fmt: skip
     """Score every candidate document of one query; return the top ``topk`` (docids, scores).
+
+    ``win`` / ``win_mode`` (mode 1, for sharded indexes): 0 = the window features' collection
+    counts are this index's; 1 = also copy them into ``win`` (nslots,); 2 = score with the
+    counts in ``win`` (summed over the shards) instead of this index's.
 
     ``sat`` (mode 0): per-posting BM25 saturation ``tf / (tf + K_d)`` for these ``k1``, ``b``
     (:func:`_saturation`, computed once per index and parameters); unused in mode 1.
@@ -463,10 +472,13 @@ def _score_query(
             c_ptr[i + 1] = nstore
     c0 = 0.0
     gsum = 0.0
+    if mode == 1 and win_mode == 1:
+        for s in range(nslots):
+            win[s] = tot[s]
     if mode == 1:
         # pass 2: Dirichlet potentials with the collection window counts of pass 1
         for s in range(nslots):
-            ts = uni_cf[s] if s < k else tot[s]
+            ts = uni_cf[s] if s < k else (win[s] if win_mode == 2 else tot[s])
             if ts > 0:
                 bg[s] = mu * ts / coll_len
                 lbg[s] = math.log(bg[s])
@@ -496,15 +508,17 @@ def _score_query(
 
 
 def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, slot_sumw,
-         ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu):  # fmt: skip
+         ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu,
+         win=_ZERO1, win_mode=0):  # fmt: skip
     pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)[:8]
     sat = _saturation(index, k1, b) if mode == 0 else _ZERO1
+    st = collection_stats(index)
     return _score_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         tids, int(nprox), int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
-        w, qw, float(k1), float(b), float(index.avgdl), float(lam),
-        slot_gw, uni_cf, float(max(index.collection_length, 1)), float(mu), sat,
+        w, qw, float(k1), float(b), float(st.avgdl), float(lam),
+        slot_gw, uni_cf, float(max(st.collection_length, 1)), float(mu), sat, win, int(win_mode),
     )  # fmt: skip
 
 
@@ -517,7 +531,7 @@ def _saturation(index, k1: float, b: float) -> np.ndarray:
     if cache is not None and key in cache:
         return cache[key]
     pp, pd, pt, _, _, dl = _arrays(index)[:6]
-    avgdl = float(index.avgdl)
+    avgdl = float(collection_stats(index).avgdl)
     tf = pt.astype(np.float64)
     if avgdl > 0:
         kd = k1 * (1.0 - b + b * dl.astype(np.float64) / avgdl)
@@ -671,7 +685,7 @@ def _lkp_query(
         tids, nq, topk, 0, use_eps, variant == 2,
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
-        _ZERO1, _ZERO1, 1.0, MU, sat,
+        _ZERO1, _ZERO1, 1.0, MU, sat, np.zeros(0), 0,
     )  # fmt: skip
 
 
@@ -705,10 +719,11 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
     # the rest of the set-up runs in numba (_lkp_query)
     pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
     return _lkp_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
         df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
-        float(lam), float(k1), float(b), float(index.avgdl), float(index.num_docs),
+        float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
         tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop,
     )  # fmt: skip
 
@@ -759,7 +774,11 @@ def l2p(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, 
     return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms)
 
 
-def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_terms):
+def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_terms,
+         windows=None, export=False):
+    """SDM / FDM. ``export``: return the window features' collection counts in this index,
+    float64 (nslots,) (None when it has no candidate); ``windows``: score with these counts
+    instead of this index's (see :func:`window_counts`)."""
     lt, lo, lu = (float(x) for x in weights)
     if mu <= 0:
         raise ValueError("mu must be > 0")
@@ -773,7 +792,7 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
                                 "fdm" if full else "sdm")  # fmt: skip
     nq = len(tids)
     if nq == 0 or k <= 0 or index.num_docs == 0:
-        return _empty()
+        return None if export else _empty()
     # slots: [0, nq) unigrams (all terms), then ordered (#1) features, then unordered (#uwN)
     # features over the npx proximity terms (the first npx of tids)
     tables, ph_slot, phrases, pop = _structure(npx, "fdm" if full else "sdm", nq)
@@ -795,9 +814,61 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
     uni_cf[:nq] = _arrays(index)[9][tids]
     use_eps = _method(index, _arrays(index)[8][tids[:npx]].tolist(), uni_cf[:npx].tolist(),
                       method, full)  # fmt: skip
-    return _run(index, tids, npx, k, 1, use_eps, not full, tables, slot_maxlen,
-                np.zeros(nslot), ph_slot, npx if full else 2, np.ones(nslot), np.zeros(nq), qtf,
-                K1, B, 0.0, slot_gw, uni_cf, mu)  # fmt: skip
+    win, win_mode = _ZERO1, 0
+    if export:
+        win, win_mode = np.zeros(nslot), 1
+    elif windows is not None:
+        win, win_mode = np.ascontiguousarray(windows, np.float64), 2
+        if win.shape != (nslot,):
+            raise ValueError(f"windows: expected {nslot} collection counts, got {win.shape}")
+    out = _run(index, tids, npx, k, 1, use_eps, not full, tables, slot_maxlen,
+               np.zeros(nslot), ph_slot, npx if full else 2, np.ones(nslot), np.zeros(nq), qtf,
+               K1, B, 0.0, slot_gw, uni_cf, mu, win, win_mode)  # fmt: skip
+    return win if export else out
+
+
+def _mrf_args(model: str, index, query_terms, k, params: dict) -> tuple:
+    """:func:`_mrf`'s positional arguments for ``sdm`` / ``fdm`` called with ``params``."""
+    import inspect
+
+    if model not in ("sdm", "fdm"):
+        raise ValueError(f"window counts exist for sdm and fdm, not {model!r}")
+    fn = sdm if model == "sdm" else fdm
+    ba = inspect.signature(fn).bind(index, query_terms, k, **params)
+    ba.apply_defaults()
+    a = ba.arguments
+    return (index, query_terms, k, model == "fdm", a["weights"], a["mu"], a.get("window"),
+            a["method"], a["max_prox_terms"])
+
+
+def window_counts(model: str, index, query_terms, **params) -> np.ndarray | None:
+    """Collection counts of the window features of one SDM / FDM query in ``index`` (pass 1 of
+    :func:`sdm`): float64 (nslots,), one per feature slot of the query (unigram slots 0), or
+    None when ``index`` has no document or the query no term in its vocabulary.
+
+    For a sharded index: the counts are integers, so their sum over the shards is exact in any
+    order and equals the count over the whole collection; :func:`score_with_windows` then scores
+    each shard with it, exactly as one index would. ``params`` as for :func:`sdm` / :func:`fdm`.
+
+    Raises
+    ------
+    ValueError
+        A model other than sdm / fdm, or a bad parameter.
+    """
+    return _mrf(*_mrf_args(model, index, query_terms, 1, params), export=True)
+
+
+def score_with_windows(model: str, index, query_terms, k: int, windows, **params):
+    """:func:`sdm` / :func:`fdm` with the window features' collection counts ``windows``
+    (float64 (nslots,), e.g. :func:`window_counts` summed over the shards of a sharded index)
+    instead of the counts in ``index``. Returns ``(docids int32, scores float64)``.
+
+    Raises
+    ------
+    ValueError
+        A model other than sdm / fdm, a bad parameter, or ``windows`` of the wrong length.
+    """
+    return _mrf(*_mrf_args(model, index, query_terms, k, params), windows=windows)
 
 
 def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
-           "lucene_doclen", "bm25_impacts", "ql_impacts"]
+           "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
 IDF_VARIANTS = ("rsj", "rw", "lucene")
 
@@ -161,6 +161,22 @@ def _ql_topk(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen,
 
 
 # ---------------------------------------------------------------- helpers
+def collection_stats(index):
+    """The collection statistics the models score ``index`` with.
+
+    ``index.global_stats`` when it is set, else ``index`` itself. A shard of a sharded index
+    carries the whole collection's statistics there
+    (:class:`tiebreak.index.shards.CollectionStats`), so its documents score exactly as in one
+    index of the whole collection; set it before the first search of the shard (scoring caches
+    on the index depend on it). The attributes read are
+    ``num_docs`` (N), ``collection_length`` (|C|), ``avgdl`` (|C| / N as a Python float
+    division), ``df`` and ``cf`` (per term id of ``index``). Everything else a model reads
+    (postings, positions, ``doclen``, ``docno_rank``, array sizes) stays the index's own.
+    """
+    st = getattr(index, "global_stats", None)
+    return index if st is None else st
+
+
 def _scratch(index):
     c = index._cache
     if "acc" not in c:
@@ -202,8 +218,9 @@ def idf_weights(index, tids: np.ndarray, idf: str = "lucene") -> np.ndarray:
     * ``lucene`` (the default): ``log(1 + (N - df + 0.5) / (df + 0.5))``, never negative
       (Lucene/Anserini, bm25s).
     """
-    N = float(index.num_docs)
-    df = np.asarray(index.df)[tids].astype(np.float64)
+    st = collection_stats(index)
+    N = float(st.num_docs)
+    df = np.asarray(st.df)[tids].astype(np.float64)
     if idf == "rsj":
         return np.log((N - df + 0.5) / (df + 0.5))
     if idf == "rw":
@@ -283,13 +300,7 @@ def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
     w = idf_weights(index, tids, idf) * qtf
     if doclen not in ("exact", "lucene"):
         raise ValueError(f"doclen: expected exact or lucene, got {doclen!r}")
-    key = ("knorm", k1, b, doclen)
-    if key not in index._cache:
-        dl = np.asarray(index.doclen, np.float64)
-        if doclen == "lucene":
-            dl = lucene_doclen(index.doclen).astype(np.float64)
-        index._cache[key] = k1 * ((1.0 - b) + b * dl / index.avgdl) if index.avgdl > 0 else \
-            np.full(index.num_docs, k1 * (1.0 - b))
+    key = _knorm(index, k1, b, doclen)
     acc, seen, touched, rank = _scratch(index)
     pp, pd, pt = _flat(index)
     imp = _impacts(index, key, tids, k1, pp, pd, pt)
@@ -339,8 +350,9 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0,
         return _empty()
     acc, seen, touched, rank = _scratch(index)
     pp, pd, pt = _flat(index)
-    cf = np.asarray(index.cf)
-    return _ql_topk(pp, pd, pt, tids, qtf, cf, float(index.collection_length), mu,
+    st = collection_stats(index)
+    cf = np.asarray(st.cf)
+    return _ql_topk(pp, pd, pt, tids, qtf, cf, float(st.collection_length), mu,
                     np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched, rank, k)
 
 
@@ -363,7 +375,8 @@ def _knorm(index, k1: float, b: float, doclen: str):
         dl = np.asarray(index.doclen, np.float64)
         if doclen == "lucene":
             dl = lucene_doclen(index.doclen).astype(np.float64)
-        index._cache[key] = k1 * ((1.0 - b) + b * dl / index.avgdl) if index.avgdl > 0 else \
+        avgdl = collection_stats(index).avgdl
+        index._cache[key] = k1 * ((1.0 - b) + b * dl / avgdl) if avgdl > 0 else \
             np.full(index.num_docs, k1 * (1.0 - b))
     return key
 
@@ -410,7 +423,8 @@ def ql_impacts(index, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
     (P,), and the per-document prior ``log(mu / (|D| + mu))``, float64 (N,), computed as
     :func:`ql` computes them (so sums are bit-identical)."""
     pp, pd, pt = _flat(index)
-    return _ql_impacts(pp, pt, np.asarray(index.cf), float(index.collection_length), float(mu),
+    st = collection_stats(index)
+    return _ql_impacts(pp, pt, np.asarray(st.cf), float(st.collection_length), float(mu),
                        np.asarray(index.doclen))
 
 

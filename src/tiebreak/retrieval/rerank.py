@@ -26,6 +26,7 @@ import numpy as np
 
 from . import dependency as dep
 from .intervals import jit
+from .models import collection_stats
 
 __all__ = ["rerank", "RERANK_MODELS"]
 
@@ -246,12 +247,13 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         return dep._empty()
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
     pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
+    st = collection_stats(index)
     return _rerank_kernel(
         pp, pd, qp, pos, rank, maxdl, dep._saturation(index, k1, b), df_all, cf_all,
         cands, first_sc, int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k),
         dep._VARIANT_CODE[model],
-        dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(index.avgdl), dl,
-        float(index.num_docs),
+        dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
+        float(st.num_docs),
         tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
     )  # fmt: skip
 

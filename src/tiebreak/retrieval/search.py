@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["search", "write_run", "format_run", "Result", "get_model", "check_params",
-           "PARAM_RULES"]
+           "PARAM_RULES", "empty_note"]
 
 
 @dataclass
@@ -166,17 +166,18 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     for qid, text in it:
         terms = analyze(text)
         d, s = fn(index, terms, k, **params)
-        note = ""
-        if len(d) == 0:
-            if not terms:
-                note = ("no query terms after analysis (empty text, or only stopwords or "
-                        "punctuation)")
-            elif all(index.term_id(t) < 0 for t in terms):
-                note = f"none of its terms ({' '.join(terms[:8])}) occurs in the index"
-            else:
-                note = "no document matched"
-        out.append(Result(str(qid), d, s, note))
+        out.append(Result(str(qid), d, s, empty_note(index, terms) if len(d) == 0 else ""))
     return out
+
+
+def empty_note(index, terms) -> str:
+    """Why a topic with analysed ``terms`` retrieved nothing from ``index`` (a
+    :class:`Result` note)."""
+    if not terms:
+        return "no query terms after analysis (empty text, or only stopwords or punctuation)"
+    if all(index.term_id(t) < 0 for t in terms):
+        return f"none of its terms ({' '.join(terms[:8])}) occurs in the index"
+    return "no document matched"
 
 
 def format_run(index, results, tag: str = "tiebreak") -> str:
