@@ -127,6 +127,10 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 
 @njit(cache=True)
 def _topk_of(acc, seen, touched, n, rank, k):
+    """Top k of the n touched documents, best first in trec_eval order (score descending, then
+    docno rank descending); resets acc/seen for them. Selection: a partition finds the k-th
+    largest score, every document scoring at least that is a candidate (so ties at the cut are
+    all kept), and only the candidates are sorted. ``acc``: float64 or integer (quantised)."""
     s = np.empty(n, acc.dtype)
     for i in range(n):
         d = touched[i]

@@ -27,6 +27,8 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
+
 __all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
@@ -82,7 +84,7 @@ def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touch
                                      touched)
     else:
         n = _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
-    return _topk_touched(acc, seen, touched, n, rank, k)
+    return _topk_of(acc, seen, touched, n, rank, k)
 
 
 @njit(cache=True)
@@ -107,57 +109,11 @@ def _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, d
 
 
 @njit(cache=True)
-def _topk_touched(acc, seen, touched, n, rank, k):
-    """Top k of the n touched documents, best first in trec_eval order (score descending, then
-    docno rank descending); resets acc/seen for them. Selection: a partition finds the k-th
-    largest score, every document scoring at least that is a candidate (so ties at the cut are
-    all kept), and only the candidates are sorted."""
-    s = np.empty(n, np.float64)
-    for i in range(n):
-        d = touched[i]
-        s[i] = acc[d]
-        acc[d] = 0.0
-        seen[d] = False
-    if n > k:
-        thr = np.partition(s, n - k)[n - k]
-        m = 0
-        for i in range(n):
-            if s[i] >= thr:
-                m += 1
-        cand = np.empty(m, np.int64)
-        j = 0
-        for i in range(n):
-            if s[i] >= thr:
-                cand[j] = i
-                j += 1
-    else:
-        cand = np.arange(n)
-    m = cand.size
-    # order by docno rank descending, then a stable sort by score descending
-    r = np.empty(m, np.int64)
-    for i in range(m):
-        r[i] = -np.int64(rank[touched[cand[i]]])
-    o1 = np.argsort(r)
-    neg = np.empty(m, np.float64)
-    for i in range(m):
-        neg[i] = -s[cand[o1[i]]]
-    o2 = np.argsort(neg, kind="mergesort")
-    kk = min(k, m)
-    out_d = np.empty(kk, np.int32)
-    out_s = np.empty(kk, np.float64)
-    for i in range(kk):
-        c = cand[o1[o2[i]]]
-        out_d[i] = touched[c]
-        out_s[i] = s[c]
-    return out_d, out_s
-
-
-@njit(cache=True)
 def _ql_topk(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc, seen,
              touched, rank, k):
     n = _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq,
                        acc, seen, touched)
-    return _topk_touched(acc, seen, touched, n, rank, k)
+    return _topk_of(acc, seen, touched, n, rank, k)
 
 
 # ---------------------------------------------------------------- helpers
