@@ -451,9 +451,9 @@ class Evaluator:
                 if n not in self.notes:
                     self.notes.append(n)
             _evict(cache, P, self.measures, self.regimes[k + 1:])
-        return out, self._warnings(run, P)
+        return out, self._warnings(run, P, cache.get("trec_eval"))
 
-    def _warnings(self, run: Run, P: Prepared) -> dict:
+    def _warnings(self, run: Run, P: Prepared, te=None) -> dict:
         J, O = P.J, P.O
         w: dict[str, object] = dict(run.warnings)
         if run.line_counts is not None:
@@ -473,7 +473,8 @@ class Evaluator:
                      if self.average == "qrels" else
                      "qrels topics missing from run (not averaged)")
             w[label] = missing
-        te = ranking(P, "trec_eval")
+        if te is None:  # not built by the regimes evaluated
+            te = ranking(P, "trec_eval")
         top = te.rank <= UNJUDGED_TOP_K
         if P.bogus.any():
             top &= ~P.bogus[te.topic]
