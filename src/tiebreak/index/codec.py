@@ -271,13 +271,11 @@ def _pos_values(pos_ptr, pos, j, n, vals):
 
 
 @njit(cache=True, nogil=True)
-def encode_positions(post_ptr, pos_ptr, pos, block):
-    """(pos_off int64 (nb+1,), pos_bytes uint8): positions grouped by posting block."""
-    V = post_ptr.size - 1
-    nb = num_blocks(post_ptr, block)
-    off = np.zeros(nb + 1, np.int64)
+def _max_block_positions(post_ptr, pos_ptr, block):
+    """Most positions held by one block of ``block`` postings (at least 1): the size of the
+    scratch buffer that encoding and decoding positions need."""
     mx = 1
-    for t in range(V):
+    for t in range(post_ptr.size - 1):
         j = post_ptr[t]
         while j < post_ptr[t + 1]:
             n = min(block, post_ptr[t + 1] - j)
@@ -285,6 +283,16 @@ def encode_positions(post_ptr, pos_ptr, pos, block):
             if c > mx:
                 mx = c
             j += n
+    return mx
+
+
+@njit(cache=True, nogil=True)
+def encode_positions(post_ptr, pos_ptr, pos, block):
+    """(pos_off int64 (nb+1,), pos_bytes uint8): positions grouped by posting block."""
+    V = post_ptr.size - 1
+    nb = num_blocks(post_ptr, block)
+    off = np.zeros(nb + 1, np.int64)
+    mx = _max_block_positions(post_ptr, pos_ptr, block)
     vals = np.empty(mx, np.int64)
     b = 0
     for t in range(V):
@@ -320,15 +328,7 @@ def decode_positions(post_ptr, pos_ptr, off, data, block, pos):
     size = data.size
     if nb < 0 or off[0] != 0 or off[nb] != size:
         return 0, 2
-    mx = 1
-    for t in range(V):
-        j = post_ptr[t]
-        while j < post_ptr[t + 1]:
-            n = min(block, post_ptr[t + 1] - j)
-            c = pos_ptr[j + n] - pos_ptr[j]
-            if c > mx:
-                mx = c
-            j += n
+    mx = _max_block_positions(post_ptr, pos_ptr, block)
     tmp = np.empty(mx, np.int64)
     b = 0
     for t in range(V):
