@@ -53,6 +53,7 @@ from .intervals import (
     lps_cdf_all_kernel,
     merge_cdf_kernel,
 )
+from .kernels import sort_result  # trec_eval order: score desc, then docno rank desc
 from .models import collection_stats
 
 __all__ = [
@@ -229,23 +230,9 @@ def _select_topk(sc, docs, rank, k):
                 j += 1
     else:
         cand = np.arange(n)
-    m = len(cand)
-    r = np.empty(m, np.int64)
-    for i in range(m):
-        r[i] = -rank[docs[cand[i]]]
-    o1 = np.argsort(r)
-    neg = np.empty(m, np.float64)
-    for i in range(m):
-        neg[i] = -sc[cand[o1[i]]]
-    o2 = np.argsort(neg, kind="mergesort")
-    kk = min(k, m)
-    out_d = np.empty(kk, np.int32)
-    out_s = np.empty(kk, np.float64)
-    for i in range(kk):
-        c = cand[o1[o2[i]]]
-        out_d[i] = docs[c]
-        out_s[i] = sc[c]
-    return out_d, out_s
+    od, os_ = sort_result(docs[cand], sc[cand], rank)
+    kk = min(k, od.size)
+    return od[:kk].copy(), os_[:kk].copy()
 
 
 @jit
