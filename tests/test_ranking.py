@@ -1,9 +1,11 @@
 """ranking.orderings: the sort by topic then score (file order inside ties) on inputs that are
 already in that order (the usual run file, where the sort is skipped) and on any other order."""
 
+import contextlib
 import io
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,9 +56,77 @@ def test_run_hygiene_counts(lines, presorted):
     if presorted:
         lines = sorted(lines, key=lambda x: (x[0], x[1]))
     text = "".join(f"q{t} Q0 d{i} {r} {s} tag\n" for i, (t, r, s) in enumerate(lines))
-    got = run_hygiene(tb.read_run(io.BytesIO(text.encode())))
     want = _hygiene_brute(lines)
-    assert {k: v.tolist() for k, v in got.items()} == want
+    for path in _both_paths():
+        with path:
+            got = run_hygiene(tb.read_run(io.BytesIO(text.encode())))
+        assert {k: v.tolist() for k, v in got.items()} == want
+
+
+def _both_paths():
+    """Context managers under which the ranking layer runs its numpy code, then (when numba is
+    installed) its compiled loops (:mod:`tiebreak._loops`)."""
+    import tiebreak.ranking as rk
+
+    @contextlib.contextmanager
+    def using(mod):
+        old = rk._compiled
+        rk._compiled = lambda: mod
+        try:
+            yield
+        finally:
+            rk._compiled = old
+
+    yield using(None)
+    try:
+        from tiebreak import _loops
+    except ImportError:  # numba (the fast extra) not installed: the numpy code alone
+        return
+    yield using(_loops)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=6),
+       st.lists(st.one_of(st.integers(-5, 5), st.floats(-1e3, 1e3, allow_nan=False),
+                          st.sampled_from([0.1, 1 / 3, 2 / 7, 1e-17, 1e16 + 2])),
+                min_size=36, max_size=36), st.booleans())
+def test_cumsum_is_sequential_per_topic_on_both_paths(sizes, xs, whole):
+    """Ranking.cumsum (numpy: whole-number shortcut, padded matrix; compiled: one loop) equals a
+    sequential per-topic loop from 0 bit for bit (a -0.0 may keep its sign), on ragged and
+    equal-length topics, and past 2**53 where whole numbers stop adding exactly."""
+    from tiebreak.ranking import Ranking
+
+    topic = np.repeat(np.arange(len(sizes)), sizes)
+    rank = np.concatenate([np.arange(1, k + 1) for k in sizes])
+    x = np.array(xs[:len(topic)], np.float64)
+    if whole:
+        x = np.rint(x)
+    want = np.empty(len(x))
+    for t in range(len(sizes)):
+        acc = 0.0
+        for i in np.flatnonzero(topic == t):
+            acc += x[i]
+            want[i] = acc
+    for path in _both_paths():
+        R = Ranking(len(sizes), topic, rank, np.array(sizes), np.zeros((len(sizes), 1)), None)
+        with path:
+            got = R.cumsum(x)
+        assert (got + 0.0).tobytes() == (want + 0.0).tobytes()  # bits, up to the zero's sign
+
+
+def test_compiled_loops_are_used_only_once_numba_is_loaded():
+    """A small command stays free of numba: the ranking layer's compiled loops load only after
+    the compiled reader has (tiebreak.io._fast in sys.modules)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
+    code = ("import sys, tiebreak.ranking as r; a = r._compiled(); "
+            "import tiebreak.io._fast; b = r._compiled(); "
+            "print(a is None, b is not None, 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "True", "True"]
 
 
 @settings(max_examples=80, deadline=None)

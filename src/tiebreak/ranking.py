@@ -23,6 +23,7 @@ Regimes (see ``../shared/spec/tie-aware-metrics.md`` §1):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +35,15 @@ DEFAULT_REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", 
 
 NOT_IN_QRELS = -1  # trec_eval RELVALUE_NONPOOL
 POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels)
+
+
+def _compiled():
+    """The compiled loops (:mod:`tiebreak._loops`) once the compiled reader has loaded numba
+    (large inputs), else None: a small command stays free of numba's start-up."""
+    m = sys.modules.get("tiebreak._loops")
+    if m is None and "tiebreak.io._fast" in sys.modules:
+        from . import _loops as m
+    return m
 
 
 def run_hygiene(run: Run) -> dict[str, np.ndarray]:
@@ -49,6 +59,11 @@ def run_hygiene(run: Run) -> dict[str, np.ndarray]:
     if not len(run):  # a run without result lines
         return {k: np.zeros(nt, np.int64) for k in ("contradictions", "rank_ties", "increasing")}
     t, s, rk = run.topic, run.score, run.rank
+    fast = _compiled()
+    if fast is not None:
+        ok, contra, ties, inc = fast.hygiene(t, s, rk, nt)
+        if ok:
+            return {"contradictions": contra, "rank_ties": ties, "increasing": inc}
     same_file = t[1:] == t[:-1]
     dt = t[1:] - t[:-1]
     if not np.isnan(rk).any() and bool(np.all((dt > 0) | (same_file & (rk[1:] >= rk[:-1])))):
@@ -432,6 +447,12 @@ def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = T
     return order, t, rank, code
 
 
+def _exact_whole(x: np.ndarray) -> bool:
+    """Whole numbers whose every partial sum, in any order, is exact in float64 (the absolute
+    values add up to at most 2**53)."""
+    return bool(np.array_equal(x, np.rint(x)) and np.abs(x).sum() <= 2.0**53)
+
+
 def exact_cumsum(x: np.ndarray, t: np.ndarray, rank: np.ndarray, starts: np.ndarray,
                  T: int) -> np.ndarray:
     """Inclusive cumulative sum of ``x`` restarted at each topic, added in rank order from 0
@@ -562,7 +583,10 @@ class Ranking:
         n = len(x)
         if not n:
             return np.zeros(0)
-        if np.array_equal(x, np.rint(x)):
+        fast = _compiled()
+        if fast is not None:
+            return fast.seg_cumsum(x, self.topic)
+        if _exact_whole(x):
             # whole numbers: a global running sum minus the topic's offset is exact
             c = np.cumsum(x)
             st = self.starts[:-1]
@@ -630,7 +654,7 @@ class Ranking:
         x = np.asarray(x, np.float64)
         if where is not None:
             x = np.where(where, x, 0.0)
-        if np.array_equal(x, np.rint(x)):  # whole numbers: any order is exact
+        if _exact_whole(x):  # whole numbers, sums below 2**53: any order is exact
             return np.bincount(self.topic, weights=x, minlength=self.n_topics)
         return self.at(self.cumsum(x), self.n_ret)
 

@@ -116,24 +116,33 @@ def text(docno) -> str:
     return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")
 
 
-def fixed_fields(data: bytes, nl: int, k: int):
-    """The compiled fast path's first step: ``(bytes (N,) uint8, starts (nl, k), ends (nl, k))``
-    (starts and ends int32 for texts under 2 GiB, else int64)
-    of the fields of ``data`` when every one of its ``nl`` lines holds exactly ``k`` fields;
-    None otherwise, for an empty input, without numba, or before :data:`FAST_WORTH_BYTES` have
-    been read (the strict reader then runs)."""
+def fast_bytes(data: bytes):
+    """``data`` as a uint8 array for the compiled readers, or None for an empty input, without
+    numba, or before :data:`FAST_WORTH_BYTES` have been read (the strict reader then runs)."""
     global _read_without_fast
-    if nl == 0:
+    if not data:
         return None
     if "tiebreak.io._fast" not in sys.modules:
         _read_without_fast += len(data)
         if _read_without_fast < FAST_WORTH_BYTES:
             return None
     try:
-        from ._fast import split_fields
+        from . import _fast  # noqa: F401
     except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
         return None
-    a = np.frombuffer(data, np.uint8)
+    return np.frombuffer(data, np.uint8)
+
+
+def fixed_fields(data: bytes, nl: int, k: int):
+    """The compiled fast path's first step: ``(bytes (N,) uint8, starts (nl, k), ends (nl, k))``
+    (starts and ends int32 for texts under 2 GiB, else int64)
+    of the fields of ``data`` when every one of its ``nl`` lines holds exactly ``k`` fields;
+    None otherwise, for an empty input, without numba, or before :data:`FAST_WORTH_BYTES` have
+    been read (the strict reader then runs)."""
+    a = fast_bytes(data) if nl else None
+    if a is None:
+        return None
+    from ._fast import split_fields
     # offsets in int32 below 2 GiB: half the memory of the reader's largest arrays
     dt = np.int32 if len(data) < (1 << 31) - 1 else np.int64
     status, st, en = split_fields(a, nl, k, np.empty(nl * k, dt), np.empty(nl * k, dt))

@@ -135,6 +135,76 @@ def split_fields(a, nl, nf, st, en):  # pragma: no cover - compiled
     return 0, st, en
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _decimal(a, i, e):  # pragma: no cover - compiled
+    """The token ``a[i:e]`` as a decimal number in C ``strtod`` syntax: (status, value, slow,
+    exponent). status 1: not a decimal number; slow: the compiled paths cannot round it
+    correctly and the caller must parse it exactly; exponent: written with ``e``/``E``."""
+    neg = False
+    if a[i] == 43 or a[i] == 45:
+        neg = a[i] == 45
+        i += 1
+    mant = 0
+    nd = 0
+    ndig = 0
+    frac = 0
+    dot = False
+    inexact = False
+    while i < e:
+        c = a[i]
+        if c >= 48 and c <= 57:
+            ndig += 1
+            if mant == 0 and c == 48:
+                if dot:
+                    frac += 1
+            elif nd < 18:
+                mant = mant * 10 + (c - 48)
+                nd += 1
+                if dot:
+                    frac += 1
+            else:
+                inexact = True
+        elif c == 46 and not dot:
+            dot = True
+        else:
+            break
+        i += 1
+    if ndig == 0:
+        return 1, 0.0, False, False
+    exp = 0
+    has_exp = i < e
+    if i < e:
+        if a[i] != 101 and a[i] != 69:
+            return 1, 0.0, False, False
+        i += 1
+        eneg = False
+        if i < e and (a[i] == 43 or a[i] == 45):
+            eneg = a[i] == 45
+            i += 1
+        if i >= e:
+            return 1, 0.0, False, False
+        while i < e:
+            c = a[i]
+            if c < 48 or c > 57:
+                return 1, 0.0, False, False
+            if exp < 100000:
+                exp = exp * 10 + (c - 48)
+            i += 1
+        if eneg:
+            exp = -exp
+    e10 = exp - frac
+    if mant == 0 and not inexact:
+        return 0, (-0.0 if neg else 0.0), False, has_exp
+    if not inexact and nd <= 15 and -22 <= e10 <= 22:
+        v = float(mant)
+        v = v * _POW10[e10] if e10 >= 0 else v / _POW10[-e10]
+        return 0, (-v if neg else v), False, has_exp
+    v = math.nan if inexact else _eisel_lemire(np.uint64(mant), e10)
+    if math.isnan(v):
+        return 0, 0.0, True, has_exp
+    return 0, (-v if neg else v), False, has_exp
+
+
 @nb.njit(cache=True, nogil=True)
 def parse_decimals(a, st, en, out, slow, expo):  # pragma: no cover - compiled
     """Parse the tokens ``a[st[j]:en[j]]`` as decimal numbers in C ``strtod`` syntax
@@ -148,180 +218,276 @@ def parse_decimals(a, st, en, out, slow, expo):  # pragma: no cover - compiled
     (status, number of slow tokens); status 1 means a token is not a decimal number."""
     nslow = 0
     for j in range(st.shape[0]):
-        i = st[j]
-        e = en[j]
-        neg = False
-        if a[i] == 43 or a[i] == 45:
-            neg = a[i] == 45
-            i += 1
-        mant = 0
-        nd = 0
-        ndig = 0
-        frac = 0
-        dot = False
-        inexact = False
-        while i < e:
-            c = a[i]
-            if c >= 48 and c <= 57:
-                ndig += 1
-                if mant == 0 and c == 48:
-                    if dot:
-                        frac += 1
-                elif nd < 18:
-                    mant = mant * 10 + (c - 48)
-                    nd += 1
-                    if dot:
-                        frac += 1
-                else:
-                    inexact = True
-            elif c == 46 and not dot:
-                dot = True
-            else:
-                break
-            i += 1
-        if ndig == 0:
+        status, v, sl, ex = _decimal(a, st[j], en[j])
+        if status:
             return 1, nslow
-        exp = 0
-        expo[j] = i < e
-        if i < e:
-            if a[i] != 101 and a[i] != 69:
-                return 1, nslow
-            i += 1
-            eneg = False
-            if i < e and (a[i] == 43 or a[i] == 45):
-                eneg = a[i] == 45
-                i += 1
-            if i >= e:
-                return 1, nslow
-            while i < e:
-                c = a[i]
-                if c < 48 or c > 57:
-                    return 1, nslow
-                if exp < 100000:
-                    exp = exp * 10 + (c - 48)
-                i += 1
-            if eneg:
-                exp = -exp
-        e10 = exp - frac
-        if mant == 0 and not inexact:
-            out[j] = -0.0 if neg else 0.0
-        elif not inexact and nd <= 15 and -22 <= e10 <= 22:
-            v = float(mant)
-            v = v * _POW10[e10] if e10 >= 0 else v / _POW10[-e10]
-            out[j] = -v if neg else v
+        expo[j] = ex
+        if sl:
+            slow[nslow] = j
+            nslow += 1
         else:
-            v = math.nan if inexact else _eisel_lemire(np.uint64(mant), e10)
-            if math.isnan(v):
-                slow[nslow] = j
-                nslow += 1
-            else:
-                out[j] = -v if neg else v
+            out[j] = v
     return 0, nslow
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _hash(a, s, e):  # pragma: no cover - compiled
+    """64-bit hash of ``a[s:e]``: the bytes packed 8 to a word, each word folded in with one
+    multiplication, then MurmurHash3's finaliser (it spreads every bit over the index bits, so
+    keys that differ only in their last digits, such as d12345 and d12346, do not cluster)."""
+    h = np.uint64(14695981039346656037) ^ np.uint64(e - s)
+    w = np.uint64(0)
+    c = 0
+    for i in range(s, e):
+        w = (w << np.uint64(8)) | np.uint64(a[i])
+        c += 1
+        if c == 8:
+            h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
+            w = np.uint64(0)
+            c = 0
+    h = (h ^ w) * np.uint64(0x9E3779B97F4A7C15)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+@nb.njit(cache=True, nogil=True)
+def _table(cap):  # pragma: no cover - compiled
+    """An empty interning table with room for ``cap`` distinct strings (the caller grows it with
+    :func:`_grown` when :func:`_find` finds it full): (slots, meta, keys, count).
+
+    ``slots`` (uint64, 2 x a power of two >= 2 cap; open addressing, linear probing) holds each
+    slot's string number + 1 (0: empty) and the string's hash side by side, one cache line per
+    probe; ``meta`` (int64, (cap, 3)) each string's start in ``keys``, length, and where it was
+    first seen; ``keys`` (uint8) a compact copy of the strings; ``count`` (int64, (2,)) the
+    number of strings and of key bytes used."""
+    size = 64
+    while size < 2 * cap:
+        size *= 2
+    return (np.zeros(2 * size, np.uint64), np.empty((size // 2, 3), np.int64),
+            np.empty(max(8 * cap, 64), np.uint8), np.zeros(2, np.int64))
+
+
+@nb.njit(cache=True, nogil=True)
+def _grown(slots, meta, keys, cnt, n):  # pragma: no cover - compiled
+    """(slots, meta, keys) with room for twice the strings and at least ``n`` more key bytes;
+    every string keeps its number."""
+    k, used = cnt[0], cnt[1]
+    if k == meta.shape[0]:
+        slots2, meta2, _, _ = _table(2 * meta.shape[0])
+        meta2[:k] = meta[:k]
+        size = slots2.shape[0] // 2
+        for d in range(k):
+            h = _hash(keys, meta[d, 0], meta[d, 0] + meta[d, 1])
+            sl = np.int64(h & np.uint64(size - 1))
+            while slots2[2 * sl] != 0:
+                sl = (sl + 1) & (size - 1)
+            slots2[2 * sl] = np.uint64(d + 1)
+            slots2[2 * sl + 1] = h
+        slots, meta = slots2, meta2
+    if used + n > keys.shape[0]:
+        keys2 = np.empty(max(2 * keys.shape[0], used + n), np.uint8)
+        keys2[:used] = keys[:used]
+        keys = keys2
+    return slots, meta, keys
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _find(slots, meta, keys, cnt, a, s, e, j):  # pragma: no cover - compiled
+    """Number of the string ``a[s:e]`` in the table, adding it when new and recording ``j``
+    (the caller's token index or byte position) as where it was first seen; -1 when it is new
+    and the table is full (the caller then grows it with :func:`_grown` and asks again)."""
+    n = e - s
+    h = _hash(a, s, e)
+    mask = slots.shape[0] // 2 - 1
+    slot = np.int64(h & np.uint64(mask))
+    while True:
+        v = slots[2 * slot]
+        if v == 0:
+            break
+        if slots[2 * slot + 1] == h:
+            d = np.int64(v) - 1
+            if meta[d, 1] == n:
+                ks = meta[d, 0]
+                same = True
+                for x in range(n):
+                    if keys[ks + x] != a[s + x]:
+                        same = False
+                        break
+                if same:
+                    return d
+        slot = (slot + 1) & mask
+    k, used = cnt[0], cnt[1]
+    if k == meta.shape[0] or used + n > keys.shape[0]:
+        return -1  # no room: the caller grows the table (:func:`_grown`) and asks again
+    for x in range(n):  # a loop, not a slice copy: no array view per new string
+        keys[used + x] = a[s + x]
+    meta[k, 0] = used
+    meta[k, 1] = n
+    meta[k, 2] = j
+    slots[2 * slot] = np.uint64(k + 1)
+    slots[2 * slot + 1] = h
+    cnt[0] = k + 1
+    cnt[1] = used + n
+    return k
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _same(a, s1, e1, s2, e2):  # pragma: no cover - compiled
+    if e1 - s1 != e2 - s2:
+        return False
+    for x in range(e1 - s1):
+        if a[s1 + x] != a[s2 + x]:
+            return False
+    return True
 
 
 @nb.njit(cache=True, nogil=True)
 def intern(a, st, en):  # pragma: no cover - compiled
-    """Distinct byte strings among the tokens ``a[st[j]:en[j]]``, by hashing (FNV-1a with
-    MurmurHash3's 64-bit finaliser, open addressing, linear probing). Returns (ids, first):
+    """Distinct byte strings among the tokens ``a[st[j]:en[j]]``. Returns (ids, first):
     ``ids[j]`` numbers token j's string in order of first appearance; ``first[d]`` is the index
     of the first token with string d.
 
-    The table grows with the distinct strings (not with the tokens) and keeps each distinct
-    string's hash and a compact copy of its bytes, so a lookup touches memory proportional to
-    the vocabulary, not random places of the whole text: on 1 M docnos of which 100 k distinct
-    this is ~10x faster than a table sized by the tokens."""
+    The table (:func:`_table`) grows with the distinct strings, not with the tokens, and keeps
+    each distinct string's hash and a compact copy of its bytes, so a lookup touches memory
+    proportional to the vocabulary, not random places of the whole text. A token equal to the
+    one before it (qids and tags repeat line after line) is not looked up."""
     m = st.shape[0]
-    size = 1024
-    table = np.full(size, -1, np.int64)
-    hashes = np.empty(256, np.uint64)
-    kst = np.empty(256, np.int64)
-    klen = np.empty(256, np.int64)
-    keys = np.empty(4096, np.uint8)
-    first = np.empty(256, np.int64)
+    slots, meta, keys, cnt = _table(min(m, 1 << 14))
     ids = np.empty(m, np.int64)
-    k = 0
-    used = 0
     for j in range(m):
-        s = st[j]
-        e = en[j]
-        n = e - s
-        if j > 0 and en[j - 1] - st[j - 1] == n:  # qids and tags repeat line after line
-            ps = st[j - 1]
-            same = True
-            for t in range(n):
-                if a[ps + t] != a[s + t]:
-                    same = False
-                    break
-            if same:
-                ids[j] = ids[j - 1]
-                continue
-        h = np.uint64(14695981039346656037)
-        for i in range(s, e):
-            h = (h ^ np.uint64(a[i])) * np.uint64(1099511628211)
-        # FNV's low bits mix poorly for keys that differ only in their last digits (docnos such
-        # as d12345): MurmurHash3's finaliser spreads every bit over the index bits
-        h ^= h >> np.uint64(33)
-        h *= np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> np.uint64(33)
-        h *= np.uint64(0xC4CEB9FE1A85EC53)
-        h ^= h >> np.uint64(33)
-        slot = np.int64(h & np.uint64(size - 1))
-        while True:
-            d = table[slot]
-            if d == -1:
-                break
-            if hashes[d] == h and klen[d] == n:
-                ks = kst[d]
-                same = True
-                for t in range(n):
-                    if keys[ks + t] != a[s + t]:
-                        same = False
-                        break
-                if same:
-                    break
-            slot = (slot + 1) & (size - 1)
-        if d != -1:
-            ids[j] = d
+        s, e = st[j], en[j]
+        if j > 0 and _same(a, st[j - 1], en[j - 1], s, e):
+            ids[j] = ids[j - 1]
             continue
-        # a new distinct string: append it, growing the arrays (and the table at half load)
-        if k == hashes.shape[0]:
-            cap = 2 * k
-            hashes2 = np.empty(cap, np.uint64)
-            hashes2[:k] = hashes
-            hashes = hashes2
-            kst2 = np.empty(cap, np.int64)
-            kst2[:k] = kst
-            kst = kst2
-            klen2 = np.empty(cap, np.int64)
-            klen2[:k] = klen
-            klen = klen2
-            first2 = np.empty(cap, np.int64)
-            first2[:k] = first
-            first = first2
-        if used + n > keys.shape[0]:
-            keys2 = np.empty(max(2 * keys.shape[0], used + n), np.uint8)
-            keys2[:used] = keys[:used]
-            keys = keys2
-        for t in range(n):  # a loop, not a slice copy: no array views per new string
-            keys[used + t] = a[s + t]
-        hashes[k] = h
-        kst[k] = used
-        klen[k] = n
-        first[k] = j
-        used += n
-        table[slot] = k
-        ids[j] = k
-        k += 1
-        if 2 * k > size:
-            size *= 2
-            table = np.full(size, -1, np.int64)
-            msk = np.uint64(size - 1)
-            for d2 in range(k):
-                sl = np.int64(hashes[d2] & msk)
-                while table[sl] != -1:
-                    sl = (sl + 1) & (size - 1)
-                table[sl] = d2
-    return ids, first[:k].copy()
+        while True:
+            d = _find(slots, meta, keys, cnt, a, s, e, j)
+            if d >= 0:
+                break
+            slots, meta, keys = _grown(slots, meta, keys, cnt, e - s)
+        ids[j] = d
+    return ids, meta[:cnt[0], 2].copy()
+
+
+@nb.njit(cache=True, nogil=True)
+def _spans(meta, cnt):  # pragma: no cover - compiled
+    """(start, end) of each distinct string of a table filled by :func:`read_run6` (which
+    records the byte position of each string's first occurrence)."""
+    k = cnt[0]
+    out = np.empty((k, 2), np.int64)
+    for x in range(k):
+        out[x, 0] = meta[x, 2]
+        out[x, 1] = meta[x, 2] + meta[x, 1]
+    return out
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _ws(c):  # pragma: no cover - compiled
+    return c == 32 or (c >= 9 and c <= 13)
+
+
+@nb.njit(cache=True, nogil=True)
+def read_run6(a, nl):  # pragma: no cover - compiled
+    """One pass over a run text whose every one of its ``nl`` lines holds exactly six fields
+    ``qid Q0 docno rank score tag`` separated by C ``isspace`` bytes, the first not starting with
+    ``#``: fields found, rank and score parsed (:func:`_decimal`), qids, docnos and tags interned,
+    with no Python object per line and no per-field offset arrays.
+
+    Returns (status, topic, docid, rank, score, exponent, slow, qid first, docno first, tag first,
+    lines whose tag is not the first line's): ``topic``/``docid`` (int64, shape (nl,)) number the
+    qids/docnos in order of first appearance; ``slow`` (int64, shape (s, 4): line, field 3 or 4,
+    start, end) lists the numbers the caller must parse exactly; each ``first`` (int64, shape
+    (d, 2)) gives the start and end in ``a`` of each distinct string's first occurrence.
+    status 1 when the text is not like that (the strict reader then runs and names the problem).
+    """
+    n = a.shape[0]
+    topic = np.empty(nl, np.int64)
+    docid = np.empty(nl, np.int64)
+    rank = np.empty(nl)
+    score = np.empty(nl)
+    expo = np.zeros(nl, np.bool_)
+    slow = np.empty((16, 4), np.int64)
+    nslow = 0
+    qslots, qmeta, qkeys, qcnt = _table(64)
+    dslots, dmeta, dkeys, dcnt = _table(min(nl, 1 << 14))
+    tslots, tmeta, tkeys, tcnt = _table(4)
+    fs = np.empty(6, np.int64)
+    fe = np.empty(6, np.int64)
+    qs = qe = ts = te = -1
+    tag = 0
+    ndiff = 0
+    i = 0
+    line = 0
+    bad = (1, topic, docid, rank, score, expo, slow[:0], np.empty((0, 2), np.int64),
+           np.empty((0, 2), np.int64), np.empty((0, 2), np.int64), 0)
+    while i < n:
+        cnt = 0
+        while True:
+            while i < n and a[i] != 10 and _ws(a[i]):
+                i += 1
+            if i >= n or a[i] == 10:
+                break
+            if cnt == 6 or (cnt == 0 and a[i] == 35):
+                return bad
+            fs[cnt] = i
+            while i < n and not _ws(a[i]):
+                i += 1
+            fe[cnt] = i
+            cnt += 1
+        i += 1  # the newline
+        if cnt != 6 or line >= nl:
+            return bad
+        if line > 0 and _same(a, qs, qe, fs[0], fe[0]):
+            topic[line] = topic[line - 1]
+        else:
+            while True:
+                d = _find(qslots, qmeta, qkeys, qcnt, a, fs[0], fe[0], fs[0])
+                if d >= 0:
+                    break
+                qslots, qmeta, qkeys = _grown(qslots, qmeta, qkeys, qcnt, fe[0] - fs[0])
+            topic[line] = d
+            qs, qe = fs[0], fe[0]
+        while True:
+            d = _find(dslots, dmeta, dkeys, dcnt, a, fs[2], fe[2], fs[2])
+            if d >= 0:
+                break
+            dslots, dmeta, dkeys = _grown(dslots, dmeta, dkeys, dcnt, fe[2] - fs[2])
+        docid[line] = d
+        for f in range(3, 5):
+            status, v, sl, ex = _decimal(a, fs[f], fe[f])
+            if status:
+                return bad
+            if f == 4:
+                expo[line] = ex
+                score[line] = v
+            else:
+                rank[line] = v
+            if sl:
+                if nslow == slow.shape[0]:
+                    slow2 = np.empty((2 * nslow, 4), np.int64)
+                    slow2[:nslow] = slow
+                    slow = slow2
+                slow[nslow, 0] = line
+                slow[nslow, 1] = f
+                slow[nslow, 2] = fs[f]
+                slow[nslow, 3] = fe[f]
+                nslow += 1
+        if line == 0 or not _same(a, ts, te, fs[5], fe[5]):
+            while True:
+                tag = _find(tslots, tmeta, tkeys, tcnt, a, fs[5], fe[5], fs[5])
+                if tag >= 0:
+                    break
+                tslots, tmeta, tkeys = _grown(tslots, tmeta, tkeys, tcnt, fe[5] - fs[5])
+            ts, te = fs[5], fe[5]
+        ndiff += tag != 0
+        line += 1
+    if line != nl:
+        return bad
+    return (0, topic, docid, rank, score, expo, slow[:nslow], _spans(qmeta, qcnt),
+            _spans(dmeta, dcnt), _spans(tmeta, tcnt), ndiff)
 
 
 @nb.njit(cache=True, nogil=True)

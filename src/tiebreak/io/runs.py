@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import _fits, block_starts, fixed_fields, latin1_array, sorted_codes, text
+from ._arrays import _fits, block_starts, fast_bytes, latin1_array, sorted_codes, text
 from .source import (
     NUMBER,
     InputError,
@@ -198,22 +198,6 @@ def _glued_at(f: list[bytes]) -> int | None:
 _FAST_MIN_BYTES = 1 << 17
 
 
-def _numbers(a: np.ndarray, st: np.ndarray, en: np.ndarray, data: bytes):
-    """Decimal tokens -> (float64 values, correctly rounded; bool: written with an exponent);
-    None when a token is not a finite decimal number (the strict reader then names it)."""
-    from ._fast import parse_decimals
-
-    out = np.empty(len(st))
-    slow = np.empty(len(st), np.int64)
-    expo = np.zeros(len(st), bool)
-    status, nslow = parse_decimals(a, st, en, out, slow, expo)
-    if status:
-        return None
-    for j in slow[:nslow].tolist():
-        out[j] = float(data[st[j]:en[j]])
-    return (out, expo) if np.isfinite(out).all() else None
-
-
 def _sorted_distinct(a: np.ndarray, ds: np.ndarray, de: np.ndarray, data: bytes):
     """Distinct tokens ``a[ds[d]:de[d]]`` -> (text array in byte order, each one's rank in it),
     as :func:`sorted_codes` gives for them, without a Python object per token when the
@@ -233,33 +217,25 @@ def _sorted_distinct(a: np.ndarray, ds: np.ndarray, de: np.ndarray, data: bytes)
 
 
 def _read_run_fast(data: bytes, nl: int):
-    """Read a run whose every line holds exactly six fields with compiled kernels (no Python
-    object per line); None when the input is anything else (the strict reader handles it)."""
-    got = fixed_fields(data, nl, 6)
-    if got is None:
+    """Read a run whose every line holds exactly six fields with one compiled pass
+    (:func:`tiebreak.io._fast.read_run6`: no Python object per line); None when the input is
+    anything else (the strict reader handles it)."""
+    a = fast_bytes(data)
+    if a is None:
         return None
-    a, st, en = got
-    from ._fast import intern
-    score = _numbers(a, st[:, 4], en[:, 4], data)
-    rank = _numbers(a, st[:, 3], en[:, 3], data) if score is not None else None
-    if rank is None:
+    from ._fast import read_run6
+    (status, topic, did, rank, score, expo, slow, qspan, dspan, tspan,
+     ndiff) = read_run6(a, nl)
+    if status:
         return None
-    (score, expo), (rank, _) = score, rank
-
-    def distinct(col: int, listed: bool = True):
-        s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
-        ids, first = intern(a, s, e)
-        if not listed:
-            return ids, s[first], e[first]
-        return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
-
-    topic, qids = distinct(0)
-    did, ds, de = distinct(2, listed=False)
-    tid, tags = distinct(5)
-    docnos, rank_of = _sorted_distinct(a, ds, de, data)  # their byte-order rank
-    return ([q.decode("utf-8", "surrogateescape") for q in qids], topic, docnos, rank_of[did],
-            score, rank, [t.decode("utf-8", "replace") for t in tags],
-            int(np.count_nonzero(tid != tid[0])), expo)
+    for line, f, i, j in slow.tolist():  # the few numbers the compiled paths cannot round
+        (score if f == 4 else rank)[line] = float(data[i:j])
+    if not (np.isfinite(score).all() and np.isfinite(rank).all()):
+        return None
+    docnos, rank_of = _sorted_distinct(a, dspan[:, 0], dspan[:, 1], data)  # byte-order rank
+    return ([data[i:j].decode("utf-8", "surrogateescape") for i, j in qspan.tolist()], topic,
+            docnos, rank_of[did], score, rank,
+            [data[i:j].decode("utf-8", "replace") for i, j in tspan.tolist()], ndiff, expo)
 
 
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:

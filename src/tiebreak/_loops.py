@@ -1,0 +1,71 @@
+"""Compiled loops of the ranking layer (numba), used once the compiled reader has loaded numba.
+
+Every function here computes exactly what the numpy code in :mod:`tiebreak.ranking` computes
+(same additions in the same order, so the same bits); the numpy code stays the definition and
+serves small inputs, for which loading numba (about 0.8 s) would cost more than it saves. Tests
+hold each kernel equal to its numpy counterpart.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True, nogil=True)
+def seg_cumsum(x, topic):  # pragma: no cover - compiled
+    """Inclusive cumulative sum of ``x`` (float64 (n,)) restarted where ``topic`` (int64 (n,),
+    non-decreasing) changes, added left to right from 0 as a sequential loop adds it."""
+    n = x.shape[0]
+    out = np.empty(n)
+    acc = 0.0
+    for i in range(n):
+        if i > 0 and topic[i] != topic[i - 1]:
+            acc = 0.0
+        acc += x[i]
+        out[i] = acc
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def hygiene(t, s, rk, nt):  # pragma: no cover - compiled
+    """:func:`tiebreak.ranking.run_hygiene`'s three counts (int64 (nt,) each): each topic's
+    lines are put in rank-column order by a stable sort (file order for equal ranks) only when
+    they are not in it already. (False, ...) when a rank is NaN or a topic's lines are not
+    contiguous (the numpy code then handles the run)."""
+    n = t.shape[0]
+    contra = np.zeros(nt, np.int64)
+    ties = np.zeros(nt, np.int64)
+    inc = np.zeros(nt, np.int64)
+    seen = np.zeros(nt, np.bool_)
+    for i in range(n):
+        if np.isnan(rk[i]):
+            return False, contra, ties, inc
+    i = 0
+    while i < n:
+        tt = t[i]
+        if seen[tt]:
+            return False, contra, ties, inc
+        seen[tt] = True
+        j = i + 1
+        in_order = True
+        while j < n and t[j] == tt:
+            if s[j] > s[j - 1]:
+                inc[tt] += 1
+            if rk[j] < rk[j - 1]:
+                in_order = False
+            j += 1
+        if in_order:
+            contra[tt] = inc[tt]
+            for k in range(i + 1, j):
+                if rk[k] == rk[k - 1]:
+                    ties[tt] += 1
+        else:
+            o = np.argsort(rk[i:j], kind="mergesort") + i
+            for k in range(1, j - i):
+                if s[o[k]] > s[o[k - 1]]:
+                    contra[tt] += 1
+                if rk[o[k]] == rk[o[k - 1]]:
+                    ties[tt] += 1
+        i = j
+    return True, contra, ties, inc
