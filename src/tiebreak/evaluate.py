@@ -117,6 +117,71 @@ def _judged_only(m: Measure) -> bool:
     return any(k == "judged_only" and v for k, v in m.values)
 
 
+def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
+                  seed: int, cache: dict, out: list, notes: list[str]) -> list[int]:
+    """Fill ``out[j]`` for the measures whose value under ``regime`` can be taken from the
+    trec_eval values already computed, topic by topic; returns the indices of the others.
+
+    A topic whose ranking under the regime's ordering is position for position the trec_eval
+    ranking has the same value; a topic without a tied group has one ordering, so its
+    ``expected`` value is that ordering's. Only the other topics (typically a few: ties sit in
+    a few topics of a run) are evaluated, as a prepared run of their own, and spliced in.
+    ``upper`` of monotone measures (promoted unjudged documents) is always evaluated whole."""
+    memo = cache.get("values", {})
+    todo: list[int] = []
+    by_order: dict[str, list[int]] = {}
+    for j, m in enumerate(measures):
+        order = "expected" if regime == "expected" else order_for(regime, m.kind)
+        base = ("trec_eval", m.family.name, m.cutoff, m.values)
+        key = (order, m.family.name, m.cutoff, m.values)
+        if key in memo:
+            out[j] = memo[key]
+        elif order in ("trec_eval", "upper_mono") or base not in memo:
+            todo.append(j)
+        else:
+            by_order.setdefault(order, []).append(j)
+    O, T = P.O, len(P.topic_ids)
+    for order, js in by_order.items():
+        key = ("differs", order)
+        idx = cache.get(key)
+        if idx is None:
+            if order == "expected":
+                qt = O.topic[O.tied]
+            else:
+                qt = O.topic[O.order(order) != O.order("trec_eval")]
+            has = np.zeros(P.J.n_topics, bool)
+            has[qt] = True
+            idx = cache[key] = np.flatnonzero(has[P.topic_ids])
+        if len(idx) == T:  # every topic differs: evaluate the run whole
+            todo += js
+            continue
+        sub_vals: list = [None] * len(js)
+        if len(idx):
+            sub = cache.setdefault(("topics", idx.tobytes()), {})
+            Ps = sub.get("prepared")
+            if Ps is None:
+                Ps = sub["prepared"] = replace(
+                    P, topic_ids=P.topic_ids[idx], bogus=P.bogus[idx],
+                    rel_levels=P.rel_levels[idx], shared={})
+            sub_vals, sub_notes = _measure_values(Ps, [measures[j] for j in js], regime,
+                                                  samples=samples, seed=seed, cache=sub)
+            notes += [n for n in sub_notes if n not in notes]
+        for j, v in zip(js, sub_vals):
+            m = measures[j]
+            base = memo[("trec_eval", m.family.name, m.cutoff, m.values)]
+            if not len(idx):
+                out[j] = base
+            elif isinstance(base, list):  # relstring: one string per topic
+                out[j] = list(base)
+                for i, x in zip(idx.tolist(), v):
+                    out[j][i] = x
+            else:
+                out[j] = np.array(base, np.float64)
+                out[j][idx] = v
+            memo[(order, m.family.name, m.cutoff, m.values)] = out[j]
+    return sorted(todo)
+
+
 def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
                     seed: int, cache: dict) -> tuple[list, list[str]]:
     def R(order):
@@ -127,8 +192,13 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
     out: list = [None] * len(measures)
     notes: list[str] = []
     memo: dict = cache.setdefault("values", {})
+    todo = range(len(measures))
+    if regime != "trec_eval":
+        todo = _untied_reuse(P, measures, regime, samples=samples, seed=seed, cache=cache,
+                             out=out, notes=notes)
     if regime != "expected":
-        for j, m in enumerate(measures):
+        for j in todo:
+            m = measures[j]
             order = order_for(regime, m.kind)
             key = (order, m.family.name, m.cutoff, m.values)
             if key not in memo:
@@ -138,7 +208,8 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
         Rf = G = None
         cut = P.max_docs
         sampled = []
-        for j, m in enumerate(measures):
+        for j in todo:
+            m = measures[j]
             f = m.family
             mode = f.expected
             if mode == "linear_uncut":
@@ -442,7 +513,10 @@ class Evaluator:
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
-        for k, reg in enumerate(self.regimes):
+        # trec_eval first: the other regimes take its values on the topics they rank alike
+        seq = sorted(range(len(self.regimes)), key=lambda k: self.regimes[k] != "trec_eval")
+        for i, k in enumerate(seq):
+            reg = self.regimes[k]
             vals, notes = measure_values(P, self.measures, reg, samples=self.samples,
                                          seed=self.seed, cache=cache)
             for j, v in enumerate(vals):
@@ -450,7 +524,7 @@ class Evaluator:
             for n in notes:
                 if n not in self.notes:
                     self.notes.append(n)
-            _evict(cache, P, self.measures, self.regimes[k + 1:])
+            _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
         return out, self._warnings(run, P, cache.get("trec_eval"))
 
     def _warnings(self, run: Run, P: Prepared, te=None) -> dict:
