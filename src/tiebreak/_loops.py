@@ -69,3 +69,46 @@ def hygiene(t, s, rk, nt):  # pragma: no cover - compiled
                     ties[tt] += 1
         i = j
     return True, contra, ties, inc
+
+
+@nb.njit(cache=True, nogil=True)
+def select(order, qtopic, relkey, tmap, judged_only, max_docs, promote,
+           promoted):  # pragma: no cover - compiled
+    """The positions of :func:`tiebreak.ranking._select` before its -c bogus documents, in
+    one pass: ``order`` (int64 (n,), lines) mapped to evaluated topics by ``tmap`` (-1: not
+    evaluated), unjudged lines dropped when ``judged_only``, 1-based ranks, ranks past
+    ``max_docs`` (when >= 0) cut, unjudged codes set to ``promoted`` when ``promote``.
+    Returns (ok, lines, topic, rank, code); ok is False when the evaluated topics do not come
+    in non-decreasing order (the numpy code's stable sort then handles it)."""
+    n = order.shape[0]
+    o = np.empty(n, np.int64)
+    t = np.empty(n, np.int64)
+    rank = np.empty(n, np.int64)
+    code = np.empty(n, np.int64)
+    m = 0
+    prev = -1
+    r = 0
+    for i in range(n):
+        line = order[i]
+        tt = tmap[qtopic[line]]
+        if tt < 0:
+            continue
+        c = relkey[line]
+        if judged_only and c < 0:
+            continue
+        if tt != prev:
+            if tt < prev:
+                return False, o[:0], t[:0], rank[:0], code[:0]
+            prev = tt
+            r = 0
+        r += 1
+        if max_docs >= 0 and r > max_docs:
+            continue
+        if promote and c < 0:
+            c = promoted
+        o[m] = line
+        t[m] = tt
+        rank[m] = r
+        code[m] = c
+        m += 1
+    return True, o[:m], t[:m], rank[:m], code[:m]

@@ -422,20 +422,27 @@ def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = T
     T = len(P.topic_ids)
     tmap = np.full(J.n_topics, -1, np.int64)
     tmap[P.topic_ids] = np.arange(T)
-    t = tmap[J.qtopic[order]]
-    keep = t >= 0
-    code = J.relkey[order]
-    if P.judged_only:
-        keep &= code >= 0
-    order, t, code = order[keep], t[keep], code[keep]
-    s = np.argsort(t, kind="stable")
-    order, t, code = order[s], t[s], code[s]
-    _, rank = _seg_positions(t, T)
-    if cut and P.max_docs is not None:
-        k = rank <= P.max_docs
-        order, t, code, rank = order[k], t[k], code[k], rank[k]
-    if promote:
-        code = np.where(code < 0, PROMOTED, code)
+    fast = _compiled()
+    limit = P.max_docs if cut and P.max_docs is not None else -1
+    ok = False
+    if fast is not None:
+        ok, order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, P.judged_only,
+                                               limit, promote, PROMOTED)
+    if not ok:
+        t = tmap[J.qtopic[order]]
+        keep = t >= 0
+        code = J.relkey[order]
+        if P.judged_only:
+            keep &= code >= 0
+        order, t, code = order[keep], t[keep], code[keep]
+        s = np.argsort(t, kind="stable")
+        order, t, code = order[s], t[s], code[s]
+        _, rank = _seg_positions(t, T)
+        if limit >= 0:
+            k = rank <= limit
+            order, t, code, rank = order[k], t[k], code[k], rank[k]
+        if promote:
+            code = np.where(code < 0, PROMOTED, code)
     if P.bogus.any():
         bt = np.flatnonzero(P.bogus)
         t = np.r_[t, bt]
@@ -471,6 +478,10 @@ def exact_cumsum(x: np.ndarray, t: np.ndarray, rank: np.ndarray, starts: np.ndar
         if b > a:
             np.cumsum(x[a:b], out=out[a:b])
     return out
+
+
+#: Entries of qrels-side arrays (gain tables, ideal lists per topic set) kept per Qrels.
+QRELS_SIDE_KEEP = 256
 
 
 @dataclass
@@ -667,9 +678,17 @@ class Ranking:
 
     def qrels_cached(self, key, fn):
         """Memoise an array that depends on the qrels side only (gain tables, ideal lists):
-        shared by every ranking of the same prepared run with the same topics."""
-        c = self._cache if self._shared is None else self._shared
-        key = (key, self.n_topics)
+        shared by every ranking of every run evaluated on the same qrels and topics (kept on
+        the Qrels object, at most :data:`QRELS_SIDE_KEEP` entries)."""
+        P = self.prepared
+        if P is not None and P.qrels is not None:
+            c = P.qrels.__dict__.setdefault("_qrels_side", {})
+            key = (key, self.n_topics, P.topic_ids.tobytes())
+            if key not in c and len(c) >= QRELS_SIDE_KEEP:
+                c.clear()
+        else:
+            c = self._cache if self._shared is None else self._shared
+            key = (key, self.n_topics)
         v = c.get(key)
         if v is None:
             v = c[key] = fn()
