@@ -154,3 +154,27 @@ def test_judge_dense_table_equals_binary_search(judgments, lines):
                     J.qrow.tolist()))
         assert ("_dense" in qrels.__dict__ and len(qrels.__dict__["_dense"]) > 0) == (limit > 0)
     assert got[0] == got[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(st.text("aAd10_\u00e9", min_size=1, max_size=5), min_size=1, max_size=25),
+       st.sets(st.text("aAd10_\u00e9", min_size=1, max_size=7), min_size=1, max_size=25))
+def test_lookup_merge_equals_binary_search(qdocs, rdocs):
+    """The compiled merge of run and qrels docnos (code points, zero-padded to the wider list)
+    finds exactly the judgments the numpy binary search finds: prefixes (d1, d10), case,
+    non-ASCII, lists of different widths."""
+    from tiebreak.ranking import lookup
+
+    qd, rd = sorted(qdocs), sorted(rdocs)
+    qtext = "".join(f"q1 0 {d} {i % 3}\n" for i, d in enumerate(qd))
+    rtext = "".join(f"q1 Q0 {d} {i + 1} {-i} tag\n" for i, d in enumerate(rd))
+    qrels = tb.read_qrels(io.BytesIO(qtext.encode()))
+    run = tb.read_run(io.BytesIO(rtext.encode()))
+    got = []
+    for path in _both_paths():
+        with path:
+            found, pos = lookup(qrels, np.zeros(len(run), np.int64), run.docnos, run.docid)
+        got.append((found.tolist(), np.where(found, pos, -1).tolist()))
+    want = [d in qdocs for d in (run.docno(i) for i in range(len(run)))]
+    assert got[0][0] == want
+    assert all(g == got[0] for g in got)

@@ -112,3 +112,38 @@ def select(order, qtopic, relkey, tmap, judged_only, max_docs, promote,
         code[m] = c
         m += 1
     return True, o[:m], t[:m], rank[:m], code[:m]
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _cmp_rows(a, i, b, j):  # pragma: no cover - compiled
+    """Compare row ``i`` of ``a`` with row ``j`` of ``b`` (code points, zero-padded to the
+    wider): -1, 0 or 1."""
+    wa, wb = a.shape[1], b.shape[1]
+    for x in range(max(wa, wb)):
+        ca = a[i, x] if x < wa else 0
+        cb = b[j, x] if x < wb else 0
+        if ca != cb:
+            return -1 if ca < cb else 1
+    return 0
+
+
+@nb.njit(cache=True, nogil=True)
+def match_sorted(a, b):  # pragma: no cover - compiled
+    """For each row of ``a`` (uint32 (n, wa): text sorted ascending, one code point per column,
+    zero-padded) the index of the equal row of ``b`` (uint32 (m, wb), sorted ascending,
+    distinct), or -1: int64 (n,). A merge of the two sorted lists, so n + m comparisons."""
+    n, m = a.shape[0], b.shape[0]
+    out = np.full(n, -1, np.int64)
+    j = 0
+    for i in range(n):
+        while j < m:
+            c = _cmp_rows(a, i, b, j)
+            if c == 0:
+                out[i] = j
+                break
+            if c < 0:
+                break
+            j += 1
+        if j == m:
+            break
+    return out

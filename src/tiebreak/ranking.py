@@ -126,7 +126,13 @@ def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.nda
         Index of that judgment in the qrels arrays (meaningful where ``found``).
     """
     # run docnos -> qrels docno ids (both arrays are sorted bytes)
-    if len(qrels.docnos) and len(docnos):
+    fast = _compiled()
+    if (fast is not None and len(qrels.docnos) and 0 < len(docnos)
+            and len(qrels.docnos) <= 16 * len(docnos)
+            and docnos.dtype.kind == "U" and qrels.docnos.dtype.kind == "U"):
+        # a compiled merge of the two sorted lists instead of a binary search per docno
+        qd = fast.match_sorted(_code_points(docnos), _code_points(qrels.docnos))[docrank]
+    elif len(qrels.docnos) and len(docnos):
         p = np.searchsorted(qrels.docnos, docnos)
         p[p == len(qrels.docnos)] = 0
         qd = np.where(qrels.docnos[p] == docnos, p, -1)[docrank]
@@ -144,6 +150,12 @@ def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.nda
     found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
         len(keys), bool)
     return found, pos
+
+
+def _code_points(u: np.ndarray) -> np.ndarray:
+    """A ``U`` text array as its code points, uint32 (n, width), zero-padded."""
+    w = u.dtype.itemsize // 4
+    return np.ascontiguousarray(u).view(np.uint32).reshape(len(u), w)
 
 
 #: Largest size in bytes of the dense (topic, judged docno) table of qrels rows that
