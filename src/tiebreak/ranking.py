@@ -438,8 +438,10 @@ def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = T
     limit = P.max_docs if cut and P.max_docs is not None else -1
     ok = False
     if fast is not None:
-        ok, order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, P.judged_only,
-                                               limit, promote, PROMOTED)
+        ok, o, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, P.judged_only,
+                                           limit, promote, PROMOTED)
+        if ok:
+            order = o
     if not ok:
         t = tmap[J.qtopic[order]]
         keep = t >= 0

@@ -52,7 +52,9 @@ def render(reqs, tv, opts, runid: str, zs: dict | None, qrels=None) -> str:
                 vals[name] = np.array([_zscore(zs, q, name, float(x)) for q, x in zip(qids, v)])
     pz = "Z" if zflag else ""
     if opts.query:
-        cols = []
+        # one %-template per topic: "name\tqid\tvalue" for every measure, formatted in one call
+        # ("%6.4f" and f"{x:6.4f}" give the same text)
+        parts, cols = [], []
         for r in reqs:
             if r.t.special in ("runid", "num_q") or r.t.summary == "gmonly":
                 continue
@@ -60,14 +62,23 @@ def render(reqs, tv, opts, runid: str, zs: dict | None, qrels=None) -> str:
             for name in r.names:
                 v = vals[name]
                 if fmt == "str":
-                    cols.append((f"{name:<22}", [f"'{x}'" for x in v]))
+                    head, spec, col = f"{name:<22}", "%s", [f"'{x}'" for x in v]
                 elif fmt == "long" and not zflag:
-                    cols.append((f"{name:<22}", [_long(x) for x in np.asarray(v).tolist()]))
+                    head, spec = f"{name:<22}", "%s"
+                    col = [_long(x) for x in np.asarray(v).tolist()]
                 else:
-                    cols.append((f"{pz}{name:<22}",
-                                 [f"{x:6.4f}" for x in np.asarray(v, np.float64).tolist()]))
-        for k, q in enumerate(qids):
-            lines.extend(f"{nm}\t{q}\t{fv[k]}" for nm, fv in cols)
+                    head, spec = f"{pz}{name:<22}", "%6.4f"
+                    col = np.asarray(v, np.float64).tolist()
+                parts.append(head.replace("%", "%%") + "\t%s\t" + spec)
+                cols.append(col)
+        if cols:
+            template = "\n".join(parts)
+            for k, q in enumerate(qids):
+                args = []
+                for col in cols:
+                    args.append(q)
+                    args.append(col[k])
+                lines.append(template % tuple(args))
     if opts.summary:
         for r in reqs:
             fmt = _fmt(r)
