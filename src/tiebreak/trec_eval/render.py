@@ -69,16 +69,12 @@ def render(reqs, tv, opts, runid: str, zs: dict | None, qrels=None) -> str:
                 else:
                     head, spec = f"{pz}{name:<22}", "%6.4f"
                     col = np.asarray(v, np.float64).tolist()
-                parts.append(head.replace("%", "%%") + "\t%s\t" + spec)
+                parts.append(head.replace("%", "%%") + "\t\x00\t" + spec)
                 cols.append(col)
         if cols:
-            template = "\n".join(parts)
-            for k, q in enumerate(qids):
-                args = []
-                for col in cols:
-                    args.append(q)
-                    args.append(col[k])
-                lines.append(template % tuple(args))
+            template = "\n".join(parts)  # \x00 stands for the qid (no NUL in a qid)
+            for q, row in zip(qids, zip(*cols)):
+                lines.append(template.replace("\x00", q.replace("%", "%%")) % row)
     if opts.summary:
         for r in reqs:
             fmt = _fmt(r)
