@@ -675,13 +675,13 @@ class Ranking:
         return out
 
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
-        """Per-topic sum of a per-position array in rank order, float64 (T,)."""
+        """Per-topic sum of a per-position array in rank order, float64 (T,): added one by one
+        from 0.0 in position order, as trec_eval's loops add (numpy's bincount with weights is
+        that loop)."""
         x = np.asarray(x, np.float64)
         if where is not None:
-            x = np.where(where, x, 0.0)
-        if _exact_whole(x):  # whole numbers, sums below 2**53: any order is exact
-            return np.bincount(self.topic, weights=x, minlength=self.n_topics)
-        return self.at(self.cumsum(x), self.n_ret)
+            return np.bincount(self.topic[where], weights=x[where], minlength=self.n_topics)
+        return np.bincount(self.topic, weights=x, minlength=self.n_topics)
 
     def cached(self, key, fn):
         """Memoise a derived array of this ranking (cumulative sums, gains)."""

@@ -221,14 +221,15 @@ def bpref(R, m):
     relevant d of 1 - min(n_d, R) / min(N, R), n_d = judged non-relevant documents above d;
     the term is 1 when n_d = 0."""
     L = m["rel"]
-    nb = R.cumsum(R.nonrel(L))
+    at = np.flatnonzero(R.rel(L) > 0)  # the terms: retrieved relevant positions only
+    nb = R.cumsum(R.nonrel(L))[at]
+    t = R.topic[at]
     nrel = R.num_rel(L).astype(np.float64)
-    den = np.minimum(R.num_nonrel(L), R.num_rel(L))[R.topic].astype(np.float64)
-    Rt = nrel[R.topic]
-    term = np.ones(len(nb))
+    den = np.minimum(R.num_nonrel(L), R.num_rel(L)).astype(np.float64)[t]
+    term = np.ones(len(at))
     ok = (nb > 0) & (den > 0)
-    term[ok] = 1.0 - np.minimum(nb[ok], Rt[ok]) / den[ok]
-    return _div(R.tsum(term, R.rel(L) > 0), nrel)
+    term[ok] = 1.0 - np.minimum(nb[ok], nrel[t][ok]) / den[ok]
+    return _div(np.bincount(t, weights=term, minlength=R.n_topics), nrel)
 
 
 def _interp_prec(R, level):
