@@ -205,3 +205,27 @@ def test_select_compiled_equals_numpy(lines, topic_order, judged_only, max_docs,
             got.append([x.tolist() for x in _select(P, P.O.order(order_name),
                                                     promote=order_name == "upper_mono")])
     assert all(g == got[0] for g in got)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0])),
+                min_size=1, max_size=40), st.booleans())
+def test_orderings_compiled_equals_numpy(lines, presorted):
+    """orderings (compiled counting sort and per-topic merge sort vs numpy's lexsort): the same
+    score order, tied groups, starts, ranks and counts, sorted or not (-0.0 ties with 0.0)."""
+    from tiebreak.ranking import Judged
+
+    if presorted:
+        lines = sorted(lines, key=lambda x: (x[0], -x[1]))
+    n = len(lines)
+    t = np.array([a for a, _ in lines], np.int64)
+    s = np.array([b for _, b in lines], np.float64)
+    z = np.zeros(n, np.int64)
+    J = Judged(4, t, s, z, z.astype(float), z.astype(bool), z, z, [], 0)
+    got = []
+    for path in _both_paths():
+        with path:
+            O = orderings(J)
+        got.append([np.asarray(x).tolist() for x in (O.score_order, O.group, O.tied,
+                                                     O.starts, O.n_ret, O.rank, O.topic)])
+    assert all(g == got[0] for g in got)

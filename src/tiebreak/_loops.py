@@ -147,3 +147,62 @@ def match_sorted(a, b):  # pragma: no cover - compiled
         if j == m:
             break
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def score_order(t0, s0, n_topics):  # pragma: no cover - compiled
+    """:func:`tiebreak.ranking.orderings`' sort and tied groups: lines (topic ``t0`` int64
+    (n,), score ``s0`` float64 (n,)) sorted by topic, then score descending, file order inside
+    equal scores (a counting sort by topic, then a stable merge sort of a topic's lines only
+    when they are not in score order already). Returns (order, group, tied, starts, n_ret,
+    rank): group ids (n,) increasing along the order, positions in groups of 2 or more,
+    each topic's first position (n_topics,), its number of lines, 1-based ranks (n,)."""
+    n = t0.shape[0]
+    n_ret = np.zeros(n_topics, np.int64)
+    for i in range(n):
+        n_ret[t0[i]] += 1
+    starts = np.empty(n_topics, np.int64)
+    acc = 0
+    for k in range(n_topics):
+        starts[k] = acc
+        acc += n_ret[k]
+    so = np.empty(n, np.int64)
+    fill = starts.copy()
+    for i in range(n):
+        so[fill[t0[i]]] = i
+        fill[t0[i]] += 1
+    for k in range(n_topics):
+        a, b = starts[k], starts[k] + n_ret[k]
+        for p in range(a + 1, b):
+            if s0[so[p]] > s0[so[p - 1]]:
+                neg = np.empty(b - a)
+                for q in range(a, b):
+                    neg[q - a] = -s0[so[q]]
+                perm = np.argsort(neg, kind="mergesort")
+                block = so[a:b].copy()
+                for q in range(b - a):
+                    so[a + q] = block[perm[q]]
+                break
+    group = np.empty(n, np.int64)
+    rank = np.empty(n, np.int64)
+    g = -1
+    for p in range(n):
+        i = so[p]
+        if p == 0 or t0[i] != t0[so[p - 1]] or s0[i] != s0[so[p - 1]]:
+            g += 1
+        group[p] = g
+        rank[p] = p - starts[t0[i]] + 1
+    size = np.zeros(g + 1, np.int64)
+    for p in range(n):
+        size[group[p]] += 1
+    m = 0
+    for p in range(n):
+        if size[group[p]] > 1:
+            m += 1
+    tied = np.empty(m, np.int64)
+    m = 0
+    for p in range(n):
+        if size[group[p]] > 1:
+            tied[m] = p
+            m += 1
+    return so, group, tied, starts, n_ret, rank

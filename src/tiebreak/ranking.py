@@ -289,6 +289,10 @@ def orderings(J: Judged) -> Orderings:
     """Sort a judged run by topic and score and find its tied groups."""
     n = len(J.qtopic)
     t0, s0 = J.qtopic, J.score
+    fast = _compiled()
+    if fast is not None and n:
+        so, group, tied, starts, n_ret, rank = fast.score_order(t0, s0, J.n_topics)
+        return Orderings(J, t0[so], rank, n_ret, starts, so, group, tied)
     if n > 1 and bool(np.all(t0[1:] >= t0[:-1])) and bool(
             np.all((t0[1:] != t0[:-1]) | (s0[1:] <= s0[:-1]))):
         so = np.arange(n)  # already by topic, scores descending: what the stable sort gives
