@@ -87,7 +87,7 @@ def _ordered(docids, scores, ranks):
     """(docids int32, scores) of the given entries best first: score descending, then rank
     descending. One sort by score, then every run of equal scores is ordered by rank."""
     m = docids.size
-    o = np.argsort(-scores)
+    o = np.argsort(-scores, kind="mergesort")   # quicksort degrades on long runs of ties
     od = np.empty(m, np.int32)
     os_ = np.empty(m, scores.dtype)
     orr = np.empty(m, np.int64)
@@ -166,10 +166,37 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 @njit(cache=True)
 def _topk_of(acc, seen, touched, n, rank, k):
     """Top k of the n touched documents, best first in trec_eval order (score descending, then
-    docno rank descending); resets acc/seen for them. Selection: one pass through a k-entry
-    min-heap whose root (the current k-th) rejects most documents with one comparison; only
-    the k survivors are sorted. ``acc``: float64 or integer (quantised)."""
+    docno rank descending); resets acc/seen for them. Selection: with more than 4k documents,
+    one pass through a k-entry min-heap whose root (the current k-th) rejects most documents
+    with one comparison; otherwise a partition finds the k-th largest score and every document
+    scoring at least that is kept (ties at the cut included). Only the survivors are sorted.
+    ``acc``: float64 or integer (quantised)."""
     kk = min(k, n)
+    if n <= 4 * k:
+        # few documents per slot: a partition at the k-th score, then sort the candidates
+        sc = np.empty(n, acc.dtype)
+        for i in range(n):
+            d = touched[i]
+            sc[i] = acc[d]
+            acc[d] = 0
+            seen[d] = False
+        if n <= k:
+            return sort_result(touched[:n], sc, rank)
+        thr = np.partition(sc, n - k)[n - k]
+        c = 0
+        for i in range(n):
+            if sc[i] >= thr:
+                c += 1
+        cd = np.empty(c, np.int32)
+        cs = np.empty(c, acc.dtype)
+        c = 0
+        for i in range(n):
+            if sc[i] >= thr:            # ties at the cut are all kept, then ordered
+                cd[c] = touched[i]
+                cs[c] = sc[i]
+                c += 1
+        od, os_ = sort_result(cd, cs, rank)
+        return od[:k].copy(), os_[:k].copy()
     hs = np.empty(kk, acc.dtype)
     hr = np.empty(kk, np.int64)
     hd = np.empty(kk, np.int32)

@@ -44,8 +44,8 @@ import numpy as np
 from . import kernels as K
 from .quantize import QUANTIZERS, Quantizer
 
-__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "impacts", "bound_arrays",
-           "QUANTIZERS"]
+__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "query_batch", "impacts",
+           "bound_arrays", "QUANTIZERS"]
 
 ALGORITHMS = ("exhaustive", "maxscore", "bmw")
 TRAVERSAL_MODELS = ("bm25", "ql")
@@ -352,6 +352,29 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
     return d, s.astype(np.float64)
 
 
+def query_batch(index, queries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct in-vocabulary term ids of every query, vectorised over the batch.
+
+    Returns ``q_ptr`` int64 (nq+1,), ``q_tids`` int64 and ``qtf`` float64 (q_ptr[-1],): query
+    i's terms are ``q_tids[q_ptr[i]:q_ptr[i+1]]`` in first-occurrence order with their query
+    frequencies -- what :func:`tiebreak.retrieval.models.query_term_ids` gives per query."""
+    nq = len(queries)
+    lens = np.fromiter((len(q) for q in queries), np.int64, nq)
+    flat = [t for q in queries for t in q]
+    tids = index.term_ids(flat) if hasattr(index, "term_ids") else \
+        np.fromiter((index.term_id(t) for t in flat), np.int64, len(flat))
+    qid = np.repeat(np.arange(nq, dtype=np.int64), lens)
+    keep = tids >= 0
+    V = max(int(index.vocab_size), 1)
+    key = qid[keep] * V + tids[keep]
+    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+    o = np.argsort(first)            # first occurrences are distinct
+    uniq = uniq[o]
+    q_ptr = np.zeros(nq + 1, np.int64)
+    np.cumsum(np.bincount(uniq // V, minlength=nq), out=q_ptr[1:])
+    return q_ptr, uniq % V, counts[o].astype(np.float64)
+
+
 def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
                   algorithm: str = "exhaustive", quantize: int | None = None,
                   quantizer: str = "linear", rho=None, budget: int | None = None,
@@ -360,8 +383,6 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     """:func:`retrieve` for a list of queries (each a list of analysed terms), with the
     exhaustive / maxscore / bmw loop over queries inside one compiled call. Same arguments,
     results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
-    from collections import Counter
-
     from . import models as M
 
     k = int(k)
@@ -394,19 +415,7 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     key, imp, prior = impacts(index, model, None if quantize is None else int(quantize),
                               quantizer, **params)
     integer = quantize is not None
-    tid_of = index.term_id
-    q_ptr = np.zeros(nq + 1, np.int64)
-    tl: list[int] = []
-    fl: list[int] = []
-    for i, q in enumerate(queries):
-        for t, f in Counter(q).items():
-            tid = tid_of(t)
-            if tid >= 0:
-                tl.append(tid)
-                fl.append(f)
-        q_ptr[i + 1] = len(tl)
-    q_tids = np.asarray(tl, np.int64)
-    qtf = np.asarray(fl, np.float64)
+    q_ptr, q_tids, qtf = query_batch(index, queries)
     qid = np.repeat(np.arange(nq), np.diff(q_ptr))
     nqt = np.bincount(qid, weights=qtf, minlength=nq)
     if model == "bm25":
