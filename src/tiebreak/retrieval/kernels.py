@@ -785,23 +785,49 @@ def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
 
 
 @njit(cache=True)
+def _radix_order(key, maxkey):
+    """Stable order (int64 indices) of non-negative int64 keys <= maxkey, ascending: LSD radix
+    sort on 8-bit digits (a few passes over the keys; no comparisons)."""
+    n = key.size
+    src = np.arange(n)
+    dst = np.empty(n, np.int64)
+    count = np.empty(257, np.int64)
+    shift = 0
+    while (maxkey >> shift) > 0:
+        count[:] = 0
+        for j in range(n):
+            count[((key[j] >> shift) & 255) + 1] += 1
+        for x in range(256):
+            count[x + 1] += count[x]
+        for j in range(n):
+            x = src[j]
+            c = (key[x] >> shift) & 255
+            dst[count[c]] = x
+            count[c] += 1
+        src, dst = dst, src
+        shift += 8
+    return src
+
+
+@njit(cache=True)
 def band_batch(docids, counts, band_score, rank):
     """Band every query's exact ranking at once: query i's documents (``counts[i]`` of them,
     concatenated in ``docids``, exact order) get ``band_score[:counts[i]]`` and are re-sorted
-    (score descending, docno descending). Returns (docids int32, scores float64)."""
+    by (band ascending, docno rank descending) -- trec_eval order of the banded scores -- with
+    one radix sort per query. Returns (docids int32, scores float64)."""
     out_d = np.empty(docids.size, np.int32)
     out_s = np.empty(docids.size, np.float64)
-    big = np.int64(rank.size) + 1
+    big = np.int64(rank.size)
     o = 0
     for i in range(counts.size):
         n = counts[i]
         key = np.empty(n, np.int64)
         g = 0
         for j in range(n):
-            if j == 0 or band_score[j] != band_score[j - 1]:
+            if j > 0 and band_score[j] != band_score[j - 1]:
                 g += 1
-            key[j] = g * big - np.int64(rank[docids[o + j]])
-        srt = np.argsort(key)
+            key[j] = g * big + (big - 1 - np.int64(rank[docids[o + j]]))
+        srt = _radix_order(key, (g + 1) * big - 1)
         for j in range(n):
             out_d[o + j] = docids[o + srt[j]]
             out_s[o + j] = band_score[j]

@@ -386,17 +386,13 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     from . import models as M
 
     k = int(k)
+    band = None
     if rho is not None and budget is None and band_method == "exact" and k >= 1:
         from .bandsafe import band_scores
 
-        bs = band_scores(k, rho)      # validates rho; a prefix serves every shorter ranking
-        res = retrieve_many(index, queries, k, model, algorithm, quantize, quantizer, None, None,
-                            stats, **params)
-        cnt = np.array([len(d) for d, _ in res], np.int64)
-        d_all = np.concatenate([d for d, _ in res]) if res else np.zeros(0, np.int32)
-        d_all, s_all = K.band_batch(d_all.astype(np.int32), cnt, bs.copy(), _rank(index))
-        b = np.concatenate([[0], np.cumsum(cnt)])
-        return [(d_all[b[i]:b[i + 1]], s_all[b[i]:b[i + 1]]) for i in range(len(res))]
+        # the exact top k of the batch, then banded in the same compiled pass over its arrays
+        band = band_scores(k, rho)    # validates rho; a prefix serves every shorter ranking
+        rho = None
     if rho is not None or budget is not None or k < 1:
         return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
                          band_method, **params) for q in queries]
@@ -468,7 +464,10 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
                                     q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
                                     blk[0], blk[1], blk[2], blk[3], K.BLOCK, q_th0, acc, seen,
                                     touched, stats)
-    out_s = out_s.astype(np.float64)
+    if band is not None:
+        out_d, out_s = K.band_batch(out_d, cnt, band, rank)
+    else:
+        out_s = out_s.astype(np.float64)
     bounds = np.concatenate([[0], np.cumsum(cnt)])
     return [(out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
             for i in range(nq)]
