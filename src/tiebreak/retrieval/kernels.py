@@ -29,6 +29,31 @@ BLOCK = 64
 # comparison, no call) and call :func:`_offer` only for the few that enter; numba does not
 # inline a call that passes arrays, and a call per candidate costs more than the test.
 @njit(cache=True)
+def _radix_order(key, maxkey):
+    """Stable order (int64 indices) of non-negative int64 keys <= maxkey, ascending: LSD radix
+    sort on 8-bit digits (a few passes over the keys; no comparisons)."""
+    n = key.size
+    src = np.arange(n)
+    dst = np.empty(n, np.int64)
+    count = np.empty(257, np.int64)
+    shift = 0
+    while (maxkey >> shift) > 0:
+        count[:] = 0
+        for j in range(n):
+            count[((key[j] >> shift) & 255) + 1] += 1
+        for x in range(256):
+            count[x + 1] += count[x]
+        for j in range(n):
+            x = src[j]
+            c = (key[x] >> shift) & 255
+            dst[count[c]] = x
+            count[c] += 1
+        src, dst = dst, src
+        shift += 8
+    return src
+
+
+@njit(cache=True)
 def _better(s1, r1, s2, r2):
     return s1 > s2 or (s1 == s2 and r1 > r2)
 
@@ -85,8 +110,30 @@ def _heap_push(hs, hr, hd, n, k, s, r, d):
 @njit(cache=True)
 def _ordered(docids, scores, ranks):
     """(docids int32, scores) of the given entries best first: score descending, then rank
-    descending. One sort by score, then every run of equal scores is ordered by rank."""
+    descending. Up to 64 entries: one sort by score, then every run of equal scores is ordered
+    by rank; more: a radix sort by rank descending, then a stable sort by score (runs of ties
+    are long in real rankings, quantised ones above all)."""
     m = docids.size
+    if m > 64:
+        mx = np.int64(0)
+        for i in range(m):
+            if ranks[i] > mx:
+                mx = ranks[i]
+        key = np.empty(m, np.int64)
+        for i in range(m):
+            key[i] = mx - ranks[i]
+        o1 = _radix_order(key, mx)
+        neg = np.empty(m, scores.dtype)
+        for i in range(m):
+            neg[i] = -scores[o1[i]]
+        o2 = np.argsort(neg, kind="mergesort")      # stable
+        od = np.empty(m, np.int32)
+        os_ = np.empty(m, scores.dtype)
+        for i in range(m):
+            x = o1[o2[i]]
+            od[i] = docids[x]
+            os_[i] = scores[x]
+        return od, os_
     o = np.argsort(-scores, kind="mergesort")   # quicksort degrades on long runs of ties
     od = np.empty(m, np.int32)
     os_ = np.empty(m, scores.dtype)
@@ -782,31 +829,6 @@ def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
             s += pw * prior[d]
         out[x] = s
     return out
-
-
-@njit(cache=True)
-def _radix_order(key, maxkey):
-    """Stable order (int64 indices) of non-negative int64 keys <= maxkey, ascending: LSD radix
-    sort on 8-bit digits (a few passes over the keys; no comparisons)."""
-    n = key.size
-    src = np.arange(n)
-    dst = np.empty(n, np.int64)
-    count = np.empty(257, np.int64)
-    shift = 0
-    while (maxkey >> shift) > 0:
-        count[:] = 0
-        for j in range(n):
-            count[((key[j] >> shift) & 255) + 1] += 1
-        for x in range(256):
-            count[x + 1] += count[x]
-        for j in range(n):
-            x = src[j]
-            c = (key[x] >> shift) & 255
-            dst[count[c]] = x
-            count[c] += 1
-        src, dst = dst, src
-        shift += 8
-    return src
 
 
 @njit(cache=True)
