@@ -257,6 +257,7 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     postings scored and documents fully evaluated."""
     if stats is None:
         stats = np.zeros(2, np.int64)
+    k = min(int(k), int(index.num_docs))     # the heaps are allocated with k entries
     pp, pd, _ = _flat(index)
     rank = _rank(index)
     if algorithm == "exhaustive":
@@ -460,14 +461,20 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
         q_th0 = _theta0(index, key, imp, q_tids, q_w, qid, nq, k, q_tol,
                         q_pw.astype(np.float64), pmin)
     alg = ALGORITHMS.index(algorithm)
-    out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_pb, q_tol,
-                                    q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
-                                    blk[0], blk[1], blk[2], blk[3], K.BLOCK, q_th0, acc, seen,
-                                    touched, stats)
-    if band is not None:
-        out_d, out_s = K.band_batch(out_d, cnt, band, rank)
-    else:
-        out_s = out_s.astype(np.float64)
-    bounds = np.concatenate([[0], np.cumsum(cnt)])
-    return [(out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
-            for i in range(nq)]
+    kk = min(k, int(index.num_docs))      # a larger k returns every candidate all the same
+    step = max(1, (1 << 22) // kk)        # queries per compiled call: output <= 4M entries
+    out = []
+    for a in range(0, nq, step):
+        b = min(nq, a + step)
+        out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr[a:b + 1], q_tids, q_w, q_ub,
+                                        q_pb[a:b], q_tol[a:b], q_pw[a:b], prior, has_prior,
+                                        zarr, index.num_docs, rank, kk, blk[0], blk[1], blk[2],
+                                        blk[3], K.BLOCK, q_th0[a:b], acc, seen, touched, stats)
+        if band is not None:
+            out_d, out_s = K.band_batch(out_d, cnt, band, rank)
+        else:
+            out_s = out_s.astype(np.float64)
+        bounds = np.concatenate([[0], np.cumsum(cnt)])
+        out.extend((out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
+                   for i in range(b - a))
+    return out
