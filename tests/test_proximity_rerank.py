@@ -141,3 +141,55 @@ def test_cli_rerank_option(tmp_path):
     bad = r.invoke(main, ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp",
                           "--first", "nope", "-q"])
     assert bad.exit_code == 2 and "unknown model 'nope'" in bad.output
+
+
+@pytest.mark.parametrize("first", ["bm25", "ql"])
+def test_rerank_pruned_first_pass_equals_exhaustive(tmp_path, first):
+    """The first pass can use rank-safe pruning (MaxScore, block-max WAND): the candidates and
+    their scores are the exhaustive ones, so the two-stage result is identical, with --tail
+    too; the CLI passes --algorithm to the first pass and refuses the other traversal
+    options there."""
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+    from tiebreak.retrieval.rerank import search_rerank
+
+    idx = random_index(tmp_path, 9, ndocs=300)
+    for q in QUERIES:
+        terms = idx.analyzer.analyze(q)
+        for fk in (3, 10, 40):
+            want = rerank(idx, terms, 25, first=first, first_k=fk)
+            for alg in ("maxscore", "bmw"):
+                got = rerank(idx, terms, 25, first=first, first_k=fk, algorithm=alg)
+                assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+            if first == "bm25":
+                want = rerank(idx, terms, 25, first_k=fk, tail=True)
+                got = rerank(idx, terms, 25, first_k=fk, tail=True, algorithm="bmw")
+                assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    # the pruned first pass really runs: it scores fewer postings
+    st_ex, st_pr = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    for q in QUERIES:
+        terms = idx.analyzer.analyze(q)
+        rerank(idx, terms, 3, first=first, first_k=3, stats=st_ex)
+        rerank(idx, terms, 3, first=first, first_k=3, algorithm="bmw", stats=st_pr)
+    assert 0 < st_pr[0] < st_ex[0]
+    topics = [(str(i), q) for i, q in enumerate(QUERIES)]
+    with pytest.raises(ValueError, match="bm25 or ql first pass"):
+        search_rerank(idx, topics, 20, first="lkp", algorithm="bmw")
+    a = search_rerank(idx, topics, 20, first=first, first_k=10)
+    b = search_rerank(idx, topics, 20, first=first, first_k=10, algorithm="maxscore")
+    assert all(np.array_equal(x.docids, y.docids) and np.array_equal(x.scores, y.scores)
+               for x, y in zip(a, b))
+    with pytest.raises(ValueError, match="algorithm"):
+        search_rerank(idx, topics, 20, algorithm="wand")
+    t = tmp_path / "t.tsv"
+    t.write_text("1\talpha beta gamma\n2\tdelta kappa\n")
+    r = CliRunner()
+    base = ["search", str(idx.path), "--topics", str(t), "--rerank", "lkp", "--first", first,
+            "-k", "20", "--first-k", "8", "-q", "--tag", "x"]
+    ex = r.invoke(main, base)
+    pr = r.invoke(main, base + ["--algorithm", "bmw"])
+    assert ex.exit_code == 0 and pr.exit_code == 0, pr.output
+    assert pr.output == ex.output and ex.output.count("\n") == 16
+    bad = r.invoke(main, base + ["--quantize", "8"])
+    assert bad.exit_code == 2 and "--rerank" in bad.output

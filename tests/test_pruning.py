@@ -290,3 +290,20 @@ def test_block_maxima_cached_next_to_the_index(tmp_path, monkeypatch):
     assert calls == [1]          # the corrupt entry was replaced
     retrieve(fresh, q, 10, "bm25", "bmw", b=0.75)
     assert len(list(cache.iterdir())) == 2
+
+
+def test_k_beyond_the_collection(indexes):
+    """k far above the number of documents returns every candidate, in every algorithm and in
+    batches (nothing is allocated per k: a batch holds at most the collection per query)."""
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = indexes[0]
+    qs = [["t1", "t2"], ["t3"], ["nope"], ["t0", "t5", "t5"]]
+    for name in ("bm25", "ql"):
+        ref = [(bm25 if name == "bm25" else ql)(idx, q, idx.num_docs) for q in qs]
+        assert sum(len(d) for d, _ in ref) > idx.num_docs // 2
+        for alg in ("exhaustive", "maxscore", "bmw"):
+            for got, want in zip(retrieve_many(idx, qs, 10**12, name, alg), ref):
+                _same(got, want)
+            for q, want in zip(qs, ref):
+                _same(retrieve(idx, q, 10**12, name, alg), want)

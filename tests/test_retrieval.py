@@ -136,6 +136,33 @@ def test_topk_matches_brute_force(tmp_path, k):
         assert set(full) == has
 
 
+@pytest.mark.parametrize("model,kw", [("bm25", {}), ("bm25", {"idf": "rsj", "b": 0.75}),
+                                      ("bm25", {"doclen": "lucene", "algorithm": "maxscore"}),
+                                      ("ql", {"mu": 50.0}), ("ql", {"quantize": 8})])
+def test_search_batches_equal_one_call_per_topic(tmp_path, model, kw):
+    """search() scores bm25/ql topic sets in compiled batches: every topic gets exactly the
+    documents, scores and order of one model call, and empty topics keep their place and
+    note."""
+    rng = np.random.default_rng(11)
+    N, V = 600, 30
+    lens = rng.integers(0, 12, N)
+    tok = rng.integers(0, V, lens.sum())
+    ptr = np.concatenate([[0], np.cumsum(lens)])
+    docnos = [f"D{x}" for x in rng.permutation(N)]
+    idx = build_index_from_tokens(tmp_path / "r", docnos, tok, ptr, [f"t{i}" for i in range(V)],
+                                  Analyzer("none", "none"))
+    topics = [(str(i), " ".join(f"t{x}" for x in rng.integers(0, V + 3, rng.integers(0, 5))))
+              for i in range(80)]
+    topics += [("e1", ""), ("e2", "nothing here")]
+    got = search(idx, topics, model, 25, **kw)
+    assert [r.qid for r in got] == [q for q, _ in topics]
+    for (_, text), r in zip(topics, got):
+        d, s = MODELS[model](idx, text.split(), 25, **kw)
+        assert np.array_equal(r.docids, d) and np.array_equal(r.scores, s)
+        assert (r.note != "") == (len(d) == 0)
+    assert got[-1].note.startswith("none of its terms") and got[-2].note.startswith("no query")
+
+
 def test_bm25_brute_force_scores(tmp_path):
     rng = np.random.default_rng(3)
     N, V = 200, 9

@@ -447,12 +447,21 @@ class Index:
                 _PASSED[key] = _PASSED.get(key, False) or checksum
 
     # -- vocabulary
-    def term_id(self, term: str) -> int:
-        """Id of an (already analysed) term, -1 if it is not in the vocabulary."""
+    def _vocab(self) -> dict[str, int]:
         v = self._cache.get("vocab")
         if v is None:   # built on first use (loading stays instant)
             v = self._cache["vocab"] = dict(zip(self.terms.tolist(), range(self.vocab_size)))
-        return v.get(term, -1)
+        return v
+
+    def term_id(self, term: str) -> int:
+        """Id of an (already analysed) term, -1 if it is not in the vocabulary."""
+        return self._vocab().get(term, -1)
+
+    def term_ids(self, terms) -> np.ndarray:
+        """Ids of a sequence of (already analysed) terms, int64 (len(terms),), -1 for a term
+        not in the vocabulary (:meth:`term_id` for many terms at once)."""
+        get = self._vocab().get
+        return np.fromiter((get(t, -1) for t in terms), np.int64, len(terms))
 
     def term(self, tid: int) -> str:
         return str(self.terms[tid])

@@ -60,8 +60,9 @@ def _warn_empty(results, limit: int = 20) -> None:
               show_default=True,
               help="Topic ids as in the file, or 1, 2, ... in file order (Cranfield cran.qry).")
 @click.option("--algorithm", type=click.Choice(["exhaustive", "maxscore", "bmw"]), default=None,
-              help="bm25/ql traversal: exhaustive (default), or rank-safe MaxScore / block-max "
-                   "WAND (same documents, scores and tie order).")
+              help="bm25/ql traversal (also the bm25/ql first pass of --rerank): exhaustive "
+                   "(default), or rank-safe MaxScore / block-max WAND (same documents, scores "
+                   "and tie order).")
 @click.option("--quantize", type=click.IntRange(1, 16), default=None, metavar="BITS",
               help="bm25/ql: impacts quantised to BITS-bit integers (-p quantizer=geometric for "
                    "the geometric variant); scores are the integer sums.")
@@ -109,10 +110,15 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         kw[name.strip()] = _value(val.strip())
     trav = {n: v for n, v in (("algorithm", algorithm), ("quantize", quantize), ("rho", rho),
                               ("budget", budget)) if v is not None}
-    if trav and (rerank or model not in ("bm25", "ql")):
-        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not "
-             f"{'--rerank ' + rerank if rerank else model}")
-    kw.update(trav)
+    if rerank and set(trav) - {"algorithm"}:
+        fail(f"--{next(iter(set(trav) - {'algorithm'}))} does not work with --rerank (only "
+             "--algorithm, for a bm25 or ql first pass)")
+    if rerank and trav and first not in ("bm25", "ql"):
+        fail(f"--algorithm with --rerank needs --first bm25 or ql, not {first}")
+    if trav and not rerank and model not in ("bm25", "ql"):
+        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not {model}")
+    if not rerank:
+        kw.update(trav)
     if rerank:
         model = rerank
     try:
@@ -144,6 +150,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
             from .rerank import search_rerank
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
+                                algorithm=algorithm or "exhaustive",
                                 progress=(not quiet) and sys.stderr.isatty(), tail=tail, **kw)
         elif sharded:
             from ..parallel import cpus

@@ -24,55 +24,150 @@ BLOCK = 64
 
 
 # ------------------------------------------------------------------ result order and heap
+# The top k is kept in a min-heap of (score, rank, docid) triples with the worst entry (in
+# trec_eval order) at the root. Hot loops test a candidate against the root inline (a scalar
+# comparison, no call) and call :func:`_offer` only for the few that enter; numba does not
+# inline a call that passes arrays, and a call per candidate costs more than the test.
+@njit(cache=True)
+def _radix_order(key, maxkey):
+    """Stable order (int64 indices) of non-negative int64 keys <= maxkey, ascending: LSD radix
+    sort on 8-bit digits (a few passes over the keys; no comparisons)."""
+    n = key.size
+    src = np.arange(n)
+    dst = np.empty(n, np.int64)
+    count = np.empty(257, np.int64)
+    shift = 0
+    while (maxkey >> shift) > 0:
+        count[:] = 0
+        for j in range(n):
+            count[((key[j] >> shift) & 255) + 1] += 1
+        for x in range(256):
+            count[x + 1] += count[x]
+        for j in range(n):
+            x = src[j]
+            c = (key[x] >> shift) & 255
+            dst[count[c]] = x
+            count[c] += 1
+        src, dst = dst, src
+        shift += 8
+    return src
+
+
 @njit(cache=True)
 def _better(s1, r1, s2, r2):
     return s1 > s2 or (s1 == s2 and r1 > r2)
 
 
 @njit(cache=True)
-def _sift_down(hs, hr, hd, n, i):
+def _offer(hs, hr, hd, n, k, s, r, d):
+    """Put (s, r, d) into the heap of capacity k holding n entries: appended (sift up) while
+    n < k, else it replaces the root (sift down) -- the caller has checked that it beats the
+    root. Returns the new n."""
+    if n < k:
+        x = n
+        while x > 0:
+            p = (x - 1) >> 1
+            if _better(hs[p], hr[p], s, r):
+                hs[x] = hs[p]
+                hr[x] = hr[p]
+                hd[x] = hd[p]
+                x = p
+            else:
+                break
+        hs[x] = s
+        hr[x] = r
+        hd[x] = d
+        return n + 1
+    x = 0
     while True:
-        l = 2 * i + 1
-        if l >= n:
-            return
-        c = l
-        if l + 1 < n and _better(hs[c], hr[c], hs[l + 1], hr[l + 1]):
-            c = l + 1
-        if _better(hs[i], hr[i], hs[c], hr[c]):
-            hs[i], hs[c] = hs[c], hs[i]
-            hr[i], hr[c] = hr[c], hr[i]
-            hd[i], hd[c] = hd[c], hd[i]
-            i = c
+        c = 2 * x + 1
+        if c >= n:
+            break
+        if c + 1 < n and _better(hs[c], hr[c], hs[c + 1], hr[c + 1]):
+            c += 1
+        if _better(s, r, hs[c], hr[c]):
+            hs[x] = hs[c]
+            hr[x] = hr[c]
+            hd[x] = hd[c]
+            x = c
         else:
-            return
+            break
+    hs[x] = s
+    hr[x] = r
+    hd[x] = d
+    return n
 
 
 @njit(cache=True)
 def _heap_push(hs, hr, hd, n, k, s, r, d):
     """Offer (s, r, d) to a min-heap (worst at the root) of capacity k holding n entries; returns
     the new n."""
-    if n < k:
-        i = n
-        hs[i] = s
-        hr[i] = r
-        hd[i] = d
-        n += 1
-        while i > 0:
-            p = (i - 1) // 2
-            if _better(hs[p], hr[p], hs[i], hr[i]):
-                hs[i], hs[p] = hs[p], hs[i]
-                hr[i], hr[p] = hr[p], hr[i]
-                hd[i], hd[p] = hd[p], hd[i]
-                i = p
-            else:
-                break
-        return n
-    if _better(s, r, hs[0], hr[0]):
-        hs[0] = s
-        hr[0] = r
-        hd[0] = d
-        _sift_down(hs, hr, hd, n, 0)
+    if n < k or _better(s, r, hs[0], hr[0]):
+        return _offer(hs, hr, hd, n, k, s, r, d)
     return n
+
+
+@njit(cache=True)
+def _ordered(docids, scores, ranks):
+    """(docids int32, scores) of the given entries best first: score descending, then rank
+    descending. Up to 64 entries: one sort by score, then every run of equal scores is ordered
+    by rank; more: a radix sort by rank descending, then a stable sort by score (runs of ties
+    are long in real rankings, quantised ones above all)."""
+    m = docids.size
+    if m > 64:
+        mx = np.int64(0)
+        for i in range(m):
+            if ranks[i] > mx:
+                mx = ranks[i]
+        key = np.empty(m, np.int64)
+        for i in range(m):
+            key[i] = mx - ranks[i]
+        o1 = _radix_order(key, mx)
+        neg = np.empty(m, scores.dtype)
+        for i in range(m):
+            neg[i] = -scores[o1[i]]
+        o2 = np.argsort(neg, kind="mergesort")      # stable
+        od = np.empty(m, np.int32)
+        os_ = np.empty(m, scores.dtype)
+        for i in range(m):
+            x = o1[o2[i]]
+            od[i] = docids[x]
+            os_[i] = scores[x]
+        return od, os_
+    o = np.argsort(-scores, kind="mergesort")   # quicksort degrades on long runs of ties
+    od = np.empty(m, np.int32)
+    os_ = np.empty(m, scores.dtype)
+    orr = np.empty(m, np.int64)
+    for i in range(m):
+        j = o[i]
+        od[i] = docids[j]
+        os_[i] = scores[j]
+        orr[i] = ranks[j]
+    i = 0
+    while i < m:
+        j = i + 1
+        while j < m and os_[j] == os_[i]:
+            j += 1
+        if j - i > 16:
+            o2 = np.argsort(-orr[i:j])
+            td = od[i:j].copy()
+            tr = orr[i:j].copy()
+            for a in range(j - i):
+                od[i + a] = td[o2[a]]
+                orr[i + a] = tr[o2[a]]
+        elif j - i > 1:
+            for a in range(i + 1, j):
+                rr = orr[a]
+                dd = od[a]
+                b = a - 1
+                while b >= i and orr[b] < rr:
+                    orr[b + 1] = orr[b]
+                    od[b + 1] = od[b]
+                    b -= 1
+                orr[b + 1] = rr
+                od[b + 1] = dd
+        i = j
+    return od, os_
 
 
 @njit(cache=True)
@@ -81,23 +176,13 @@ def sort_result(docids, scores, rank):
     m = docids.size
     r = np.empty(m, np.int64)
     for i in range(m):
-        r[i] = -np.int64(rank[docids[i]])
-    o1 = np.argsort(r)
-    neg = np.empty(m, np.float64)
-    for i in range(m):
-        neg[i] = -np.float64(scores[o1[i]])
-    o2 = np.argsort(neg, kind="mergesort")
-    out_d = np.empty(m, np.int32)
-    out_s = np.empty(m, scores.dtype)
-    for i in range(m):
-        out_d[i] = docids[o1[o2[i]]]
-        out_s[i] = scores[o1[o2[i]]]
-    return out_d, out_s
+        r[i] = rank[docids[i]]
+    return _ordered(docids, scores, r)
 
 
 @njit(cache=True)
-def _heap_result(hs, hd, n, rank):
-    return sort_result(hd[:n].copy(), hs[:n].copy(), rank)
+def _heap_result(hs, hr, hd, n):
+    return _ordered(hd[:n], hs[:n], hr[:n])
 
 
 # ------------------------------------------------------------------ exhaustive TAAT
@@ -128,35 +213,56 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 @njit(cache=True)
 def _topk_of(acc, seen, touched, n, rank, k):
     """Top k of the n touched documents, best first in trec_eval order (score descending, then
-    docno rank descending); resets acc/seen for them. Selection: a partition finds the k-th
-    largest score, every document scoring at least that is a candidate (so ties at the cut are
-    all kept), and only the candidates are sorted. ``acc``: float64 or integer (quantised)."""
-    s = np.empty(n, acc.dtype)
+    docno rank descending); resets acc/seen for them. Selection: with more than 4k documents,
+    one pass through a k-entry min-heap whose root (the current k-th) rejects most documents
+    with one comparison; otherwise a partition finds the k-th largest score and every document
+    scoring at least that is kept (ties at the cut included). Only the survivors are sorted.
+    ``acc``: float64 or integer (quantised)."""
+    kk = min(k, n)
+    if n <= 4 * k:
+        # few documents per slot: a partition at the k-th score, then sort the candidates
+        sc = np.empty(n, acc.dtype)
+        for i in range(n):
+            d = touched[i]
+            sc[i] = acc[d]
+            acc[d] = 0
+            seen[d] = False
+        if n <= k:
+            return sort_result(touched[:n], sc, rank)
+        thr = np.partition(sc, n - k)[n - k]
+        c = 0
+        for i in range(n):
+            if sc[i] >= thr:
+                c += 1
+        cd = np.empty(c, np.int32)
+        cs = np.empty(c, acc.dtype)
+        c = 0
+        for i in range(n):
+            if sc[i] >= thr:            # ties at the cut are all kept, then ordered
+                cd[c] = touched[i]
+                cs[c] = sc[i]
+                c += 1
+        od, os_ = sort_result(cd, cs, rank)
+        return od[:k].copy(), os_[:k].copy()
+    hs = np.empty(kk, acc.dtype)
+    hr = np.empty(kk, np.int64)
+    hd = np.empty(kk, np.int32)
+    m = 0
     for i in range(n):
         d = touched[i]
-        s[i] = acc[d]
+        s = acc[d]
         acc[d] = 0
         seen[d] = False
-    if n > k:
-        thr = np.partition(s, n - k)[n - k]
-        m = 0
-        for i in range(n):
-            if s[i] >= thr:
-                m += 1
-        cd = np.empty(m, np.int32)
-        cs = np.empty(m, acc.dtype)
-        j = 0
-        for i in range(n):
-            if s[i] >= thr:
-                cd[j] = touched[i]
-                cs[j] = s[i]
-                j += 1
-    else:
-        cd = touched[:n].copy()
-        cs = s
-    od, os_ = sort_result(cd, cs, rank)
-    kk = min(k, od.size)
-    return od[:kk].copy(), os_[:kk].copy()
+        if m == kk:
+            if s < hs[0]:
+                continue
+            r = rank[d]
+            if s == hs[0] and r <= hr[0]:
+                continue
+        else:
+            r = rank[d]
+        m = _offer(hs, hr, hd, m, kk, s, r, d)
+    return _heap_result(hs, hr, hd, m)
 
 
 # ------------------------------------------------------------------ cursors
@@ -184,17 +290,6 @@ def _next_geq(pd, p, e, target):
     return lo
 
 
-@njit(cache=True)
-def _exact_score(cb, has, m, zero, prior, pw, has_prior, d):
-    s = zero
-    for i in range(m):
-        if has[i]:
-            s += cb[i]
-    if has_prior:
-        s += pw * prior[d]
-    return s
-
-
 # ------------------------------------------------------------------ MaxScore (DAAT)
 @njit(cache=True)
 def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
@@ -216,85 +311,83 @@ def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, 
     acc_ub = 0.0
     for i in range(m):
         acc_ub += ub[order[i]]
-        prefix[i] = acc_ub
+        prefix[i] = acc_ub + pbound + tol      # bound of terms 0..i, prior and slack
     pos = np.empty(m, np.int64)
     end = np.empty(m, np.int64)
+    cur = np.empty(m, np.int64)                # current docid (n_docs when exhausted)
+    ws = np.empty(m, zarr.dtype)
     for i in range(m):
         t = tids[order[i]]
         pos[i] = pp[t]
         end[i] = pp[t + 1]
+        cur[i] = pd[pos[i]] if pos[i] < end[i] else n_docs
+        ws[i] = w[order[i]]
     hs = np.empty(k, zarr.dtype)
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
     n = 0
     theta = theta0
     n_ne = 0
-    while n_ne < m and prefix[n_ne] + pbound + tol < theta:
+    while n_ne < m and prefix[n_ne] < theta:
         n_ne += 1
-    cb = np.empty(m, zarr.dtype)
-    has = np.zeros(m, np.bool_)
+    cb = np.zeros(m, zarr.dtype)               # contribution per query-order term (0: absent)
     scored = 0
     evaluated = 0
-    while True:
+    while n_ne < m:
         d = n_docs
         for i in range(n_ne, m):
-            if pos[i] < end[i]:
-                x = pd[pos[i]]
-                if x < d:
-                    d = x
+            if cur[i] < d:
+                d = cur[i]
         if d >= n_docs:
             break
-        for i in range(m):
-            has[i] = False
         partial = 0.0
         for i in range(n_ne, m):
-            if pos[i] < end[i] and pd[pos[i]] == d:
-                qi = order[i]
-                c = w[qi] * imp[pos[i]]
-                cb[qi] = c
-                has[qi] = True
+            if cur[i] == d:
+                p = pos[i]
+                c = ws[i] * imp[p]
+                cb[order[i]] = c
                 partial += c
-                pos[i] += 1
+                p += 1
+                pos[i] = p
+                cur[i] = pd[p] if p < end[i] else n_docs
                 scored += 1
         ok = True
         for i in range(n_ne - 1, -1, -1):
-            if partial + prefix[i] + pbound + tol < theta:
+            if partial + prefix[i] < theta:
                 ok = False
                 break
-            p = _next_geq(pd, pos[i], end[i], d)
-            pos[i] = p
-            if p < end[i] and pd[p] == d:
-                qi = order[i]
-                c = w[qi] * imp[p]
-                cb[qi] = c
-                has[qi] = True
+            p = pos[i]
+            e = end[i]
+            if p < e and pd[p] < d:
+                p = _next_geq(pd, p, e, d)
+                pos[i] = p
+            if p < e and pd[p] == d:
+                c = ws[i] * imp[p]
+                cb[order[i]] = c
                 partial += c
                 pos[i] = p + 1
                 scored += 1
-        if not ok:
-            continue
-        evaluated += 1
-        s = _exact_score(cb, has, m, zero, prior, pw, has_prior, d)
-        n = _heap_push(hs, hr, hd, n, k, s, rank[d], d)
-        if n == k and np.float64(hs[0]) > theta:
-            theta = np.float64(hs[0])
-            while n_ne < m and prefix[n_ne] + pbound + tol < theta:
-                n_ne += 1
+        if ok:
+            evaluated += 1
+            s = zero
+            for qi in range(m):
+                s += cb[qi]
+            if has_prior:
+                s += pw * prior[d]
+            if n < k or s > hs[0] or (s == hs[0] and rank[d] > hr[0]):
+                n = _offer(hs, hr, hd, n, k, s, rank[d], d)
+                if n == k and np.float64(hs[0]) > theta:
+                    theta = np.float64(hs[0])
+                    while n_ne < m and prefix[n_ne] < theta:
+                        n_ne += 1
+        for qi in range(m):
+            cb[qi] = zero
     stats[0] += scored
     stats[1] += evaluated
-    return _heap_result(hs, hd, n, rank)
+    return _heap_result(hs, hr, hd, n)
 
 
 # ------------------------------------------------------------------ block-max WAND (DAAT)
-@njit(cache=True)
-def _term_bound(w, bmax, bmin, bi):
-    if w >= 0:
-        v = np.float64(w) * np.float64(bmax[bi])
-    else:
-        v = np.float64(w) * np.float64(bmin[bi])
-    return v if v > 0.0 else 0.0
-
-
 @njit(cache=True)
 def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_docs, rank, k,
         blk_ptr, blk_last, bmax, bmin, block, theta0, stats):
@@ -303,36 +396,41 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
     Per term: a global bound ``ub``; per block of ``block`` postings: the last docid
     ``blk_last`` and the largest/smallest impact ``bmax``/``bmin`` (so a block's contribution
     bound is ``max(0, w * bmax)`` for w >= 0, ``max(0, w * bmin)`` otherwise). Blocks of term t
-    are ``blk_ptr[t] .. blk_ptr[t+1]-1``.
+    are ``blk_ptr[t] .. blk_ptr[t+1]-1``; each term keeps the index of the block its shallow
+    pointer is in (it only moves forward, as the pivot does).
     """
     m = tids.size
     zero = zarr[0]
     pos = np.empty(m, np.int64)
     end = np.empty(m, np.int64)
-    start = np.empty(m, np.int64)
     cd = np.empty(m, np.int64)
+    bi = np.empty(m, np.int64)                 # current block (shallow pointer)
+    be = np.empty(m, np.int64)
+    wf = np.empty(m, np.float64)
     for i in range(m):
         t = tids[i]
         pos[i] = pp[t]
-        start[i] = pp[t]
         end[i] = pp[t + 1]
         cd[i] = pd[pos[i]] if pos[i] < end[i] else n_docs
+        bi[i] = blk_ptr[t]
+        be[i] = blk_ptr[t + 1]
+        wf[i] = np.float64(w[i])
     ordr = np.arange(m)
     hs = np.empty(k, zarr.dtype)
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
     n = 0
-    theta = theta0
-    cb = np.empty(m, zarr.dtype)
-    has = np.zeros(m, np.bool_)
+    theta = theta0 - tol                       # compare bounds against theta - tol
+    cb = np.zeros(m, zarr.dtype)
     scored = 0
     evaluated = 0
     while True:
         # insertion sort of the terms by current docid
         for a in range(1, m):
             x = ordr[a]
+            y = cd[x]
             b = a - 1
-            while b >= 0 and cd[ordr[b]] > cd[x]:
+            while b >= 0 and cd[ordr[b]] > y:
                 ordr[b + 1] = ordr[b]
                 b -= 1
             ordr[b + 1] = x
@@ -343,7 +441,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
             if cd[t] >= n_docs:
                 break
             acc_ub += ub[t]
-            if acc_ub + tol >= theta:
+            if acc_ub >= theta:
                 piv = j
                 break
         if piv < 0:
@@ -356,37 +454,47 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
         minlast = n_docs
         for j in range(piv + 1):
             t = ordr[j]
-            tid = tids[t]
-            bi = _next_geq(blk_last, blk_ptr[tid] + (pos[t] - start[t]) // block,
-                           blk_ptr[tid + 1], pdoc)
-            be = blk_ptr[tid + 1]
-            if bi < be:
-                bsum += _term_bound(w[t], bmax, bmin, bi)
-                if blk_last[bi] < minlast:
-                    minlast = blk_last[bi]
-        if bsum + tol >= theta:
+            x = bi[t]
+            e = be[t]
+            if x < e and blk_last[x] < pdoc:
+                x += 1
+                if x < e and blk_last[x] < pdoc:
+                    x = _next_geq(blk_last, x, e, pdoc)
+                bi[t] = x
+            if x < e:
+                v = wf[t] * (np.float64(bmax[x]) if wf[t] >= 0 else np.float64(bmin[x]))
+                if v > 0.0:
+                    bsum += v
+                if blk_last[x] < minlast:
+                    minlast = blk_last[x]
+        if bsum >= theta:
             if cd[ordr[0]] == pdoc:
-                for i in range(m):
-                    has[i] = False
                 for j in range(piv + 1):
                     t = ordr[j]
-                    c = w[t] * imp[pos[t]]
-                    cb[t] = c
-                    has[t] = True
+                    p = pos[t]
+                    cb[t] = w[t] * imp[p]
                     scored += 1
-                    pos[t] += 1
-                    cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+                    p += 1
+                    pos[t] = p
+                    cd[t] = pd[p] if p < end[t] else n_docs
                 evaluated += 1
-                s = _exact_score(cb, has, m, zero, prior, pw, has_prior, pdoc)
-                n = _heap_push(hs, hr, hd, n, k, s, rank[pdoc], pdoc)
-                if n == k and np.float64(hs[0]) > theta:
-                    theta = np.float64(hs[0])
+                s = zero
+                for i in range(m):
+                    s += cb[i]
+                    cb[i] = zero
+                if has_prior:
+                    s += pw * prior[pdoc]
+                if n < k or s > hs[0] or (s == hs[0] and rank[pdoc] > hr[0]):
+                    n = _offer(hs, hr, hd, n, k, s, rank[pdoc], pdoc)
+                    if n == k and np.float64(hs[0]) - tol > theta:
+                        theta = np.float64(hs[0]) - tol
             else:
                 for j in range(piv):
                     t = ordr[j]
                     if cd[t] < pdoc:
-                        pos[t] = _next_geq(pd, pos[t], end[t], pdoc)
-                        cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+                        p = _next_geq(pd, pos[t], end[t], pdoc)
+                        pos[t] = p
+                        cd[t] = pd[p] if p < end[t] else n_docs
         else:
             nxt = minlast + 1
             if piv + 1 < m and cd[ordr[piv + 1]] < nxt:
@@ -394,11 +502,12 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
             for j in range(piv + 1):
                 t = ordr[j]
                 if cd[t] < nxt:
-                    pos[t] = _next_geq(pd, pos[t], end[t], nxt)
-                    cd[t] = pd[pos[t]] if pos[t] < end[t] else n_docs
+                    p = _next_geq(pd, pos[t], end[t], nxt)
+                    pos[t] = p
+                    cd[t] = pd[p] if p < end[t] else n_docs
     stats[0] += scored
     stats[1] += evaluated
-    return _heap_result(hs, hd, n, rank)
+    return _heap_result(hs, hr, hd, n)
 
 
 @njit(cache=True)
@@ -726,20 +835,21 @@ def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
 def band_batch(docids, counts, band_score, rank):
     """Band every query's exact ranking at once: query i's documents (``counts[i]`` of them,
     concatenated in ``docids``, exact order) get ``band_score[:counts[i]]`` and are re-sorted
-    (score descending, docno descending). Returns (docids int32, scores float64)."""
+    by (band ascending, docno rank descending) -- trec_eval order of the banded scores -- with
+    one radix sort per query. Returns (docids int32, scores float64)."""
     out_d = np.empty(docids.size, np.int32)
     out_s = np.empty(docids.size, np.float64)
-    big = np.int64(rank.size) + 1
+    big = np.int64(rank.size)
     o = 0
     for i in range(counts.size):
         n = counts[i]
         key = np.empty(n, np.int64)
         g = 0
         for j in range(n):
-            if j == 0 or band_score[j] != band_score[j - 1]:
+            if j > 0 and band_score[j] != band_score[j - 1]:
                 g += 1
-            key[j] = g * big - np.int64(rank[docids[o + j]])
-        srt = np.argsort(key)
+            key[j] = g * big + (big - 1 - np.int64(rank[docids[o + j]]))
+        srt = _radix_order(key, (g + 1) * big - 1)
         for j in range(n):
             out_d[o + j] = docids[o + srt[j]]
             out_s[o + j] = band_score[j]

@@ -365,6 +365,8 @@ def _ql_impacts(post_ptr, post_tf, cf, coll_len, mu, doclen):
     V = post_ptr.size - 1
     imp = np.empty(post_tf.size, np.float64)
     for t in range(V):
+        if post_ptr[t + 1] == post_ptr[t]:
+            continue        # no postings (a shard's vocabulary can hold terms with cf 0)
         c = coll_len / (mu * np.float64(cf[t]))
         for j in range(post_ptr[t], post_ptr[t + 1]):
             imp[j] = np.log(1.0 + np.float64(post_tf[j]) * c)

@@ -193,7 +193,10 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     first : str
         First-pass model name in :data:`tiebreak.retrieval.models.MODELS`. ``bm25`` is called
         with ``idf="rw"`` and this function's ``k1``, ``b`` (the BM25^(2) of Lkp) unless
-        ``first_params`` says otherwise.
+        ``first_params`` says otherwise. ``first_params`` may hold ``algorithm="maxscore"`` or
+        ``"bmw"`` for a bm25/ql first pass: rank-safe pruning
+        (:func:`tiebreak.retrieval.traversal.retrieve`), the same candidates and scores as
+        exhaustive scoring, so the same result.
     first_k : int
         Candidates taken from the first pass (K); >= 1.
     tail : bool
@@ -232,7 +235,7 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     fn = get_model(first)
     if first == "bm25":
         first_params = {"idf": "rw", "k1": k1, "b": b, **first_params}
-    if tail and (first != "bm25" or set(first_params) - {"idf", "k1", "b"}
+    if tail and (first != "bm25" or set(first_params) - {"idf", "k1", "b", "algorithm"}
                  or (first_params["idf"], first_params["k1"], first_params["b"])
                  != ("rw", k1, b)):
         raise ValueError("tail needs the BM25^(2) first pass (first='bm25' with idf 'rw' and "
@@ -260,11 +263,12 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
 
 def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",
                   first_k: int | None = None, progress: bool = False, tail: bool = False,
-                  **params):
+                  algorithm: str = "exhaustive", **params):
     """:func:`rerank` over ``(qid, text)`` topics, as :func:`tiebreak.retrieval.search.search`
     does for one model: a list of :class:`~tiebreak.retrieval.search.Result` in topic order (an
     empty result keeps its place, with a ``note``). ``first_k`` defaults to ``k``; ``tail`` as
-    in :func:`rerank`. ``params`` go
+    in :func:`rerank`; ``algorithm`` is the first pass's traversal (``exhaustive``,
+    ``maxscore`` or ``bmw``, rank-safe: the same result; bm25 and ql only). ``params`` go
     to :func:`rerank` (``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms``) after the checks
     of :func:`~tiebreak.retrieval.search.check_params` for ``model``.
 
@@ -279,6 +283,16 @@ def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str =
     from .search import Result, check_params
 
     check_params(model, params)
+    from .traversal import ALGORITHMS
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got "
+                         f"{algorithm!r}")
+    if algorithm != "exhaustive":
+        if first not in ("bm25", "ql"):
+            raise ValueError(f"algorithm {algorithm!r} needs a bm25 or ql first pass, not "
+                             f"{first!r}")
+        params = {**params, "algorithm": algorithm}
     first_k = k if first_k is None else first_k
     topics = list(topics)
     for qid, _ in topics:

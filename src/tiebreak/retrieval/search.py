@@ -140,7 +140,10 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     """Run every ``(qid, text)`` topic; text is analysed with the index's analyser.
 
     Returns one :class:`Result` per topic, in topic order; a topic that retrieves nothing keeps
-    its place with empty arrays and a ``note`` saying why.
+    its place with empty arrays and a ``note`` saying why. ``bm25`` and ``ql`` on an
+    :class:`~tiebreak.index.Index` score the whole topic set in compiled batches
+    (:func:`tiebreak.retrieval.traversal.retrieve_many`), with the results of one model call per
+    topic; other models are called topic by topic.
 
     Raises
     ------
@@ -156,17 +159,38 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     for qid, _ in topics:
         check_docno(str(qid), f"topic {str(qid)!r}", "topic id")
     out = []
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        it = tqdm(topics, desc=f"searching ({model})", unit=" q", file=sys.stderr,
-                  mininterval=0.5)
+        bar = tqdm(total=len(topics), desc=f"searching ({model})", unit=" q", file=sys.stderr,
+                   mininterval=0.5)
+    from .models import MODELS
+
+    if model in ("bm25", "ql") and fn is MODELS[model] and int(k) >= 1 \
+            and hasattr(index, "post_ptr"):
+        # the whole topic set in compiled calls (chunks only to move the progress bar); the
+        # same documents, scores and order as one call of the model per topic
+        from .traversal import retrieve_many
+
+        step = 2048 if bar is not None else max(len(topics), 1)
+        for a in range(0, len(topics), step):
+            chunk = topics[a:a + step]
+            terms = [analyze(text) for _, text in chunk]
+            for (qid, _), t, (d, s) in zip(chunk, terms,
+                                           retrieve_many(index, terms, k, model, **params)):
+                out.append(Result(str(qid), d, s, empty_note(index, t) if len(d) == 0 else ""))
+            if bar is not None:
+                bar.update(len(chunk))
     else:
-        it = topics
-    for qid, text in it:
-        terms = analyze(text)
-        d, s = fn(index, terms, k, **params)
-        out.append(Result(str(qid), d, s, empty_note(index, terms) if len(d) == 0 else ""))
+        for qid, text in topics:
+            terms = analyze(text)
+            d, s = fn(index, terms, k, **params)
+            out.append(Result(str(qid), d, s, empty_note(index, terms) if len(d) == 0 else ""))
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
     return out
 
 

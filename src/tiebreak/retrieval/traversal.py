@@ -44,8 +44,8 @@ import numpy as np
 from . import kernels as K
 from .quantize import QUANTIZERS, Quantizer
 
-__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "impacts", "bound_arrays",
-           "QUANTIZERS"]
+__all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "query_batch", "impacts",
+           "bound_arrays", "QUANTIZERS"]
 
 ALGORITHMS = ("exhaustive", "maxscore", "bmw")
 TRAVERSAL_MODELS = ("bm25", "ql")
@@ -257,6 +257,7 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     postings scored and documents fully evaluated."""
     if stats is None:
         stats = np.zeros(2, np.int64)
+    k = min(int(k), int(index.num_docs))     # the heaps are allocated with k entries
     pp, pd, _ = _flat(index)
     rank = _rank(index)
     if algorithm == "exhaustive":
@@ -352,6 +353,29 @@ def retrieve(index, query_terms, k: int = 1000, model: str = "bm25",
     return d, s.astype(np.float64)
 
 
+def query_batch(index, queries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct in-vocabulary term ids of every query, vectorised over the batch.
+
+    Returns ``q_ptr`` int64 (nq+1,), ``q_tids`` int64 and ``qtf`` float64 (q_ptr[-1],): query
+    i's terms are ``q_tids[q_ptr[i]:q_ptr[i+1]]`` in first-occurrence order with their query
+    frequencies -- what :func:`tiebreak.retrieval.models.query_term_ids` gives per query."""
+    nq = len(queries)
+    lens = np.fromiter((len(q) for q in queries), np.int64, nq)
+    flat = [t for q in queries for t in q]
+    tids = index.term_ids(flat) if hasattr(index, "term_ids") else \
+        np.fromiter((index.term_id(t) for t in flat), np.int64, len(flat))
+    qid = np.repeat(np.arange(nq, dtype=np.int64), lens)
+    keep = tids >= 0
+    V = max(int(index.vocab_size), 1)
+    key = qid[keep] * V + tids[keep]
+    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+    o = np.argsort(first)            # first occurrences are distinct
+    uniq = uniq[o]
+    q_ptr = np.zeros(nq + 1, np.int64)
+    np.cumsum(np.bincount(uniq // V, minlength=nq), out=q_ptr[1:])
+    return q_ptr, uniq % V, counts[o].astype(np.float64)
+
+
 def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
                   algorithm: str = "exhaustive", quantize: int | None = None,
                   quantizer: str = "linear", rho=None, budget: int | None = None,
@@ -360,22 +384,16 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     """:func:`retrieve` for a list of queries (each a list of analysed terms), with the
     exhaustive / maxscore / bmw loop over queries inside one compiled call. Same arguments,
     results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
-    from collections import Counter
-
     from . import models as M
 
     k = int(k)
+    band = None
     if rho is not None and budget is None and band_method == "exact" and k >= 1:
         from .bandsafe import band_scores
 
-        bs = band_scores(k, rho)      # validates rho; a prefix serves every shorter ranking
-        res = retrieve_many(index, queries, k, model, algorithm, quantize, quantizer, None, None,
-                            stats, **params)
-        cnt = np.array([len(d) for d, _ in res], np.int64)
-        d_all = np.concatenate([d for d, _ in res]) if res else np.zeros(0, np.int32)
-        d_all, s_all = K.band_batch(d_all.astype(np.int32), cnt, bs.copy(), _rank(index))
-        b = np.concatenate([[0], np.cumsum(cnt)])
-        return [(d_all[b[i]:b[i + 1]], s_all[b[i]:b[i + 1]]) for i in range(len(res))]
+        # the exact top k of the batch, then banded in the same compiled pass over its arrays
+        band = band_scores(k, rho)    # validates rho; a prefix serves every shorter ranking
+        rho = None
     if rho is not None or budget is not None or k < 1:
         return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
                          band_method, **params) for q in queries]
@@ -394,19 +412,7 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
     key, imp, prior = impacts(index, model, None if quantize is None else int(quantize),
                               quantizer, **params)
     integer = quantize is not None
-    tid_of = index.term_id
-    q_ptr = np.zeros(nq + 1, np.int64)
-    tl: list[int] = []
-    fl: list[int] = []
-    for i, q in enumerate(queries):
-        for t, f in Counter(q).items():
-            tid = tid_of(t)
-            if tid >= 0:
-                tl.append(tid)
-                fl.append(f)
-        q_ptr[i + 1] = len(tl)
-    q_tids = np.asarray(tl, np.int64)
-    qtf = np.asarray(fl, np.float64)
+    q_ptr, q_tids, qtf = query_batch(index, queries)
     qid = np.repeat(np.arange(nq), np.diff(q_ptr))
     nqt = np.bincount(qid, weights=qtf, minlength=nq)
     if model == "bm25":
@@ -455,11 +461,20 @@ def retrieve_many(index, queries, k: int = 1000, model: str = "bm25",
         q_th0 = _theta0(index, key, imp, q_tids, q_w, qid, nq, k, q_tol,
                         q_pw.astype(np.float64), pmin)
     alg = ALGORITHMS.index(algorithm)
-    out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr, q_tids, q_w, q_ub, q_pb, q_tol,
-                                    q_pw, prior, has_prior, zarr, index.num_docs, rank, k,
-                                    blk[0], blk[1], blk[2], blk[3], K.BLOCK, q_th0, acc, seen,
-                                    touched, stats)
-    out_s = out_s.astype(np.float64)
-    bounds = np.concatenate([[0], np.cumsum(cnt)])
-    return [(out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
-            for i in range(nq)]
+    kk = min(k, int(index.num_docs))      # a larger k returns every candidate all the same
+    step = max(1, (1 << 22) // kk)        # queries per compiled call: output <= 4M entries
+    out = []
+    for a in range(0, nq, step):
+        b = min(nq, a + step)
+        out_d, out_s, cnt = K.run_batch(alg, pp, pd, p.imp, q_ptr[a:b + 1], q_tids, q_w, q_ub,
+                                        q_pb[a:b], q_tol[a:b], q_pw[a:b], prior, has_prior,
+                                        zarr, index.num_docs, rank, kk, blk[0], blk[1], blk[2],
+                                        blk[3], K.BLOCK, q_th0[a:b], acc, seen, touched, stats)
+        if band is not None:
+            out_d, out_s = K.band_batch(out_d, cnt, band, rank)
+        else:
+            out_s = out_s.astype(np.float64)
+        bounds = np.concatenate([[0], np.cumsum(cnt)])
+        out.extend((out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
+                   for i in range(b - a))
+    return out
