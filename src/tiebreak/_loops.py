@@ -72,22 +72,32 @@ def hygiene(t, s, rk, nt):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, nogil=True)
-def select(order, qtopic, relkey, tmap, judged_only, max_docs, promote,
+def select(order, qtopic, relkey, tmap, n_eval, judged_only, max_docs, promote,
            promoted):  # pragma: no cover - compiled
-    """The positions of :func:`tiebreak.ranking._select` before its -c bogus documents, in
-    one pass: ``order`` (int64 (n,), lines) mapped to evaluated topics by ``tmap`` (-1: not
-    evaluated), unjudged lines dropped when ``judged_only``, 1-based ranks, ranks past
+    """The positions of :func:`tiebreak.ranking._select` before its -c bogus documents:
+    ``order`` (int64 (n,), lines) mapped to evaluated topics 0..n_eval-1 by ``tmap`` (-1: not
+    evaluated), unjudged lines dropped when ``judged_only``, grouped by evaluated topic with
+    the order kept inside each (a stable counting sort), 1-based ranks, ranks past
     ``max_docs`` (when >= 0) cut, unjudged codes set to ``promoted`` when ``promote``.
-    Returns (ok, lines, topic, rank, code); ok is False when the evaluated topics do not come
-    in non-decreasing order (the numpy code's stable sort then handles it)."""
+    Returns (lines, topic, rank, code), int64 (m,) each."""
     n = order.shape[0]
-    o = np.empty(n, np.int64)
-    t = np.empty(n, np.int64)
-    rank = np.empty(n, np.int64)
-    code = np.empty(n, np.int64)
+    cnt = np.zeros(n_eval, np.int64)
+    for i in range(n):
+        line = order[i]
+        tt = tmap[qtopic[line]]
+        if tt < 0 or (judged_only and relkey[line] < 0):
+            continue
+        cnt[tt] += 1
+    off = np.empty(n_eval, np.int64)
     m = 0
-    prev = -1
-    r = 0
+    for k in range(n_eval):
+        off[k] = m
+        m += cnt[k] if max_docs < 0 else min(cnt[k], max_docs)
+    o = np.empty(m, np.int64)
+    t = np.empty(m, np.int64)
+    rank = np.empty(m, np.int64)
+    code = np.empty(m, np.int64)
+    seen = np.zeros(n_eval, np.int64)
     for i in range(n):
         line = order[i]
         tt = tmap[qtopic[line]]
@@ -96,22 +106,18 @@ def select(order, qtopic, relkey, tmap, judged_only, max_docs, promote,
         c = relkey[line]
         if judged_only and c < 0:
             continue
-        if tt != prev:
-            if tt < prev:
-                return False, o[:0], t[:0], rank[:0], code[:0]
-            prev = tt
-            r = 0
-        r += 1
+        r = seen[tt] + 1
+        seen[tt] = r
         if max_docs >= 0 and r > max_docs:
             continue
         if promote and c < 0:
             c = promoted
-        o[m] = line
-        t[m] = tt
-        rank[m] = r
-        code[m] = c
-        m += 1
-    return True, o[:m], t[:m], rank[:m], code[:m]
+        p = off[tt] + r - 1
+        o[p] = line
+        t[p] = tt
+        rank[p] = r
+        code[p] = c
+    return o, t, rank, code
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

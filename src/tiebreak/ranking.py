@@ -440,13 +440,10 @@ def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = T
     tmap[P.topic_ids] = np.arange(T)
     fast = _compiled()
     limit = P.max_docs if cut and P.max_docs is not None else -1
-    ok = False
     if fast is not None:
-        ok, o, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, P.judged_only,
+        order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, T, P.judged_only,
                                            limit, promote, PROMOTED)
-        if ok:
-            order = o
-    if not ok:
+    else:
         t = tmap[J.qtopic[order]]
         keep = t >= 0
         code = J.relkey[order]

@@ -250,15 +250,23 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return (r + (x - r >= 0.5)).astype(np.int64)
 
 
+def _iprec_base(R, level):
+    """What every recall point of :func:`_iprec` shares: interpolated precision at the
+    relevant positions, R, retrieved relevant count, first relevant position, its value."""
+    def make():
+        ip, t, _ = R.cached(("iprec", level), lambda: _interp_prec(R, level))
+        nrr = np.bincount(t, minlength=R.n_topics)
+        base = np.searchsorted(t, np.arange(R.n_topics))
+        has = nrr > 0
+        first = np.zeros(R.n_topics)
+        first[has] = ip[base[has]]
+        return ip, R.num_rel(level).astype(np.float64), nrr, base, has, first
+    return R.cached(("iprec_base", level), make)
+
+
 def _iprec(R, level, pt):
-    ip, t, _ = R.cached(("iprec", level), lambda: _interp_prec(R, level))
-    nrel = R.num_rel(level)
-    nrr = np.bincount(t, minlength=R.n_topics)
-    base = np.searchsorted(t, np.arange(R.n_topics))
-    has = nrr > 0
-    first = np.zeros(R.n_topics)
-    first[has] = ip[base[has]]
-    cut = _lround(pt * nrel.astype(np.float64))
+    ip, nrel, nrr, base, has, first = _iprec_base(R, level)
+    cut = _lround(pt * nrel)
     v = np.zeros(R.n_topics)
     ok = (cut >= 1) & (cut <= nrr)
     v[ok] = ip[base[ok] + cut[ok] - 1]
