@@ -31,8 +31,8 @@ def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
     ``progress``: a label for a tqdm progress bar on stderr (None: no bar).
 
     ``client``: a ``dask.distributed.Client`` (see :func:`dask_client`): ``shared`` is sent to
-    every worker once, each item is a task of its own (``jobs`` is ignored), results come back
-    in order. ``fn`` must then be importable by the workers (a module-level function).
+    every worker once, items go out as tasks of up to 16 items (``jobs`` is ignored), results
+    come back in order. ``fn`` must then be importable by the workers (a module-level function).
     """
     items = list(items)
     bar = None
@@ -79,9 +79,18 @@ def _dask_map(fn, items, shared, client):
     # shared goes out once, under a key of its own (hash=False): a second map never meets the
     # first one's copy while the cluster releases it
     [sh] = client.scatter([shared], broadcast=True, hash=False)
-    futures = client.map(fn, [sh] * len(items), items, pure=False)
+    # items go out in chunks (about 8 per worker thread): one scheduler round trip per chunk,
+    # not per item, so that small items (one run each) are not dominated by task overhead
+    threads = sum(client.nthreads().values()) or 1
+    size = max(1, min(16, -(-len(items) // (8 * threads))))
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    futures = client.map(_chunk, [fn] * len(chunks), [sh] * len(chunks), chunks, pure=False)
     for f in futures:
-        yield f.result()
+        yield from f.result()
+
+
+def _chunk(fn, shared, items):
+    return [fn(shared, it) for it in items]
 
 
 def dask_client(address: str):
