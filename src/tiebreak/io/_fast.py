@@ -137,9 +137,14 @@ def split_fields(a, nl, nf, st, en):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _decimal(a, i, e):  # pragma: no cover - compiled
-    """The token ``a[i:e]`` as a decimal number in C ``strtod`` syntax: (status, value, slow,
-    exponent). status 1: not a decimal number; slow: the compiled paths cannot round it
-    correctly and the caller must parse it exactly; exponent: written with ``e``/``E``."""
+    """The token ``a[i:e]`` as a decimal number in C ``strtod`` syntax
+    (``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``): (status, value, slow,
+    exponent). status 1: not a decimal number; exponent: written with ``e``/``E``.
+
+    Correctly rounded: with at most 15 significant digits and a power of ten within 1e+-22, one
+    IEEE multiplication or division of two exact doubles (Clinger's fast path); else, up to 18
+    significant digits, the Eisel-Lemire algorithm; ``slow`` marks the rest (more digits,
+    subnormal results, the algorithm's rare undecided cases), which the caller parses exactly."""
     neg = False
     if a[i] == 43 or a[i] == 45:
         neg = a[i] == 45
@@ -203,31 +208,6 @@ def _decimal(a, i, e):  # pragma: no cover - compiled
     if math.isnan(v):
         return 0, 0.0, True, has_exp
     return 0, (-v if neg else v), False, has_exp
-
-
-@nb.njit(cache=True, nogil=True)
-def parse_decimals(a, st, en, out, slow, expo):  # pragma: no cover - compiled
-    """Parse the tokens ``a[st[j]:en[j]]`` as decimal numbers in C ``strtod`` syntax
-    (``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``) into ``out``.
-
-    Correctly rounded: with at most 15 significant digits and a power of ten within 1e+-22, one
-    IEEE multiplication or division of two exact doubles (Clinger's fast path); else, up to 18
-    significant digits, the Eisel-Lemire algorithm; the indices of the remaining tokens (more
-    digits, subnormal results, the algorithm's rare undecided cases) go to ``slow`` for an exact
-    parse by the caller. ``expo[j]`` is set when token j has an exponent (``e``/``E``). Returns
-    (status, number of slow tokens); status 1 means a token is not a decimal number."""
-    nslow = 0
-    for j in range(st.shape[0]):
-        status, v, sl, ex = _decimal(a, st[j], en[j])
-        if status:
-            return 1, nslow
-        expo[j] = ex
-        if sl:
-            slow[nslow] = j
-            nslow += 1
-        else:
-            out[j] = v
-    return 0, nslow
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
