@@ -1,9 +1,10 @@
 """Compiled kernels of the fast run reader: fields, decimal numbers and interning, over the raw
 bytes, with no Python object per line.
 
-Only :mod:`tiebreak.io.runs` uses them, and only on inputs the kernels prove they read exactly as
-the strict reader does; anything else (a field count other than 6, a comment, a blank line, a
-number outside C ``strtod`` decimal syntax) makes them decline, and the strict reader runs.
+Only the run and qrels readers (:mod:`tiebreak.io.runs`, :mod:`tiebreak.io.qrels`) use them, and
+only on inputs the kernels prove they read exactly as the strict reader does; anything else (a
+field count other than the format's, a comment, a blank line, a number outside C ``strtod``
+decimal syntax) makes them decline, and the strict reader runs.
 """
 
 from __future__ import annotations
