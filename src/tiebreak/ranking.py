@@ -679,10 +679,9 @@ class Ranking:
         """Per-topic sum of a per-position array in rank order, float64 (T,): added one by one
         from 0.0 in position order, as trec_eval's loops add (numpy's bincount with weights is
         that loop)."""
-        x = np.asarray(x, np.float64)
-        if where is not None:
-            return np.bincount(self.topic[where], weights=x[where], minlength=self.n_topics)
-        return np.bincount(self.topic, weights=x, minlength=self.n_topics)
+        from .measures._flat import tsum
+
+        return tsum(self.topic, np.asarray(x, np.float64), self.n_topics, where)
 
     def cached(self, key, fn):
         """Memoise a derived array of this ranking (cumulative sums, gains)."""
@@ -824,9 +823,9 @@ class Groups:
 
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Sum of a per-position quantity over each topic, float64 (n_topics,)."""
-        if where is None:
-            return np.bincount(self.topic, weights=x, minlength=self.n_topics)
-        return np.bincount(self.topic[where], weights=x[where], minlength=self.n_topics)
+        from .measures._flat import tsum
+
+        return tsum(self.topic, x, self.n_topics, where)
 
     def g_exclusive_cumsum(self, x: np.ndarray) -> np.ndarray:
         """For each group, the sum of ``x`` (G,) over the earlier groups of its topic."""
