@@ -9,8 +9,8 @@ Three tables (markdown, on stdout or ``-o``):
 1. **Our settings, every classic collection** (default analyser: Porter, Lucene stopwords; top
    1000; trec_eval regime): BM25 (k1 0.9, b 0.4, Lucene idf), QL / SDM / FDM at mu 2500 and with
    mu chosen per fold by cross-validation over topics
-   (:func:`tiebreak.experiments.study_proximity.cv_mu`, grid
-   :data:`~tiebreak.experiments.study_proximity.DEFAULT_MUS`, 5 seeded folds, never on the
+   (:func:`tiebreak.studies.study_proximity.cv_mu`, grid
+   :data:`~tiebreak.studies.study_proximity.DEFAULT_MUS`, 5 seeded folds, never on the
    test topics).
 2. **Published figures** (:data:`PUBLISHED`, with the URL of each) next to our value in our
    default setting and in the published setting where we can reproduce it:
@@ -114,11 +114,11 @@ def run_model(index, topics, fn, k=1000):
 def own_settings(data: Path, tmp: Path, names, folds: int):
     """Table 1 rows: (collection, {model: MAP}, {model: mu per fold})."""
     import tiebreak as tb
-    from tiebreak.experiments.study_proximity import cv_mu
     from tiebreak.index import build_index
     from tiebreak.index.readers import read_topics
     from tiebreak.index.testcollections import COLLECTIONS
     from tiebreak.retrieval.search import search
+    from tiebreak.studies.study_proximity import cv_mu
 
     rows = []
     for name in names:

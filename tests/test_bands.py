@@ -15,7 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 import tiebreak as tb
-from tiebreak.bands import (
+from tiebreak.cli import main
+from tiebreak.evaluate import Evaluator
+from tiebreak.ranking import groups, prepare
+from tiebreak.ranking.bands import (
     band_ranges,
     band_run,
     band_starts,
@@ -28,9 +31,6 @@ from tiebreak.bands import (
     round_run,
     round_scores,
 )
-from tiebreak.cli import main
-from tiebreak.evaluate import Evaluator
-from tiebreak.ranking import groups, prepare
 
 # rho: (ΔRR, ΔRBP0.5, ΔRBP0.85) as printed in YMT 2016, Table 2
 TABLE2 = {

@@ -1,4 +1,5 @@
-"""Tests of tiebreak.compare: statistics against scipy/statsmodels on real TREC-COVID runs, the
+"""Tests of tiebreak.stats.compare: statistics against scipy/statsmodels on real TREC-COVID runs,
+the
 tie-robustness flag on a constructed case, the output formats and the CLI."""
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from scipy import stats as st
 
 import tiebreak as tb
 from tiebreak.cli import main
-from tiebreak.compare import TSV_COLUMNS, compare, needed_regimes
 from tiebreak.io.frames import qrels_from_dict, run_from_dict
+from tiebreak.stats.compare import TSV_COLUMNS, compare, needed_regimes
 
 SYSTEMS = ["BBGhelani1", "BERT", "BITEM_BL", "CSIROmedNIR", "BM25R2"]
 MEASURES = ["AP", "nDCG@10", "P@5"]

@@ -43,8 +43,8 @@ def test_dask_equals_local(client, shared_data):
 def test_studies_on_dask_equal_local(client, shared_data):
     """The studies send their work through the one parallel helper: on the cluster they give
     the local numbers exactly (tie study, band study, depth scoring)."""
-    from tiebreak.experiments import study_bands, study_ties
-    from tiebreak.judgments.depth import score_runs_parallel
+    from tiebreak.judgments.scoring import score_runs_parallel
+    from tiebreak.studies import study_bands, study_ties
 
     d = shared_data / "trec_covid" / "round1"
     paths = [str(p) for p in sorted((d / "runs").iterdir())[:4]]

@@ -36,7 +36,7 @@ def _peak(ev, run):
 def test_all_regimes_equal_one_at_a_time_and_memory_is_freed():
     qrels, run_d = _inputs()
     q = tb.Evaluator(qrels, MEASURES, "all").qrels
-    from tiebreak.io.frames import as_run
+    from tiebreak.io.inputs import as_run
 
     run = as_run(run_d)
     ev_all = tb.Evaluator(q, MEASURES, "all", samples=50)

@@ -17,13 +17,12 @@ import pytest
 import tiebreak as tb
 from tiebreak.io import InputError
 from tiebreak.io.frames import (
-    as_qrels,
-    as_run,
     qrels_from_dict,
     qrels_from_frame,
     run_from_dict,
     run_from_frame,
 )
+from tiebreak.io.inputs import as_qrels, as_run
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 RUN_FIELDS = ("topics", "topic", "docnos", "docid", "score", "rank", "lineno")
@@ -139,7 +138,7 @@ def _run(home, *args, code=None):
 def test_irds_qrels_equal_the_collection_file(irds_home, tmp_path):
     code = """
 import ir_datasets, pickle, sys
-from tiebreak.io.frames import as_qrels
+from tiebreak.io.inputs import as_qrels
 q = as_qrels("irds:vaswani")
 got = {(q.topics[t], str(q.docnos[d])): int(v) for t, d, v in zip(q.topic, q.docid, q.value)}
 ref = {(r.query_id, r.doc_id): r.relevance for r in ir_datasets.load("vaswani").qrels_iter()}
@@ -155,7 +154,7 @@ def test_eval_and_compare_take_irds_ids(irds_home, tmp_path):
     # P@5 by hand: min(5, |rel|) / 5 averaged over the 93 topics
     r = _run(irds_home, code="""
 import numpy as np
-from tiebreak.io.frames import as_qrels
+from tiebreak.io.inputs import as_qrels
 q = as_qrels("irds:vaswani")
 for t, qid in enumerate(q.topics):
     docs = sorted(q.docnos[q.docid[q.topic == t]])

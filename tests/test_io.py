@@ -397,7 +397,7 @@ def test_compiled_decimal_parser_matches_float_on_random_doubles():
 
 
 def test_run_records_which_scores_have_an_exponent(shared_data):
-    from tiebreak.experiments.ties import exponent_lines
+    from tiebreak.studies.ties import exponent_lines
 
     r = run_of("1 Q0 a 1 1.5e-05 t\n1 Q0 b 2 2E3 t\n1 Q0 c 3 3.0 t\n")
     assert r.exponent.tolist() == [True, True, False]

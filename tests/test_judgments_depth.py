@@ -1,4 +1,4 @@
-"""tiebreak.judgments.depth: coverage, inversion, volatility, leave-out, metric variants."""
+"""tiebreak.studies.depth: coverage, inversion, volatility, leave-out, metric variants."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from tiebreak.io import read_qrels, read_run
-from tiebreak.judgments.depth import (
+from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
+from tiebreak.stats import kendall_tau
+from tiebreak.studies.depth import (
     coverage_inversion,
     leave_out,
     pool_counts,
@@ -20,8 +22,6 @@ from tiebreak.judgments.depth import (
     significant_pairs,
     tau_matrix,
 )
-from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
-from tiebreak.stats import kendall_tau
 
 
 def _run(lines, name):
@@ -196,7 +196,7 @@ def test_study_rejects_bad_setups():
 
 
 def test_rbo_of_system_orderings():
-    from tiebreak.judgments.depth import _rbo_of_means
+    from tiebreak.studies.depth import _rbo_of_means
 
     a = np.array([0.5, 0.4, 0.3, 0.2])
     assert _rbo_of_means(a, a) == pytest.approx(1.0)

@@ -10,7 +10,6 @@ from click.testing import CliRunner
 
 from tiebreak.cli import main
 from tiebreak.io import read_qrels, read_run
-from tiebreak.judgments.depth import score_runs
 from tiebreak.judgments.estimate import (
     TopicLists,
     accuracy,
@@ -25,6 +24,7 @@ from tiebreak.judgments.estimate import (
     weighted_distance,
 )
 from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
+from tiebreak.judgments.scoring import score_runs
 
 # ---------------------------------------------------------------------------- gain models
 

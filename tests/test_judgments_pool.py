@@ -258,7 +258,7 @@ def test_condensed_run_keeps_judged_lines_in_file_order(toy):
     assert len(runs[1]) == 6  # the original is untouched
     # in file order the condensed run puts the relevant d5 at rank 2: P@2 = 1/2 (it was 0 on
     # the full run, where d3 and d4 come first)
-    from tiebreak.judgments.depth import score_runs
+    from tiebreak.judgments.scoring import score_runs
 
     s = score_runs(q, [runs[1], c], ["P"], [2], ["file"])["scores"][:, 0, 0, 0, 0]
     assert s.tolist() == [0.0, 0.5]

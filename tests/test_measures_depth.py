@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tiebreak.measures import depth, ntcir
-from tiebreak.measures._flat import ideal_list
 from tiebreak.ranking import judge, orderings
+from tiebreak.ranking._flat import ideal_list
 
 # Table 2.5 of Lu (2018): three runs, binary, R = 20, every listed document judged
 S = np.array([[1, 1, 1, 0, 0, 0, 0, 1, 0, 1], [0, 0, 1, 0, 0, 1, 1, 1, 0, 1],

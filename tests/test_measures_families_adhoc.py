@@ -14,7 +14,7 @@ import pytest
 
 import tiebreak as tb
 from tiebreak.measures import cwl, depth, ntcir, parse_measure, setbased
-from tiebreak.measures._flat import ideal_list
+from tiebreak.ranking._flat import ideal_list
 
 
 def _cli(qrels, run, names, regime="trec_eval"):

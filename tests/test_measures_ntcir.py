@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tiebreak.measures import ntcir
-from tiebreak.measures._flat import ideal_list
+from tiebreak.ranking._flat import ideal_list
 
 pytest.importorskip("pyNTCIREVAL", reason="pyNTCIREVAL (test extra) is not installed")
 

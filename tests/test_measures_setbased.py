@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tiebreak.measures import setbased as sb
-from tiebreak.measures._flat import ideal_list
+from tiebreak.ranking._flat import ideal_list
 
 irm = pytest.importorskip("ir_measures", reason="ir_measures (test extra) is not installed")
 

@@ -1,4 +1,4 @@
-"""tiebreak study proximity (tiebreak.experiments.study_proximity): the per-topic change
+"""tiebreak study proximity (tiebreak.studies.study_proximity): the per-topic change
 buckets, the cross-validated lambda (never chosen on the test topics), and the command end to
 end on a small collection."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tiebreak.experiments.study_proximity import cv_lambda, delta_buckets
+from tiebreak.studies.study_proximity import cv_lambda, delta_buckets
 
 
 def test_delta_buckets():

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tiebreak.bands import band_starts
 from tiebreak.index import Analyzer
 from tiebreak.index.build import build_index_from_tokens
+from tiebreak.ranking.bands import band_starts
 from tiebreak.retrieval.models import bm25, ql
 from tiebreak.retrieval.quantize import Quantizer
 from tiebreak.retrieval.traversal import impacts, retrieve

@@ -65,7 +65,7 @@ def test_run_hygiene_counts(lines, presorted):
 
 def _both_paths():
     """Context managers under which the ranking layer runs its numpy code, then (when numba is
-    installed) its compiled loops (:mod:`tiebreak._loops`)."""
+    installed) its compiled loops (:mod:`tiebreak.ranking._loops`)."""
     import tiebreak.ranking as rk
 
     @contextlib.contextmanager
@@ -145,11 +145,11 @@ def test_judge_dense_table_equals_binary_search(judgments, lines):
     for limit in (rk.DENSE_QRELS_MAX, 0):
         qrels = tb.read_qrels(io.BytesIO(qtext.encode()))
         run = tb.read_run(io.BytesIO(rtext.encode()))
-        old, rk.DENSE_QRELS_MAX = rk.DENSE_QRELS_MAX, limit
+        old, rk.judged.DENSE_QRELS_MAX = rk.judged.DENSE_QRELS_MAX, limit
         try:
             J = judge(run, qrels)
         finally:
-            rk.DENSE_QRELS_MAX = old
+            rk.judged.DENSE_QRELS_MAX = old
         got.append((J.qtopic.tolist(), J.relkey.tolist(), J.judged.tolist(), J.grade.tolist(),
                     J.qrow.tolist()))
         assert ("_dense" in qrels.__dict__ and len(qrels.__dict__["_dense"]) > 0) == (limit > 0)

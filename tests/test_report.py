@@ -120,8 +120,8 @@ def test_all_pairs_page_and_a_tie_dependent_row():
     from test_compare import _flip_case  # tests/ is on sys.path under pytest
 
     import tiebreak as tb
-    from tiebreak.compare import compare, needed_regimes
     from tiebreak.report import build_report
+    from tiebreak.stats.compare import compare, needed_regimes
 
     q, a, b, c = _flip_case()
     res = tb.Evaluator(q, ["AP"], needed_regimes()).evaluate([b, a, c])

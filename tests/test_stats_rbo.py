@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiebreak.stats_rbo import rbo
+from tiebreak.stats.overlap import rbo
 
 
 def _rbo_pkg():

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import tiebreak as tb
 from tiebreak.cli import main
-from tiebreak.experiments.study_bands import (
+from tiebreak.studies.study_bands import (
     fig3,
     fig4,
     fig4_pvalues,
@@ -88,7 +88,7 @@ def test_rr_by_hand(study):
 def test_rr_never_falls_below_table2_bound(study):
     j = study.metrics.index("RR")
     for k, rho in enumerate(study.rhos):
-        assert study.differences[k, :, j, :].min() >= -float(tb.bands.delta_rr(rho)) - 1e-12
+        assert study.differences[k, :, j, :].min() >= -float(tb.ranking.bands.delta_rr(rho)) - 1e-12
 
 
 def test_parallel_matches_serial(data, study):

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 import tiebreak as tb
 from tiebreak.cli import main
-from tiebreak.experiments.study_ties import (
+from tiebreak.studies.study_ties import (
     REGIMES,
     fig2,
     overlaps,

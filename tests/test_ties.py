@@ -1,4 +1,4 @@
-"""Tie prevalence and run hygiene (tiebreak.experiments.ties)."""
+"""Tie prevalence and run hygiene (tiebreak.studies.ties)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from tiebreak.cli import main
-from tiebreak.experiments.ties import (
+from tiebreak.io import read_qrels, read_run
+from tiebreak.studies.ties import (
     cabanac_table,
     exponent_lines,
     run_stats,
@@ -18,7 +19,6 @@ from tiebreak.experiments.ties import (
     topk_table,
     yang_table,
 )
-from tiebreak.io import read_qrels, read_run
 
 TINY = """\
 1 Q0 d1 1 3.0 t

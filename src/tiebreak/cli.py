@@ -45,26 +45,27 @@ def open_client(address: str | None):
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
-    "ties": "tiebreak.experiments.ties:ties_cmd",
+    "ties": "tiebreak.studies.ties:ties_cmd",
     "study": "tiebreak.cli:study_group",
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.index.cli:index_cmd",
     "search": "tiebreak.retrieval.cli:search_cmd",
     "pool": "tiebreak.judgments.cli:pool_cmd",
     "estimate": "tiebreak.judgments.cli:estimate_cmd",
-    "compare": "tiebreak.compare:compare_cmd",
+    "compare": "tiebreak.stats.compare:compare_cmd",
     "report": "tiebreak.report:report_cmd",
+    "reproduce": "tiebreak.studies.reproduce.cli:reproduce_cmd",
 }
 
 
 # Studies (``tiebreak study NAME``), registered the same way.
 LAZY_STUDIES: dict[str, str] = {
-    "bands": "tiebreak.experiments.study_bands:bands_cmd",
-    "ties": "tiebreak.experiments.study_ties:ties_cmd",
-    "depth": "tiebreak.judgments.cli:depth_cmd",
-    "estimate": "tiebreak.judgments.cli:study_estimate_cmd",
-    "precision": "tiebreak.experiments.study_precision:precision_cmd",
-    "proximity": "tiebreak.experiments.study_proximity:proximity_cmd",
+    "bands": "tiebreak.studies.study_bands:bands_cmd",
+    "ties": "tiebreak.studies.study_ties:ties_cmd",
+    "depth": "tiebreak.studies.depth_cli:depth_cmd",
+    "estimate": "tiebreak.studies.estimate_cli:study_estimate_cmd",
+    "precision": "tiebreak.studies.study_precision:precision_cmd",
+    "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
 }
 
 
@@ -338,8 +339,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
     significant digits. Lines come out per topic in the reference order, ranked 1..n; docnos
     are kept byte for byte; scores are written in full precision.
     """
-    from .bands import band_run, format_run, round_run
     from .io import InputError, read_run
+    from .ranking.bands import band_run, format_run, round_run
 
     if (rho is None) == (digits is None):
         _fail("give exactly one of --rho and --digits")
@@ -370,7 +371,7 @@ def bounds_cmd(rhos, metrics, depth, fmt):
     Reproduces Table 2 of Yang, Moffat & Turpin (2016), Section 4, computed in exact
     rational arithmetic.
     """
-    from .bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
+    from .ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
 
     try:
         t = bounds_table(rhos or DEFAULT_RHOS, metrics or DEFAULT_BOUND_METRICS, depth)

@@ -416,7 +416,7 @@ class Evaluator:
     Parameters
     ----------
     qrels : Qrels, path, "irds:ID", DataFrame or dict
-        Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.frames.as_qrels`).
+        Judgments (see :func:`tiebreak.read_qrels` and :func:`tiebreak.io.inputs.as_qrels`).
         Diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ...) read the second column of
         the qrels as the subtopic (``qid subtopic docno rel``, as ndeval and ir_measures): a
         path is then read with ``read_qrels(path, subtopics=True)``, and a Qrels must have
@@ -457,7 +457,7 @@ class Evaluator:
         ms = parse_measures(list(ms))
         div = [m for m in ms if m.family.rel_format == "subtopics"]
         if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
-            from .io.frames import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
+            from .io.inputs import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
 
             qrels = as_qrels(qrels, subtopics=bool(div))
         if not isinstance(qrels, Qrels):
@@ -569,7 +569,7 @@ class Evaluator:
                 name = os.path.basename(os.fsdecode(r))
             run = read_run(r, name=name, on_duplicate=on_duplicate)
         elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
-            from .io.frames import as_run
+            from .io.inputs import as_run
 
             run = as_run(r)
         else:
@@ -603,7 +603,7 @@ class Evaluator:
         ----------
         runs : iterable of Run, paths, DataFrames or ``{qid: {docno: score}}`` dicts
             Paths are read with :func:`tiebreak.read_run`, the rest converted with
-            :func:`tiebreak.io.frames.as_run`.
+            :func:`tiebreak.io.inputs.as_run`.
         progress : callable, optional
             Called with the run name after each run.
         jobs : int

@@ -19,9 +19,10 @@ depends only on scores, docnos and judgments.
 
 from __future__ import annotations
 
-from .compare import CompareResult, compare, needed_regimes
 from .evaluate import EvalResult, Evaluator
-from .io.frames import as_qrels, run_from_frame
+from .io.frames import run_from_frame
+from .io.inputs import as_qrels
+from .stats.compare import CompareResult, compare, needed_regimes
 
 __all__ = ["evaluate_frames", "compare_frames", "tie_measure"]
 
@@ -63,8 +64,9 @@ def evaluate_frames(results, qrels, measures=None, regimes="all", name: str | No
 
 def compare_frames(results, qrels, measures=None, baseline=None, *, regime: str = "trec_eval",
                    **kw) -> CompareResult:
-    """:func:`tiebreak.compare.compare` for result frames (a dict name -> DataFrame or a list);
-    ``kw`` goes to :func:`~tiebreak.compare.compare` (test, correction, alpha, all_pairs, ...).
+    """:func:`tiebreak.stats.compare.compare` for result frames (a dict name -> DataFrame or a
+    list); ``kw`` goes to :func:`~tiebreak.stats.compare.compare` (test, correction, alpha,
+    all_pairs, ...).
     """
     res = evaluate_frames(results, qrels, measures, needed_regimes(regime))
     return compare(res, baseline, regime=regime, **kw)

@@ -3,7 +3,8 @@
 The page holds, with nothing fetched at view time (figures are SVG embedded as ``data:`` URIs,
 styles inline, no scripts):
 
-* the comparison table of :mod:`tiebreak.compare` per measure (every number also carried at full
+* the comparison table of :mod:`tiebreak.stats.compare` per measure (every number also carried at
+  full
   precision in a ``data-value`` attribute, equal to ``tiebreak compare --format tsv``);
 * each system's **tie range** per measure: the mean in Cabanac et al.'s realistic and optimistic
   orders as a bar, with the trec_eval and expected values marked, systems sorted by the primary
@@ -27,14 +28,14 @@ import math
 import click
 import numpy as np
 
-from .compare import (
+from .evaluate import EvalResult
+from .stats.compare import (
     CompareResult,
     compare,
     compare_options,
     evaluate_for_compare,
     input_warnings,
 )
-from .evaluate import EvalResult
 
 __all__ = ["build_report", "report_cmd"]
 
@@ -70,7 +71,7 @@ def _num(v: float, digits: int = 4, signed: bool = False) -> str:
 
 def _td(col: str, v, text: str | None = None, cls: str = "") -> str:
     """A cell carrying the full-precision value in data-value (the TSV text)."""
-    from .compare import _cell
+    from .stats.compare import _cell
 
     raw = _cell(v)
     c = f' class="{cls}"' if cls else ""
@@ -208,7 +209,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
         The evaluation the comparison came from (per-topic values for the plots); it must hold
         the realistic and optimistic regimes.
     c : CompareResult
-        From :func:`tiebreak.compare.compare` on ``res``.
+        From :func:`tiebreak.stats.compare.compare` on ``res``.
     warnings : list of str, optional
         Input warnings, one line each (see :func:`tiebreak.output.format_warnings`).
 

@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import io
 import math
-import os
 
 import numpy as np
 
 from . import InputError, Qrels, Run, read_qrels, read_run
 
-__all__ = ["run_from_frame", "run_from_dict", "qrels_from_frame", "qrels_from_dict",
-           "as_run", "as_qrels", "RUN_COLUMNS", "QRELS_COLUMNS"]
+__all__ = ["run_from_frame", "run_from_dict", "qrels_from_frame", "qrels_from_dict", "RUN_COLUMNS",
+           "QRELS_COLUMNS"]
 
 RUN_COLUMNS = {"ir_measures": ("query_id", "doc_id", "score"),
                "PyTerrier": ("qid", "docno", "score")}
@@ -248,50 +247,3 @@ def qrels_from_dict(d: dict, name: str = "qrels") -> Qrels:
 
 def _is_frame(x) -> bool:
     return type(x).__name__ == "DataFrame" and hasattr(x, "columns")
-
-
-def as_run(x, name: str | None = None) -> Run:
-    """A :class:`~tiebreak.io.Run` from a Run (returned as is), a path, a DataFrame or a dict.
-
-    Raises
-    ------
-    InputError
-        Bad content (see the readers) or a type that is none of these.
-    """
-    if isinstance(x, Run):
-        return x
-    if _is_frame(x):
-        return run_from_frame(x, name)
-    if isinstance(x, dict):
-        return run_from_dict(x, name or "run")
-    if isinstance(x, (str, os.PathLike)):
-        return read_run(x, name=name)
-    raise InputError(f"cannot read a run from {type(x).__name__}: give a path, a DataFrame "
-                     "(query_id/doc_id/score or qid/docno/score) or {qid: {docno: score}}")
-
-
-def as_qrels(x, subtopics: bool = False) -> Qrels:
-    """A :class:`~tiebreak.io.Qrels` from a Qrels, a path, ``"irds:DATASET_ID"``, a DataFrame
-    or a dict. ``subtopics``: read a path's second column as the subtopic
-    (:func:`~tiebreak.io.read_qrels`); other sources are returned without subtopics.
-
-    Raises
-    ------
-    InputError
-        Bad content, an ir_datasets id whose data is not available, or an unsupported type.
-    """
-    if isinstance(x, Qrels):
-        return x
-    if _is_frame(x):
-        return qrels_from_frame(x)
-    if isinstance(x, dict):
-        return qrels_from_dict(x)
-    if isinstance(x, str) and x.startswith("irds:"):
-        from .irds import read_irds_qrels
-
-        return read_irds_qrels(x[len("irds:"):])
-    if isinstance(x, (str, os.PathLike)):
-        return read_qrels(x, subtopics=subtopics)
-    raise InputError(f"cannot read qrels from {type(x).__name__}: give a path, irds:ID, a "
-                     "DataFrame (query_id/doc_id/relevance or qid/docno/label) or "
-                     "{qid: {docno: relevance}}")

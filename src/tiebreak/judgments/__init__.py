@@ -3,7 +3,7 @@ ch. 5 and 6).
 
 * :mod:`tiebreak.judgments.pool`: fixed-depth, sampled and targeted pools; simulated shallow
   pools from deep qrels.
-* :mod:`tiebreak.judgments.depth`: coverage, inversion, discrimination, volatility and
+* :mod:`tiebreak.studies.depth`: coverage, inversion, discrimination, volatility and
   leave-out studies of evaluation depth against pooling depth.
 * :mod:`tiebreak.judgments.estimate`: rank-level gain models and the two-stage estimator of
   deep RBP scores from shallow pools.

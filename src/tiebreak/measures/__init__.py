@@ -1,4 +1,5 @@
-"""Measures: one registry of families (:mod:`.registry`, :mod:`.families`), kernels over one
+"""Measures: one registry of families (:mod:`.registry`, declared in :mod:`.builtin`), kernels
+over one
 ranking structure (:mod:`.kernels`), ir_measures syntax (:mod:`.parse`) and trec_eval's names as
 an alias table (:mod:`.trec_names`).
 
@@ -11,6 +12,7 @@ bounds), ``judged``/``residual`` (Judged@k, RBP residual: ordered by judged-ness
 
 from __future__ import annotations
 
+from . import builtin  # noqa: E402, F401, I001  (registers the built-in families)
 from .parse import DEFAULT_MEASURES, parse_measure, parse_measure_list, parse_measures
 from .registry import REGISTRY, Family, Measure, MeasureError, Param, family
 

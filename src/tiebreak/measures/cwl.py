@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._flat import dense
+from ..ranking._flat import dense
 
 DEPTH = 1000  # cwl_eval's max_n
 

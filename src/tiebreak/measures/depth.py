@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._flat import (
+from ..ranking._flat import (
     dense,
     div,
     ideal_list,

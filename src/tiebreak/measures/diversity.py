@@ -18,7 +18,7 @@ a greedy ideal ranking of the judged documents (ties broken towards the larger d
 caps cutoffs at 20, these kernels do not. Without a cutoff the whole list is evaluated (the
 ideal-ideal value and P-IA's k then use the topic's number of retrieved documents).
 
-The measures are registered in :mod:`tiebreak.measures.families_adhoc` under ir_measures' names
+The measures are registered in :mod:`tiebreak.measures.builtin.adhoc` under ir_measures' names
 (``alpha_nDCG(alpha=,rel=,judged_only=)@k``, ``ERR_IA``, ``NRBP(alpha=,beta=)``, ...), read the
 qrels' second column as the subtopic (``read_qrels(..., subtopics=True)``) and run under every
 tie regime; ``expected`` is sampled, and ``lower``/``upper`` are the realistic/optimistic
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._flat import div, starts_of, tsum, within
+from ..ranking._flat import div, starts_of, tsum, within
 
 CITATIONS = {
     "alpha-nDCG": "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, "
@@ -286,7 +286,7 @@ def ranking_pairs(R, level: int):
         ``r * n_subtopics`` so that replicas never share a subtopic.
     ctx : SubtopicContext
     """
-    from .registry import MeasureError
+    from .errors import MeasureError
 
     P = R.prepared
     if R.line is None or P is None or P.qrels is None or P.qrels.subtopic_lines is None:

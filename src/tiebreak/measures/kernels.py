@@ -459,7 +459,7 @@ def _resolve_gains(R, m, scale: bool = False):
     if g == ("exp",):
         big = R.rel_levels.shape[1] - 1 >= 1000
         if big and not scale:
-            from .registry import MeasureError
+            from .errors import MeasureError
 
             raise MeasureError(f"{m}: exp-log2 gains 2^grade overflow for grade "
                                f"{R.rel_levels.shape[1] - 1}; use nDCG (scale-free) or gains=")
@@ -607,7 +607,7 @@ def _rbp_gain(R, m):
     gains = m["gains"]
     if m["graded"]:
         if gains is not None:
-            from .registry import MeasureError
+            from .errors import MeasureError
             raise MeasureError(f"{m}: graded=True uses the grades as gains; drop gains=")
         return graded_gain(R, m["rel"])
     if gains is None:

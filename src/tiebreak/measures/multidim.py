@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._flat import div, seg_cumsum, tsum
+from ..ranking._flat import div, seg_cumsum, tsum
 
 CITATION = ("G. Zuccon. Understandability biased evaluation for information retrieval. ECIR "
             "2016; J. Palotti, H. Scells, G. Zuccon. TrecTools: an open-source Python library "
@@ -54,7 +54,7 @@ def other_values(R, path: str) -> tuple[np.ndarray, np.ndarray]:
     """
     from ..io import InputError
     from ..ranking import lookup
-    from .registry import MeasureError
+    from .errors import MeasureError
 
     P = R.prepared
     if R.line is None or P is None or P.run_docnos is None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._flat import (
+from ..ranking._flat import (
     div,
     first_per_topic,
     ideal_cum_at,

@@ -15,7 +15,7 @@ A :class:`Measure` is a family with parameter values and a display name. ir_meas
 
 Adding a measure: write its kernel (``kernel(R, m) -> float64 (T,)``, plus a closed form
 ``closed(G, m, cutoff) -> (T,)`` when it is not linear), then one ``register(Family(...))``
-call in :mod:`tiebreak.measures.families` (or a module it imports); add a trec_eval alias in
+call in :mod:`tiebreak.measures.builtin` (or a module it imports); add a trec_eval alias in
 :mod:`tiebreak.measures.trec_names` if trec_eval has the measure.
 
 Kinds
@@ -37,16 +37,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .errors import MeasureError
+
 __all__ = ["Param", "Family", "Measure", "MeasureError", "REGISTRY", "register", "family",
            "JUDGED_ONLY"]
 
 KINDS = ("monotone", "normalised", "judged", "residual", "count", "set", "other")
 EXPECTED = ("linear", "closed", "sampled", "linear_uncut", "trec_order")
 SUMMARIES = ("mean", "sum", "gmean", "none", "num_rel", "first")
-
-
-class MeasureError(ValueError):
-    """An unknown measure name or a bad parameter value."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +233,6 @@ def register(f: Family) -> Family:
 
 def family(name: str) -> Family | None:
     """The family registered under ``name`` or one of its aliases (case-insensitive)."""
-    from . import families  # noqa: F401  (registers the built-in families)
 
     key = _ALIASES.get(name.lower())
     return REGISTRY[key] if key else None

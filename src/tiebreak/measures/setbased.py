@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._flat import div, seg_cumsum, starts_of, tcount, tsum, within
+from ..ranking._flat import div, seg_cumsum, starts_of, tcount, tsum, within
 
 
 def f1_at(topic, rank, rel, n_topics, k, nrel) -> np.ndarray:
@@ -66,7 +66,7 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
     sorts them by run score, unretrieved ones count score 0, so this holds when scores are
     positive). ``grade`` (n,) is each position's qrels value (<= 0 or unjudged: not relevant);
     ``ideal_topic``/``ideal_grade`` list every relevant judgment of the qrels, grade descending
-    within topic (:func:`tiebreak.measures._flat.ideal_list`). With relevant document x at run
+    within topic (:func:`tiebreak.ranking._flat.ideal_list`). With relevant document x at run
     rank r_x and ideal rank q_x,
     ``RBO = sum_x sum_{d=max(r_x, q_x)..D} p^(d-1)/d / sum_{d=1..D} p^(d-1)``.
     0 for a topic with nothing retrieved. Regime: sampled.

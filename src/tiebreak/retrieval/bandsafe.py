@@ -1,9 +1,11 @@
 """Band-safe top-k and anytime (budgeted) retrieval over impact-ordered postings.
 
 :func:`band_safe` returns the exact top-k documents grouped into the geometric bands of Yang,
-Moffat & Turpin (2016), ``b_1 = 1, b_{g+1} = ceil(rho b_g)`` (:func:`tiebreak.bands.band_starts`):
+Moffat & Turpin (2016), ``b_1 = 1, b_{g+1} = ceil(rho b_g)``
+(:func:`tiebreak.ranking.bands.band_starts`):
 every document is in the band its exact rank falls in, and every document of band ``g`` gets
-score ``1/g`` (the convention of :func:`tiebreak.bands.band_run`), so a band is one tied group
+score ``1/g`` (the convention of :func:`tiebreak.ranking.bands.band_run`), so a band is one tied
+group
 and is written in docno-descending order. Scoring reads postings in decreasing contribution
 order and stops as soon as the band boundaries are certain; the safety argument is in
 ``docs/precise-enough.md``.
@@ -62,7 +64,7 @@ def band_scores(n: int, rho) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def _band_scores(n: int, rho) -> np.ndarray:
-    from ..bands import band_starts
+    from ..ranking.bands import band_starts
 
     starts = band_starts(rho, n)
     g = np.searchsorted(starts, np.arange(1, n + 1), side="right")
@@ -98,7 +100,7 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
     ValueError
         ``rho`` not a number > 1.
     """
-    from ..bands import band_starts
+    from ..ranking.bands import band_starts
     from .traversal import _bounds, _flat, _rank, _scratch, run_plan
 
     starts = band_starts(rho, k)           # validates rho (exact rational, >= 1)

@@ -5,7 +5,8 @@ Yang, Moffat & Turpin, "How Precise Does Document Scoring Need to Be?", AIRS 201
 
 Protocol
 --------
-For every ``rho`` each run is *banded* (:func:`tiebreak.bands.band_run`): in the reference order
+For every ``rho`` each run is *banded* (:func:`tiebreak.ranking.bands.band_run`): in the reference
+order
 (the file's line order by default) rank ``r`` in band ``g`` gets score ``1/g``, so the tied groups
 are exactly the geometric bands. The banded runs are scored under the ``expected`` regime (the
 exact mean over all orderings inside the bands), the originals under the ``file`` regime (the
@@ -97,8 +98,8 @@ def _read(_shared, path):
 def _evaluate(state, task):
     """Task ``None``: originals in the reference order (``file`` or ``trec_eval`` regime),
     returning their names and warnings too; else a rho: banded runs under ``expected``."""
-    from ..bands import band_run
     from ..evaluate import Evaluator
+    from ..ranking.bands import band_run
 
     runs, measures, qrels, order = state
     if task is None:
@@ -138,10 +139,10 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     progress : bool
         Show progress bars on stderr.
     """
-    from ..bands import band_starts
     from ..io import Run
     from ..measures import parse_measure
     from ..parallel import cpus, imap
+    from ..ranking.bands import band_starts
 
     for r in rhos:
         band_starts(r, 0)  # validate early
@@ -352,8 +353,8 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
     """
     from fractions import Fraction
 
-    from ..bands import exact
     from ..io import read_qrels, run_paths
+    from ..ranking.bands import exact
 
     rho_list = _split([rhos])
     try:

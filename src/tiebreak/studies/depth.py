@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..io import Qrels, Run
-from .pool import RunLists, pool_depth, restrict_qrels
+from ..judgments.pool import RunLists, pool_depth, restrict_qrels
+from ..judgments.scoring import score_runs, score_runs_parallel
 
 __all__ = [
     "DEFAULT_EVAL_DEPTHS",
@@ -45,8 +46,6 @@ __all__ = [
     "significant_pairs",
     "coverage_inversion",
     "tau_matrix",
-    "score_runs",
-    "score_runs_parallel",
     "leave_out",
     "pool_counts",
     "run_depth_study",
@@ -59,7 +58,6 @@ __all__ = [
 
 DEFAULT_EVAL_DEPTHS = (1, 4, 10, 40, 100, 400, 1000)
 DEFAULT_METRICS = ("AP_b", "AP", "nDCG", "RBP(p=0.95)", "RBP(p=0.8)", "ERR", "RR")
-DERIVED = {"AP_b": "AP"}
 
 
 # ------------------------------------------------------------------------ pairwise statistics
@@ -158,110 +156,6 @@ def tau_matrix(A: np.ndarray, B: np.ndarray | None = None) -> np.ndarray:
 # ------------------------------------------------------------------------------- scoring
 
 
-def _measure_name(metric: str, k: int) -> str:
-    return metric if "@" in metric else f"{metric}@{k}"
-
-
-def _plan(metric: str, k: int) -> tuple[str, bool]:
-    """Evaluator name for ``metric`` at depth k, and whether AP_b must be derived from AP."""
-    from ..measures import MeasureError, parse_measure
-
-    name = _measure_name(metric, k)
-    try:
-        parse_measure(name)
-        return name, False
-    except MeasureError:
-        base = metric.split("@")[0]
-        if base in DERIVED:
-            return _measure_name(DERIVED[base], k), True
-        raise
-
-
-def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
-               regimes=("trec_eval",)) -> dict:
-    """Per-topic scores of every run for every metric at every evaluation depth.
-
-    Parameters
-    ----------
-    qrels : Qrels
-    runs : list of Run
-    metrics : list of str
-        Base metric names (``AP``, ``AP_b``, ``nDCG``, ``RBP(p=0.8)``, ``ERR``, ``RR``, ``P``,
-        ...); ``@k`` is appended per depth.
-    depths : list of int
-    regimes : list of str
-        Tie regimes (:mod:`tiebreak.ranking`).
-
-    Returns
-    -------
-    dict
-        ``scores``: ndarray (n_runs, n_metrics, n_depths, n_regimes, n_topics);
-        ``residual``: same shape, the RBP residual for RBP metrics and NaN otherwise;
-        ``judged``: ndarray (n_runs, n_depths, n_regimes, n_topics), the share of the top k that
-        is judged (``Judged@k``); ``names``: the run names.
-
-    Raises
-    ------
-    tiebreak.measures.MeasureError
-        An unknown metric name.
-    """
-    from ..evaluate import Evaluator
-    from ..measures import parse_measure
-    from ..measures.parse import residual_of
-
-    plan = [[_plan(m, k) for k in depths] for m in metrics]
-    names: list[str] = []
-    for row in plan:
-        for n, _ in row:
-            if n not in names:
-                names.append(n)
-    judged_names = [f"Judged@{k}" for k in depths]
-    ev = Evaluator(qrels, names + judged_names, list(regimes))
-    res = ev.evaluate(runs)
-    idx = {m: i for i, m in enumerate(res.measures)}
-    nr, nq = len(res.runs), len(res.topics)
-    out = np.zeros((nr, len(metrics), len(depths), len(regimes), nq))
-    resid = np.full_like(out, np.nan)
-    R = qrels.num_rel().astype(np.float64)
-    for a, row in enumerate(plan):
-        for b, (n, derive) in enumerate(row):
-            m = parse_measure(n)
-            v = res.per_topic[:, idx[str(m)]]
-            if derive:
-                k = depths[b]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    f = np.where(R > 0, R / np.minimum(R, k), 0.0)
-                v = v * f
-            out[:, a, b] = v
-            if m.family.name == "RBP":
-                resid[:, a, b] = res.per_topic[:, idx[str(residual_of(m))]]
-    judged = np.stack([res.per_topic[:, idx[j]] for j in judged_names], axis=1)
-    return {"scores": out, "residual": resid, "judged": judged, "names": list(res.runs)}
-
-
-def _score_chunk(shared, chunk):
-    qrels, runs, metrics, depths, regimes = shared
-    return score_runs(qrels, [runs[i] for i in chunk], metrics, depths, regimes)
-
-
-def score_runs_parallel(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_eval",),
-                        jobs: int = 1, client=None) -> dict:
-    """:func:`score_runs` with the runs split over ``jobs`` forked worker processes, or over the
-    workers of a Dask ``client`` (:func:`tiebreak.parallel.imap`). Results are identical and in
-    run order."""
-    from ..parallel import imap
-
-    n_parts = len(runs) if client is not None else min(jobs, len(runs))
-    if client is None and (jobs <= 1 or len(runs) < 2):
-        return score_runs(qrels, runs, metrics, depths, regimes)
-    chunks = [c for c in np.array_split(np.arange(len(runs)), max(n_parts, 1)) if len(c)]
-    parts = list(imap(_score_chunk, chunks, len(chunks), (qrels, runs, metrics, depths,
-                                                          tuple(regimes)), client=client))
-    out = {k: np.concatenate([p[k] for p in parts]) for k in ("scores", "residual", "judged")}
-    out["names"] = [n for p in parts for n in p["names"]]
-    return out
-
-
 # ----------------------------------------------------------------------------- leave-out
 
 
@@ -342,7 +236,7 @@ def _lookup(keys_sorted: np.ndarray, values: np.ndarray, keys: np.ndarray,
 
 
 def _pool_keys(qrels: Qrels, docnos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from .pool import _qrels_keys_in
+    from ..judgments.pool import _qrels_keys_in
 
     k, ok = _qrels_keys_in(qrels, docnos)
     k, v = k[ok], qrels.value[ok]
@@ -497,7 +391,7 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         Neither a pool depth nor a reference depth, unknown run names, or fewer than 2
         contributing systems.
     """
-    from .pool import run_lists
+    from ..judgments.pool import run_lists
 
     say = progress or (lambda msg: None)
     names = [r.name for r in runs]
@@ -526,7 +420,7 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
     depths = sorted(set(int(k) for k in eval_depths))
     scored = runs
     if condensed:
-        from .pool import condense_run
+        from ..judgments.pool import condense_run
 
         scored = [condense_run(r, shallow) for r in runs]
         info["condensed_mean_length"] = float(np.mean(

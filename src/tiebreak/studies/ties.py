@@ -334,7 +334,7 @@ def _table(df: pd.DataFrame, fh) -> None:
 def ties_cmd(runs, qrels, fmt, per_run, only):
     """Tie prevalence and run hygiene of RUNS (Yang et al. / Cabanac et al. Table 1).
 
-    A directory means every run file in it. Definitions: see ``tiebreak.experiments.ties``.
+    A directory means every run file in it. Definitions: see ``tiebreak.studies.ties``.
     """
     from ..io import InputError
 

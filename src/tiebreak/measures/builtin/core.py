@@ -1,9 +1,10 @@
-"""The built-in measure families, each registered once (see :mod:`.registry`)."""
+"""The built-in measure families of trec_eval and the core ad hoc measures, each registered once
+(see :mod:`tiebreak.measures.registry`)."""
 
 from __future__ import annotations
 
-from . import kernels as K
-from .registry import JUDGED_ONLY, Family, Param, register
+from .. import kernels as K
+from ..registry import JUDGED_ONLY, Family, Param, register
 
 RECALL_PTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -165,4 +166,3 @@ register(Family("relstring", "relevance codes of the top N documents (per topic 
                 "none", "trec_order", summary="none", fmt="str", source=TREC, bogus=""))
 
 # -- other traditions: C/W/L, NTCIREVAL, Lu (2018) depth variants, Accuracy, Compat, F1 --------
-from . import families_adhoc  # noqa: E402, F401

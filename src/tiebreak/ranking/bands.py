@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .io import Run
+from ..io import Run
 
 __all__ = [
     "DEFAULT_BOUND_METRICS",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import JUDGED_ONLY, Family, MeasureError, Param, register
+from ..registry import JUDGED_ONLY, Family, MeasureError, Param, register
+from . import core  # noqa: F401  (the core families register first)
 
 # The kernel modules are imported when a family is first evaluated, not when the registry
 # loads (it loads on every ``tiebreak eval``).
@@ -147,7 +148,7 @@ def _grade_gain(R, gains) -> np.ndarray:
 
 def _cwl_kernel(fname: str, **fixed):
     def kernel(R, m):
-        from . import cwl
+        from .. import cwl
         fn = getattr(cwl, fname)
         kw = {p: m[p] for p in ("T", "p", "halflife", "L", "b1", "R1", "A", "b2", "R2", "hb",
                                 "gain_med") if _has(m, p)}
@@ -230,49 +231,49 @@ def _ntcir_args(R, m):
 
 
 def _k_q(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, nrel, _ = _ntcir_args(R, m)
     return ntcir.q_measure(R.topic, R.rank, g, R.n_topics, it, ig, nrel, m["beta"], m.cutoff)
 
 
 def _k_o(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, _ = _ntcir_args(R, m)
     return ntcir.o_measure(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
 
 
 def _k_p(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, _ = _ntcir_args(R, m)
     return ntcir.p_measure(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
 
 
 def _k_pplus(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, _ = _ntcir_args(R, m)
     return ntcir.p_plus(R.topic, R.rank, g, R.n_topics, it, ig, m["beta"])
 
 
 def _k_ndcg_orig(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, _ = _ntcir_args(R, m)
     return ntcir.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["logb"])
 
 
 def _k_msndcg(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, _ = _ntcir_args(R, m)
     return ntcir.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, microsoft=True)
 
 
 def _k_nerr(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, it, ig, _, gmax = _ntcir_args(R, m)
     return ntcir.nerr(R.topic, R.rank, g, R.n_topics, it, ig, gmax, m.cutoff)
 
 
 def _k_err_lin(R, m):
-    from . import ntcir
+    from .. import ntcir
     g, _, _, _, gmax = _ntcir_args(R, m)
     return ntcir.err(R.topic, R.rank, g, R.n_topics, gmax, m.cutoff)
 
@@ -307,7 +308,7 @@ BASE = Param("base", "float", 2.0, "log base", lambda v: None if v > 1 else "mus
 
 
 def _check_discount(v):
-    from .depth import DISCOUNTS
+    from ..depth import DISCOUNTS
     return None if v in DISCOUNTS else "must be one of " + ", ".join(DISCOUNTS)
 
 
@@ -316,13 +317,13 @@ def _rel_bool(R, level):
 
 
 def _k_ap_b(R, m):
-    from . import depth
+    from .. import depth
     lv = m["rel"]
     return depth.ap_b(R.topic, R.rank, _rel_bool(R, lv), R.n_topics, m.cutoff, R.num_rel(lv))
 
 
 def _c_ap_b(G, m, k):
-    from . import depth
+    from .. import depth
     lv = m["rel"]
     R_ = G.rel_levels[:, max(lv, 0):].sum(axis=1)
     s = depth.e_ap_sum(G.topic, G.rank, G.rel(lv), G.n_topics, G.gid, G.g_first, G.g_size, k)
@@ -331,20 +332,20 @@ def _c_ap_b(G, m, k):
 
 
 def _k_ap_c(R, m):
-    from . import depth
+    from .. import depth
     return depth.ap_c(R.topic, R.rank, _rel_bool(R, m["rel"]), R.n_topics, m.cutoff)
 
 
 def _k_dcg_lu(R, m):
-    from . import depth
-    from .kernels import gains_at
+    from .. import depth
+    from ..kernels import gains_at
     g = gains_at(R, m["gains"])
     return depth.dcg(R.topic, R.rank, g, R.n_topics, m.cutoff, m["discount"], m["base"])
 
 
 def _k_ndcg_a(R, m):
-    from . import depth
-    from .kernels import gains_at
+    from .. import depth
+    from ..kernels import gains_at
     g = gains_at(R, m["gains"])
     it, ig = _ideal(R, m["gains"], 0)
     return depth.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["discount"],
@@ -352,8 +353,8 @@ def _k_ndcg_a(R, m):
 
 
 def _k_ndcg_b(R, m):
-    from . import depth
-    from .kernels import gains_at
+    from .. import depth
+    from ..kernels import gains_at
     g = gains_at(R, m["gains"])
     it, ig = depth.ideal_from_pool(R.topic, R.rank, g, R.n_topics, m.cutoff)
     return depth.ndcg(R.topic, R.rank, g, R.n_topics, it, ig, m.cutoff, m["discount"],
@@ -361,7 +362,7 @@ def _k_ndcg_b(R, m):
 
 
 def _k_err_resid(R, m):
-    from . import depth
+    from .. import depth
     gm = float(m["gmax"])
     stop = R.per_position(("err_stop4", gm), lambda c, t: depth.err_stop(
         np.where(c >= 0, np.minimum(c, gm), 0), c >= 0, gm))
@@ -394,19 +395,19 @@ register(Family("ERR_resid", "ERR@k residual: unjudged and missing ranks at the 
 
 
 def _k_accuracy(R, m):
-    from . import setbased
+    from .. import setbased
     return setbased.accuracy(R.topic, R.rank, _rel_bool(R, m["rel"]), R.n_topics, m.cutoff)
 
 
 def _k_compat(R, m):
-    from . import setbased
+    from .. import setbased
     it, ig = _ideal(R, None, 1)
     g = _grade_gain(R, None)
     return setbased.compat(R.topic, R.rank, g, R.n_topics, it, ig, m["p"])
 
 
 def _k_f1(R, m):
-    from . import setbased
+    from .. import setbased
     lv = m["rel"]
     return setbased.f1_at(R.topic, R.rank, _rel_bool(R, lv), R.n_topics, m.cutoff,
                           R.num_rel(lv))
@@ -434,7 +435,7 @@ DIV = ("NIST ndeval 4.5 (TREC Web track diversity task), as ir_measures' pyndeva
 
 
 def _k_div(R, m):
-    from . import diversity
+    from .. import diversity
     return diversity.evaluate_ranking(R, m)
 
 
@@ -461,7 +462,7 @@ _DIVERSITY = [
 
 
 def _div_source(key: str) -> str:
-    from .diversity import CITATIONS
+    from ..diversity import CITATIONS
     return CITATIONS[key]
 
 
@@ -477,7 +478,7 @@ for _name, _doc, _params, _cut, _cite, _aliases in _DIVERSITY:
 
 
 def _k_hits(R, m):
-    from .kernels import hits_at
+    from ..kernels import hits_at
     return hits_at(R, m)
 
 
@@ -497,22 +498,22 @@ SCALE = Param("scale", "float", 1.0, "factor on the second qrels' values (trecto
 
 
 def _other(R, m):
-    from . import multidim
+    from .. import multidim
     if m["other"] is None:
         raise MeasureError(f"{m}: name the second qrels, e.g. {m.family.name}(other='u.qrels')")
     return multidim.other_values(R, m["other"])
 
 
 def _k_urbp(R, m):
-    from . import multidim
-    from .kernels import graded_gain
+    from .. import multidim
+    from ..kernels import graded_gain
     has, u = _other(R, m)
     return multidim.urbp(R.topic, R.rank, _rel_bool(R, m["rel"]), graded_gain(R, m["rel"]),
                          has, u, R.n_topics, m["p"], m.cutoff, m["scale"], m["graded"])
 
 
 def _k_ubpref(R, m):
-    from . import multidim
+    from .. import multidim
     has, u = _other(R, m)
     lv = m["rel"]
     return multidim.ubpref(R.topic, np.asarray(R.judged) > 0.5, _rel_bool(R, lv),
@@ -521,7 +522,7 @@ def _k_ubpref(R, m):
 
 
 def _multidim_source() -> str:
-    from .multidim import CITATION
+    from ..multidim import CITATION
     return CITATION
 
 

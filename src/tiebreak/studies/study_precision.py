@@ -178,12 +178,12 @@ def precision_cmd(index_dir, topics, qrels, collections, data, models, rhos, bit
     pruned retrieval against exact exhaustive scoring."""
     import pandas as pd
 
-    from ..bands import band_starts
     from ..cli import _fail as fail
     from ..index import IndexFormatError, build_index, open_index
     from ..index.readers import read_topics
     from ..index.testcollections import COLLECTIONS
     from ..io import read_qrels
+    from ..ranking.bands import band_starts
 
     models_l = _split(models)
     for m in models_l:

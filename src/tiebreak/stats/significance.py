@@ -1,28 +1,5 @@
-"""Statistics shared by the tie studies: paired tests, bootstrap, rank correlation, corrections.
-
-The tie studies of the project (Cabanac et al. 2010, "Tie-breaker: a new perspective of ranking
-and evaluation for information retrieval"; Yang, Moffat & Turpin 2016, "How precise does document
-scoring need to be?") ask two kinds of question of per-topic scores:
-
-* is one treatment of ties significantly different from (or at least ``ratio`` times as good as)
-  another, over topics? -> :func:`paired_t`, :func:`wilcoxon`, :func:`randomization_test`,
-  :func:`bootstrap_ci`, and for every pair of systems :func:`all_pairs`,
-  :func:`discrimination_ratio`, :func:`holm`, :func:`benjamini_hochberg`;
-* does the ordering of systems change? -> :func:`kendall_tau`, :func:`tau_ap`.
-
-Conventions: per-topic scores are 1-D float arrays of shape ``(n_topics,)`` with the same topic
-order in both arguments; a score matrix has shape ``(n_systems, n_topics)``; correlations take two
-arrays of shape ``(n_systems,)``. Bad input (wrong shapes, too few values, NaN or infinity) raises
-:class:`ValueError`. A p-value is significant at level alpha when ``p < alpha``.
-
-scipy is imported inside the functions that need it, so ``import tiebreak`` stays fast.
-
->>> from tiebreak import stats
->>> r = stats.paired_t(banded, original, alternative="greater", ratio=0.99)
->>> r.pvalue < 0.05          # banded >= 0.99 * original, significantly
->>> p, pairs = stats.all_pairs(scores, test="t", correction="holm")
->>> stats.discrimination_ratio(p)
-"""
+"""Paired significance tests, bootstrap confidence intervals and effect sizes over per-topic
+scores (see :mod:`tiebreak.stats` for the conventions)."""
 
 from __future__ import annotations
 
@@ -30,27 +7,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import _pair, _vector
+from .corrections import ADJUSTMENTS, _pvalues, adjust, benjamini_hochberg, bonferroni, holm
+from .correlation import kendall_tau, tau_ap
+
 __all__ = [
     "PairedTestResult", "BootstrapCI", "paired_t", "wilcoxon", "randomization_test",
     "bootstrap_ci", "kendall_tau", "tau_ap", "discrimination_ratio", "holm",
     "benjamini_hochberg", "bonferroni", "adjust", "bootstrap_test", "paired_pvalues_rows",
     "paired_ci_rows", "effect_size_rows", "all_pairs", "ALTERNATIVES", "TESTS", "CORRECTIONS",
-    "ROW_TESTS", "ADJUSTMENTS", "rbo",
+    "ROW_TESTS", "ADJUSTMENTS",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
-
-
-def rbo(*args, **kw):
-    """Rank-biased overlap of two rankings (Webber, Moffat & Zobel 2010), beside Kendall's tau
-    and tau_AP: see :func:`tiebreak.stats_rbo.rbo` for the parameters and variants."""
-    from .stats_rbo import rbo as _rbo
-
-    return _rbo(*args, **kw)
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = (None, "holm", "bh")
 ROW_TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
-ADJUSTMENTS = ("none", "holm", "bh", "bonferroni")
 
 _CHUNK = 1 << 22  # elements per block in the randomization test (32 MiB of float64)
 
@@ -85,32 +57,6 @@ class BootstrapCI:
 # ------------------------------------------------------------------------------------- input
 
 
-def _vector(x, name: str, min_len: int = 2) -> np.ndarray:
-    v = np.asarray(x, dtype=np.float64)
-    if v.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (one value per topic or system), got shape {v.shape}")
-    if v.size < min_len:
-        raise ValueError(f"{name} needs at least {min_len} values, got {v.size}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return v
-
-
-def _pair(a, b, what: str = "pairs") -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
-    if a.ndim != 1:
-        raise ValueError(f"a and b must be 1-D, got shape {a.shape}")
-    if a.size < 2:
-        raise ValueError(f"need at least 2 {what}, got {a.size}")
-    for v, name in ((a, "a"), (b, "b")):
-        if not np.all(np.isfinite(v)):
-            raise ValueError(f"{name} contains NaN or infinite values")
-    return a, b
-
-
 def _differences(a, b, ratio: float) -> np.ndarray:
     a, b = _pair(a, b)
     if not np.isfinite(ratio):
@@ -127,13 +73,6 @@ def _check_n(n: int) -> int:
     if int(n) != n or n < 1:
         raise ValueError(f"n (number of resamples) must be a positive integer, got {n}")
     return int(n)
-
-
-def _pvalues(p, name: str = "p-values") -> np.ndarray:
-    p = np.asarray(p, dtype=np.float64)
-    if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError(f"{name} must be finite and in [0, 1]")
-    return p
 
 
 # -------------------------------------------------------------------------------- paired tests
@@ -326,78 +265,6 @@ def bootstrap_ci(a, b=None, n: int = 10000, seed=0, level: float = 0.95) -> Boot
 # --------------------------------------------------------------------------- rank correlation
 
 
-def kendall_tau(x, y) -> float:
-    """Kendall's tau-b between two scorings of the same systems (scipy ``kendalltau``).
-
-    ``tau_b = (C - D) / sqrt((n0 - n1) (n0 - n2))`` with C / D the concordant / discordant
-    pairs, ``n0 = n (n - 1) / 2`` and n1 / n2 the pairs tied in x / y (Kendall 1945). Symmetric
-    in x and y. ``x``, ``y``: 1-D arrays of shape ``(n_systems,)``, at least 2 finite values.
-    Returns a float in [-1, 1], or NaN when x or y is constant. Raises ValueError on bad input.
-    """
-    x, y = _pair(x, y, "systems")
-    from scipy import stats as st
-
-    return float(st.kendalltau(x, y, variant="b").statistic)
-
-
-def _harmonic(n: int) -> np.ndarray:
-    """H[k] = sum_{m=1..k} 1/m for k = 0..n (H[0] = 0)."""
-    h = np.zeros(n + 1)
-    h[1:] = np.cumsum(1.0 / np.arange(1, n + 1))
-    return h
-
-
-def tau_ap(x, y) -> float:
-    """AP rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) of ``y`` against ``x``.
-
-    ``x`` holds the reference (ground-truth) scores and ``y`` the candidate scores of the same
-    systems, larger = better. Walking down the candidate ranking (y descending),
-
-        tau_AP = 2 / (n - 1) * sum_{i=2..n} C(i) / (i - 1) - 1            (Yilmaz et al., eq. 4)
-
-    where C(i) is the number of systems above position i that the reference also places above
-    the system at position i. Errors near the top cost more than errors near the bottom; unlike
-    Kendall's tau it is not symmetric in x and y. Without ties it is 1 for identical orderings
-    and -1 for reversed ones.
-
-    Ties: the value returned is the *expected* tau_AP when every tied group is put in uniformly
-    random order, independently in x and in y (the spirit of the ``expected`` tie regime).
-    Concretely, a pair tied in y is equally likely to appear in either order, and a pair tied in
-    x counts as half correctly ordered. With ties in y only this is exactly tau_AP,a of Urbano &
-    Marrero (2017, "The treatment of ties in AP correlation", ICTIR), their measure of the
-    accuracy of an estimated ranking (with ties) against a true one. Consequences: two identical
-    orderings that contain ties give less than 1, and a constant y gives the expectation over
-    random orderings; a constant x gives 0.
-
-    Computed in closed form in O(n^2) (vectorised): for a system with p systems strictly above
-    it in y and t systems in its y-tie group (itself included), its position is uniform on
-    p+1..p+t, so it contributes ``A * S1 + G * S2`` where A (G) counts the correctly ordered
-    systems above its group (inside its group),
-    ``S1 = (1/t) sum_{k=max(p,1)}^{p+t-1} 1/k`` and
-    ``S2 = (1 / (t (t-1))) sum_{k=1}^{t-1} k / (p+k)``.
-
-    Parameters: ``x``, ``y``: 1-D arrays of shape ``(n_systems,)``, at least 2 finite values.
-    Returns a float in [-1, 1]. Raises ValueError on bad input.
-    """
-    x, y = _pair(x, y, "systems")
-    n = x.size
-    above_y = y[None, :] > y[:, None]  # [i, j]: j strictly above i in the candidate ranking
-    tied_y = y[None, :] == y[:, None]
-    np.fill_diagonal(tied_y, False)
-    # correct[i, j]: reference puts j above i (1), ties them (1/2) or reverses them (0)
-    correct = (x[None, :] > x[:, None]) + 0.5 * (x[None, :] == x[:, None])
-    p = above_y.sum(axis=1)
-    t = tied_y.sum(axis=1) + 1
-    a_cnt = (correct * above_y).sum(axis=1)
-    g_cnt = (correct * tied_y).sum(axis=1)
-    h = _harmonic(n)
-    s1 = (h[p + t - 1] - h[np.maximum(p, 1) - 1]) / t
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s2 = np.where(t > 1, ((t - 1) - p * (h[p + t - 1] - h[p])) / (t * (t - 1)), 0.0)
-    total = float(np.sum(a_cnt * s1 + g_cnt * s2))
-    return 2.0 * total / (n - 1) - 1.0
-
-
 # ---------------------------------------------------------------------- many pairs of systems
 
 
@@ -423,57 +290,6 @@ def discrimination_ratio(p_values, alpha: float = 0.05) -> float:
         raise ValueError("no system pairs")
     p = _pvalues(p)
     return float(np.mean(p < alpha))
-
-
-def holm(pvals) -> np.ndarray:
-    """Holm (1979) step-down adjusted p-values, controlling the family-wise error rate.
-
-    With the m p-values sorted ascending, ``p~_(k) = max_{j <= k} min(1, (m - j + 1) p_(j))``.
-    ``pvals``: array of any shape with values in [0, 1]; returns the adjusted p-values as a float
-    array of the same shape, in the original order. Raises ValueError for NaN or values outside
-    [0, 1].
-    """
-    p = _pvalues(pvals)
-    flat = p.ravel()
-    m = flat.size
-    order = np.argsort(flat, kind="stable")
-    adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * flat[order]))
-    out = np.empty(m)
-    out[order] = adj
-    return out.reshape(p.shape)
-
-
-def _bh(flat: np.ndarray) -> np.ndarray:
-    """Benjamini-Hochberg adjustment of a 1-D array (fallback for scipy < 1.11)."""
-    m = flat.size
-    order = np.argsort(flat, kind="stable")
-    q = flat[order] * m / np.arange(1, m + 1)
-    q = np.minimum(1.0, np.minimum.accumulate(q[::-1])[::-1])
-    out = np.empty(m)
-    out[order] = q
-    return out
-
-
-def benjamini_hochberg(pvals) -> np.ndarray:
-    """Benjamini & Hochberg (1995) adjusted p-values, controlling the false discovery rate.
-
-    With the m p-values sorted ascending, ``q_(k) = min_{j >= k} min(1, m p_(j) / j)``; a
-    hypothesis is rejected at FDR level alpha when ``q < alpha`` (or ``<=``, as in the paper).
-    Uses ``scipy.stats.false_discovery_control(method="bh")`` (scipy >= 1.11), else the same
-    formula in numpy. ``pvals``: array of any shape with values in [0, 1]; returns a float array
-    of the same shape in the original order. Raises ValueError for NaN or values outside [0, 1].
-    """
-    p = _pvalues(pvals)
-    flat = p.ravel()
-    if flat.size == 0:
-        return np.zeros(p.shape)
-    from scipy import stats as st
-
-    if hasattr(st, "false_discovery_control"):
-        q = np.asarray(st.false_discovery_control(flat, method="bh"), dtype=np.float64)
-    else:  # pragma: no cover - scipy 1.10
-        q = _bh(flat)
-    return q.reshape(p.shape)
 
 
 def all_pairs(
@@ -531,37 +347,6 @@ def all_pairs(
 
 
 # ------------------------------------------------------- rows of paired differences, adjustment
-
-
-def bonferroni(pvals) -> np.ndarray:
-    """Bonferroni adjusted p-values ``min(1, m p)`` over the m p-values (family-wise error rate).
-
-    ``pvals``: array of any shape with values in [0, 1]; returns a float array of the same
-    shape. Raises ValueError for NaN or values outside [0, 1].
-    """
-    p = _pvalues(pvals)
-    return np.minimum(1.0, p * p.size)
-
-
-def adjust(pvals, method: str | None) -> np.ndarray:
-    """Adjust a family of p-values: ``method`` is ``"none"`` (or None), ``"holm"`` (:func:`holm`),
-    ``"bh"`` (:func:`benjamini_hochberg`) or ``"bonferroni"`` (:func:`bonferroni`).
-
-    NaN entries (comparisons that could not be tested) are left out of the family and stay NaN.
-    Returns a float array of the shape of ``pvals``. Raises ValueError for an unknown method or
-    p-values outside [0, 1].
-    """
-    method = "none" if method is None else method
-    if method not in ADJUSTMENTS:
-        raise ValueError(f"correction must be one of {ADJUSTMENTS}, got {method!r}")
-    p = np.asarray(pvals, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    if not ok.any():
-        return out
-    f = {"none": _pvalues, "holm": holm, "bh": benjamini_hochberg, "bonferroni": bonferroni}
-    out[ok] = f[method](p[ok])
-    return out
 
 
 def _bootstrap_pvalues(d: np.ndarray, n: int, seed) -> np.ndarray:

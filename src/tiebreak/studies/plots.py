@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..experiments import pyplot
+from . import pyplot
 
 
 def _save(fig, stem: str) -> list[str]:

@@ -28,7 +28,7 @@ Family of the correction: all comparisons of one measure (``n_systems - 1`` agai
 ``n (n - 1) / 2`` for all pairs).
 
 >>> import tiebreak as tb
->>> from tiebreak.compare import compare_runs
+>>> from tiebreak.stats.compare import compare_runs
 >>> c = compare_runs(tb.read_qrels("qrels"), ["a.run", "b.run"], ["AP"], baseline=0)
 >>> print(c.format("table"))
 """
@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 import click
 import numpy as np
 
-from .evaluate import EvalResult, Evaluator
+from ..evaluate import EvalResult, Evaluator
 
 __all__ = ["Comparison", "CompareResult", "compare", "compare_runs", "needed_regimes",
            "FORMATS", "TSV_COLUMNS"]
@@ -361,7 +361,7 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         A missing regime, an unknown run, test or correction, fewer than 2 runs or 2 topics, or
         NaN per-topic values.
     """
-    from . import stats
+    from .. import stats
 
     if test not in stats.ROW_TESTS:
         raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS)}, got {test!r}")
@@ -495,8 +495,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
-    from .io import run_paths
-    from .io.frames import as_qrels
+    from ..io import run_paths
+    from ..io.inputs import as_qrels
 
     paths = run_paths(runs)
     bidx = None
@@ -585,9 +585,9 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     holds when the winner is scored in the realistic and the loser in the optimistic order
     of their tied documents, and under the expected value over tie orders.
     """
-    from .cli import _fail
-    from .io import InputError
-    from .measures import MeasureError
+    from ..cli import _fail
+    from ..io import InputError
+    from ..measures import MeasureError
 
     try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
@@ -608,7 +608,7 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
 
 def input_warnings(q, res) -> list[str]:
     """One line per run with warnings, after one for the qrels when it has any."""
-    from .output import format_warnings
+    from ..output import format_warnings
 
     out = format_warnings(res)
     if q.warnings:

@@ -1,0 +1,143 @@
+"""Options and input helpers shared by the judgment commands (``pool``, ``estimate``) and the
+judgment studies (``study depth``, ``study estimate``)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+
+import click
+
+from ..cli import _fail
+
+ORDER_HELP = ("Tie rule at the pool boundary: trec_eval (score desc, then docno desc), file "
+              "(run-file line order, as NTCIR), include (trec_eval order, but a tied group that "
+              "straddles depth d is pooled whole).")
+
+
+CONTRIB_HELP = ("Runs that form the pool: a file of run names (one a line), a comma-separated "
+                "list of names, or 'judged@D' = the runs whose top D documents the qrels judge "
+                "on every topic (an inference when the official list is unknown). Default: all.")
+
+
+def _split(values) -> list[str]:
+    return [v.strip() for s in values for v in s.split(",") if v.strip()]
+
+
+def _ints(text: str, what: str) -> list[int]:
+    out = []
+    for part in _split([text]):
+        a, sep, b = part.partition("-")
+        try:
+            if sep:
+                out.extend(range(int(a), int(b) + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not an integer or a range a-b",
+                                     param_hint=what) from None
+    if not out or min(out) < 1:
+        raise click.BadParameter("depths must be positive integers", param_hint=what)
+    return out
+
+
+def _load(qrels_path, run_args, topics):
+    """Read qrels and runs; restrict to topics. Errors exit with status 2."""
+    from ..io import InputError, read_qrels, read_run, run_paths
+    from .pool import parse_topics, subset_topics
+
+    try:
+        q = read_qrels(qrels_path)
+        if topics:
+            q = subset_topics(q, parse_topics(topics, q.topics))
+        runs = [read_run(p) for p in run_paths(run_args)]
+    except (InputError, ValueError) as e:
+        _fail(str(e))
+    if not runs:
+        _fail("no run files")
+    seen: dict[str, int] = {}
+    for r in runs:
+        if r.name in seen:
+            seen[r.name] += 1
+            r.name = f"{r.name}#{seen[r.name]}"
+        else:
+            seen[r.name] = 1
+    return q, runs
+
+
+def _contributing(spec, L, qrels) -> list[str] | None:
+    from .pool import infer_contributing
+
+    if not spec:
+        return None
+    if spec.startswith("judged@"):
+        try:
+            d = int(spec.split("@", 1)[1])
+        except ValueError:
+            _fail(f"--contributing {spec}: expected judged@DEPTH")
+        return infer_contributing(L, qrels, d)
+    if os.path.isfile(spec):
+        with open(spec, encoding="utf-8") as fh:
+            names = [ln.split()[0] for ln in fh if ln.strip() and not ln.startswith("#")]
+    else:
+        names = _split([spec])
+    bad = [n for n in names if n not in L.names]
+    if bad:
+        _fail(f"--contributing: not among the runs: {', '.join(bad[:5])}")
+    return names
+
+
+def _groups(spec, names) -> dict[str, str] | None:
+    """``--groups FILE`` (run<TAB>group lines) or ``prefix`` (name up to the first - _ .)."""
+    import re
+
+    if not spec:
+        return None
+    if spec == "prefix":
+        return {n: re.split(r"[-_.]", n, maxsplit=1)[0] for n in names}
+    out = {}
+    try:
+        with open(spec, encoding="utf-8") as fh:
+            for i, ln in enumerate(fh, 1):
+                if not ln.strip() or ln.startswith("#"):
+                    continue
+                f = ln.split()
+                if len(f) != 2:
+                    _fail(f"{spec}:{i}: expected 'run group', got {ln.strip()!r}")
+                out[f[0]] = f[1]
+    except OSError as e:
+        _fail(f"{spec}: cannot read: {e.strerror}")
+    return out
+
+
+def _stdout_latin1():
+    return io.TextIOWrapper(sys.stdout.buffer, encoding="latin-1", errors="strict",
+                            newline="\n", write_through=True)
+
+
+def _fmt_table(df, floatfmt="{:.3f}"):
+    return df.to_string(index=False, float_format=lambda x: floatfmt.format(x))
+
+
+def _rbp_p(metric: str) -> float:
+    from ..measures import MeasureError, parse_measure
+
+    try:
+        m = parse_measure(metric)
+    except MeasureError as e:
+        _fail(str(e))
+    if m.family.name != "RBP" or m.cutoff is not None or m["gains"] is not None:
+        _fail(f"--metric {metric}: only RBP(p=...) can be estimated (give the depth with "
+              "--depth)")
+    return float(m["p"])
+
+
+def _models(text: str) -> list[str]:
+    from .estimate import MODELS
+
+    out = _split([text])
+    bad = [m for m in out if m not in MODELS]
+    if bad or not out:
+        raise click.BadParameter(f"choose from {', '.join(MODELS)}", param_hint="--models")
+    return out

@@ -1,0 +1,214 @@
+"""The estimation study (``tiebreak study estimate``): simulate shallow pools from deep
+judgments, estimate deep RBP with every estimator and compare with the truth (Lu 2018, Tables
+6.4-6.9).
+
+X. Lu, *Efficient and Effective Retrieval Using Higher-Order Proximity Models*, PhD thesis,
+RMIT University, 2018; Lu, Moffat & Culpepper, "Can deep effectiveness metrics be evaluated using
+shallow judgment pools?", SIGIR 2017.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..io import Qrels
+from ..judgments.estimate import (
+    MODELS,
+    TWO_STAGE_MODELS,
+    accuracy,
+    empirical_gains,
+    estimate_scores,
+    infrbp_scores,
+    tau_distance,
+    topic_lists,
+    weighted_distance,
+)
+
+
+@dataclass
+class EstimateStudy:
+    """Everything ``tiebreak study estimate`` computes.
+
+    Attributes
+    ----------
+    runs : list[str]
+        Contributing runs scored, shape (n_runs,).
+    topics : list[str]
+    dprimes : list[int]
+        Simulated pool depths d'.
+    depth : int
+        Reference (scoring) depth d.
+    p : float
+    truth_lb, truth_ub : ndarray (n_runs, n_topics)
+        RBP(p)@d on the deep qrels and that plus its residual (the final range).
+    estimates : dict[int, Estimates]
+        Per d'.
+    fit_rmse : dict[int, dict[str, float]]
+        Per d' and model: RMSE between the fitted G(k) and the empirical gain of the deep
+        judgments on the test ranks d' <= k <= d, averaged over topics (Table 6.4).
+    deep_gains : list[ndarray]
+        Per topic, the empirical gain of the deep judgments at ranks 1..d.
+    loo : dict[int, ndarray] or None
+        Per d': leave-one-run-out scores (n_estimators, n_runs, n_topics).
+    """
+
+    runs: list[str]
+    topics: list[str]
+    dprimes: list[int]
+    depth: int
+    p: float
+    truth_lb: np.ndarray
+    truth_ub: np.ndarray
+    estimates: dict
+    fit_rmse: dict
+    deep_gains: list
+    loo: dict | None = None
+
+
+def _study_one(shared, dp):
+    from ..judgments.pool import pool_depth, restrict_qrels
+
+    L, qrels, contributing, kw, leave_one_out, strata = shared
+    shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
+    E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
+    rate, seed = strata
+    if rate:
+        inf = infrbp_scores(L, qrels, contributing, dp, rate, kw["depth"], kw["p"], kw["depth"],
+                            seed, contributing)
+        E.scores = np.concatenate([E.scores, inf[None]])
+        E.estimators = [*E.estimators, "InfRBP"]
+    loo = None
+    if leave_one_out:
+        parts = []
+        for r in contributing:
+            others = [c for c in contributing if c != r]
+            sh = restrict_qrels(qrels, pool_depth(L, dp, others))
+            sc = estimate_scores(L, sh, others, dp, score_runs=[r], **kw).scores
+            if rate:
+                inf = infrbp_scores(L, qrels, others, dp, rate, kw["depth"], kw["p"],
+                                    kw["depth"], seed, [r])
+                sc = np.concatenate([sc, inf[None]])
+            parts.append(sc)
+        loo = np.concatenate(parts, axis=1)
+    return dp, E, loo
+
+
+def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int = 100,
+                       p: float = 0.95, contributing: list[str] | None = None,
+                       models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
+                       order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
+                       two_strata: float = 0.0, seed: int = 0,
+                       progress=None, client=None) -> EstimateStudy:
+    """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
+    runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
+    6.4-6.9).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        Deep judgments (the ground truth).
+    runs : list of Run
+    dprimes : list of int
+        Shallow pool depths d' (< depth).
+    depth : int
+        Reference depth d: scores are RBP(p)@d.
+    contributing : list of str, optional
+        Runs forming the pools (default all); they are the systems scored.
+    models, losses, thetas : see :func:`estimate_scores` (the two-stage estimators use theta 0;
+        ``thetas`` add gated variants).
+    leave_one_out : bool
+        Also estimate each contributing run from a pool without it (system bias, Table 6.8).
+    jobs : int
+        Worker processes (fork), one d' each.
+    client : dask.distributed.Client, optional
+        Estimate each d' as a task on this Dask cluster instead (``jobs`` is then ignored).
+    two_strata : float
+        When > 0, also the InfRBP estimator (:func:`infrbp_scores`) on a two-strata sample at
+        this rate to ``depth`` (stratum 1 = the depth-d' pool), drawn with ``seed``.
+
+    Raises
+    ------
+    ValueError
+        d' >= depth, fewer than 2 contributing runs, unknown run names.
+    """
+    from ..judgments.pool import run_lists
+    from ..judgments.scoring import score_runs
+
+    say = progress or (lambda m: None)
+    names = [r.name for r in runs]
+    contributing = list(names) if contributing is None else list(contributing)
+    bad = [c for c in contributing if c not in names]
+    if bad:
+        raise ValueError(f"contributing runs not among the runs: {', '.join(bad[:5])}")
+    if len(contributing) < 2:
+        raise ValueError("the study needs at least 2 contributing runs")
+    dprimes = sorted(set(int(x) for x in dprimes))
+    if not dprimes or dprimes[-1] >= depth or dprimes[0] < 1:
+        raise ValueError(f"shallow depths must lie in 1..{depth - 1}")
+    say("ranking runs")
+    L = run_lists(runs, qrels, order)
+    regime = "file" if order == "file" else "trec_eval"
+    crun = [runs[names.index(c)] for c in contributing]
+    tr = score_runs(qrels, crun, [f"RBP(p={p})"], [depth], [regime])
+    lb = tr["scores"][:, 0, 0, 0]
+    ub = lb + tr["residual"][:, 0, 0, 0]
+    kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
+          "theta": 0.0, "thetas": tuple(thetas)}
+    from ..parallel import imap
+
+    shared = (L, qrels, contributing, kw, leave_one_out, (two_strata, seed))
+    out, loo = {}, {}
+    procs = min(jobs, len(dprimes))
+    if client is not None:
+        say(f"estimating at d' = {dprimes} on the Dask cluster")
+    elif procs > 1:
+        say(f"estimating at d' = {dprimes} ({procs} processes)")
+    res = []
+    for dp, r in zip(dprimes, imap(_study_one, dprimes, procs, shared, client=client)):
+        if client is None and procs <= 1:
+            say(f"estimating at d' = {dp}")
+        res.append(r)
+    for dp, E, lo in res:
+        out[dp] = E
+        loo[dp] = lo
+    cidx = [L.names.index(c) for c in contributing]
+    deep_g = [empirical_gains(tl, depth) for tl in topic_lists(L, qrels, cidx, depth)]
+    fit = {}
+    for dp, E in out.items():
+        fit[dp] = {}
+        for m in MODELS:
+            errs = [np.sqrt(np.mean((E.models[t][m].curve[dp - 1:depth] - g[dp - 1:]) ** 2))
+                    for t, g in enumerate(deep_g) if m in E.models[t]]
+            if errs:
+                fit[dp][m] = float(np.mean(errs))
+    return EstimateStudy(contributing, list(L.topics), dprimes, depth, p, lb, ub, out, fit,
+                         deep_g, loo if leave_one_out else None)
+
+
+def accuracy_table(st: EstimateStudy, loo: bool = False):
+    """Per d' and estimator: RMSE (Eq. 6.3), Acc%, RMSE_sys, MAE, normalised tau distance and
+    weighted distance against the deep LB ordering (Tables 6.5-6.9). With ``loo`` the
+    leave-one-run-out estimates are scored instead (Table 6.8). DataFrame."""
+    import pandas as pd
+
+    rows = []
+    for dp in st.dprimes:
+        E = st.estimates[dp]
+        S = st.loo[dp] if loo else E.scores
+        for e, name in enumerate(E.estimators):
+            est = S[e]
+            a = accuracy(est, st.truth_lb, st.truth_ub)
+            rows.append({"dprime": dp, "estimator": name, **a,
+                         "tau_dist": tau_distance(st.truth_lb.mean(1), est.mean(1)),
+                         "wdist": weighted_distance(st.truth_lb, est),
+                         "adjusted": int(E.adjusted.sum())})
+    return pd.DataFrame(rows)
+
+
+def fit_table(st: EstimateStudy):
+    """Table 6.4 analogue: goodness-of-fit RMSE per d' (rows) and model (columns)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"dprime": dp, **st.fit_rmse[dp]} for dp in st.dprimes])

@@ -1,0 +1,121 @@
+"""``tiebreak study estimate``: estimators of deep RBP against deep judgments (Lu 2018, ch. 6);
+the computation is :mod:`tiebreak.studies.estimate`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from ..cli import _fail, dask_option, open_client
+from ..judgments.cliopts import (
+    CONTRIB_HELP,
+    _contributing,
+    _fmt_table,
+    _ints,
+    _load,
+    _models,
+    _rbp_p,
+    _split,
+)
+
+
+@click.command("estimate")
+@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Deep judgments (the ground truth).")
+@click.option("--pool-depth", "dprimes", default="10,20,30,50", show_default=True,
+              help="Shallow pool depths d' to simulate.")
+@click.option("--reference-depth", "depth", type=int, default=100, show_default=True,
+              help="Reference depth d: RBP is scored to d.")
+@click.option("--metric", default="RBP(p=0.95)", show_default=True)
+@click.option("--models", default="lin,zipf,weibull", show_default=True,
+              help="Models of the two-stage estimators.")
+@click.option("--loss", "losses", default="a,b", show_default=True, help="Losses: a, b or a,b.")
+@click.option("--theta", "thetas", default="0.018", show_default=True,
+              help="Chao-Lee gates for the gated variants (comma-separated; '' for none).")
+@click.option("--contributing", default=None, help=CONTRIB_HELP)
+@click.option("--ties", "order", type=click.Choice(["trec_eval", "file"]), default="trec_eval",
+              show_default=True)
+@click.option("--leave-one-out", is_flag=True,
+              help="Also estimate each contributing run from a pool without it (system bias).")
+@click.option("--two-strata", "rate", type=float, default=0.1, show_default=True,
+              help="Sampling rate of stratum 2 for the InfRBP estimator (0 = leave it out).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample.")
+@click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+              show_default=True)
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Directory for TSV tables and figures.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Processes (one shallow depth each).")
+@dask_option("Estimate (one shallow depth per task)")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
+                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs,
+                       dask_address, runs):
+    """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
+
+    Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
+    (per topic over systems, averaged; and per system), Acc% (estimates inside the range),
+    MAE, normalised Kendall tau distance and significance-weighted distance of the system
+    ordering against the deep one; the goodness of fit of each gain model; with
+    --leave-one-out the same for runs left out of the pool.
+    """
+    from ..judgments.pool import run_lists
+    from . import estimate as ES
+
+    p = _rbp_p(metric)
+    mlist = _models(models)
+    loss_list = _split([losses])
+    if not loss_list or any(x not in ("a", "b") for x in loss_list):
+        raise click.BadParameter("losses are a and/or b", param_hint="--loss")
+    try:
+        th = [float(x) for x in _split([thetas])]
+    except ValueError:
+        raise click.BadParameter("thetas must be numbers", param_hint="--theta") from None
+    q, run_objs = _load(qrels, runs, topics)
+    try:
+        names = _contributing(contributing, run_lists(run_objs, q, order), q)
+        st = ES.run_estimate_study(
+            q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
+            order, leave_one_out, jobs, rate, seed,
+            progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
+            client=open_client(dask_address))
+    except ValueError as e:
+        _fail(str(e))
+    acc = ES.accuracy_table(st)
+    fit = ES.fit_table(st)
+    loo = ES.accuracy_table(st, loo=True) if leave_one_out else None
+    if fmt == "tsv":
+        sys.stdout.write(acc.to_csv(sep="\t", index=False, float_format="%.6g"))
+    elif fmt == "json":
+        json.dump({"accuracy": acc.to_dict(orient="records"),
+                   "fit": fit.to_dict(orient="records"),
+                   "leave_one_out": None if loo is None else loo.to_dict(orient="records")},
+                  sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        click.echo(f"{len(st.runs)} contributing runs, {len(st.topics)} topics, "
+                   f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
+        click.echo("\nGoodness of fit, RMSE on ranks d'..d (Table 6.4)")
+        click.echo(_fmt_table(fit, "{:.4f}"))
+        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9)")
+        click.echo(_fmt_table(acc, "{:.4f}"))
+        if loo is not None:
+            click.echo("\nLeave one run out (system bias, Table 6.8)")
+            click.echo(_fmt_table(loo, "{:.4f}"))
+    if out_dir:
+        from .plots import plot_estimates, plot_gain_fits
+
+        os.makedirs(out_dir, exist_ok=True)
+        written = []
+        for df, name in ((acc, "accuracy.tsv"), (fit, "fit.tsv"), (loo, "leave_one_out.tsv")):
+            if df is not None:
+                path = os.path.join(out_dir, name)
+                df.to_csv(path, sep="\t", index=False, float_format="%.6g")
+                written.append(path)
+        written += plot_gain_fits(st, os.path.join(out_dir, "gain_fits"))
+        written += plot_estimates(st, os.path.join(out_dir, "estimates"))
+        click.echo("\nwrote " + " ".join(written), err=fmt != "table")
