@@ -108,6 +108,7 @@ COMMAND_HELP: dict[str, str] = {
     "measures": "List every measure, its names, kind and how ties are averaged.",
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "report": "Write a self-contained HTML report comparing runs.",
+    "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "search": "Search an index for every topic and write a TREC run.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
