@@ -6,7 +6,14 @@ import sys
 
 import click
 
-MODEL_NAMES = ["bm25", "ql", "sdm", "fdm", "lkp", "lkpf", "l2p"]
+
+def _model_names() -> list[str]:
+    from .registry import names
+
+    return names()
+
+
+MODEL_NAMES = _model_names()
 
 
 def _value(s: str):
@@ -115,14 +122,18 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
              "--algorithm, for a bm25 or ql first pass)")
     if rerank and trav and first not in ("bm25", "ql"):
         fail(f"--algorithm with --rerank needs --first bm25 or ql, not {first}")
-    if trav and not rerank and model not in ("bm25", "ql"):
-        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not {model}")
+    if trav and not rerank:
+        from .registry import get
+
+        if get(model).kind != "term weights":
+            fail(f"--{next(iter(trav))} works with --model bm25 or ql (or another term-weight "
+                 f"model: lmds, vsm), not {model}")
     if not rerank:
         kw.update(trav)
     if rerank:
         model = rerank
     try:
-        check_params(model, kw)
+        kw = check_params(model, kw)
     except ValueError as e:
         fail(f"model {model}: {e}")
     from ..index.shards import ShardedIndex, open_searchable
@@ -171,3 +182,47 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     _warn_empty(res)
     write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else model))
     sys.stdout.flush()
+
+
+def models_text(fmt: str = "text") -> str:
+    """The registry as text (one block per model), tsv or a markdown table."""
+    from .registry import MODELS
+
+    rows = []
+    for m in MODELS.values():
+        params = " ".join(f"{p.name}={_show(p.default)}" for p in m.params)
+        rows.append((m.name, ", ".join(m.aliases), m.kind, "+".join(m.needs), params or "-",
+                     m.summary, m.citation))
+    if fmt == "tsv":
+        head = ("model", "aliases", "kind", "needs", "parameters", "summary", "citation")
+        return "".join("\t".join(r) + "\n" for r in [head] + rows)
+    if fmt == "markdown":
+        out = ["| model | aliases | kind | needs | parameters (defaults) | source |",
+               "|---|---|---|---|---|---|"]
+        out += [f"| `{r[0]}` | {r[1] or '-'} | {r[2]} | {r[3]} | {r[4]} | {r[6]} |"
+                for r in rows]
+        return "\n".join(out) + "\n"
+    out = []
+    for r, m in zip(rows, MODELS.values()):
+        alias = f"; alias {r[1]}" if r[1] else ""
+        extra = " (+ traversal options)" if m.traversal else ""
+        out.append(f"{r[0]} ({r[2]}; needs {r[3].replace('+', ', ')}{alias})\n"
+                   f"  {r[5]}\n  parameters: {r[4]}{extra}\n  source: {r[6]}\n")
+    return "\n".join(out)
+
+
+def _show(v) -> str:
+    if isinstance(v, tuple):
+        return ",".join(_show(x) for x in v)
+    if v is None:
+        return "all"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+@click.command("models")
+@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "markdown"]), default="text",
+              show_default=True, help="Blocks, a TSV table, or the README's markdown table.")
+def models_cmd(fmt):
+    """List every retrieval model: aliases, kind, the index data it needs, its parameters
+    with defaults (set with 'tiebreak search --model NAME -p NAME=VALUE') and its source."""
+    click.echo(models_text(fmt), nl=False)
