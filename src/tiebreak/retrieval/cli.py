@@ -88,13 +88,26 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--tail", is_flag=True,
               help="With --rerank and --first-k below -k: the first pass's documents "
                    "K+1..k follow, scored with the BM25 part of Eq. 4.3 only (a lower bound).")
+@click.option("--prf", type=click.Choice(["rm3", "bo1"]), default=None,
+              help="Pseudo-relevance feedback: expand each query from --model's top documents "
+                   "(RM3 as Anserini, Bo1 as Terrier) and search again.")
+@click.option("--fb-docs", type=click.IntRange(min=1), default=None,
+              help="--prf feedback documents (rm3 10, bo1 3).")
+@click.option("--fb-terms", type=click.IntRange(min=1), default=None,
+              help="--prf feedback terms (10).")
+@click.option("--orig-weight", type=click.FloatRange(0, 1), default=None,
+              help="--prf rm3: weight of the original query (0.5).")
+@click.option("--prf-model", default=None, metavar="MODEL",
+              help="--prf: term-weight model of the second retrieval (default --model when it "
+                   "is one, else bm25).")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
-               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1):
+               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1,
+               prf=None, fb_docs=None, fb_terms=None, orig_weight=None, prf_model=None):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -156,8 +169,15 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         tops = read_topics(topics, field=topic_field, fields=qf, numbering=numbering)
     except (ValueError, OSError) as e:
         fail(f"topics: {e}")
+    if prf and (rerank or sharded or trav):
+        fail("--prf works on a single index without --rerank or traversal options")
     try:
-        if rerank:
+        if prf:
+            from .prf import search_prf
+
+            res = search_prf(idx, tops, model, k, prf, fb_docs, fb_terms, orig_weight,
+                             prf_model, **kw)
+        elif rerank:
             from .rerank import search_rerank
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
@@ -180,7 +200,8 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
-    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else model))
+    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else
+                                            f"{model}-{prf}" if prf else model))
     sys.stdout.flush()
 
 
