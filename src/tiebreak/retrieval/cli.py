@@ -207,12 +207,13 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
 
 def models_text(fmt: str = "text") -> str:
     """The registry as text (one block per model), tsv or a markdown table."""
-    from .registry import MODELS
+    from .registry import ALIASES, MODELS
 
     rows = []
     for m in MODELS.values():
         params = " ".join(f"{p.name}={_show(p.default)}" for p in m.params)
-        rows.append((m.name, ", ".join(m.aliases), m.kind, "+".join(m.needs), params or "-",
+        names = [a for a, (c, _) in ALIASES.items() if c == m.name]
+        rows.append((m.name, ", ".join(names), m.kind, "+".join(m.needs), params or "-",
                      m.summary, m.citation))
     if fmt == "tsv":
         head = ("model", "aliases", "kind", "needs", "parameters", "summary", "citation")
@@ -225,7 +226,7 @@ def models_text(fmt: str = "text") -> str:
         return "\n".join(out) + "\n"
     out = []
     for r, m in zip(rows, MODELS.values()):
-        alias = f"; alias {r[1]}" if r[1] else ""
+        alias = f"; aliases {r[1]}" if r[1] else ""
         extra = " (+ traversal options)" if m.traversal else ""
         out.append(f"{r[0]} ({r[2]}; needs {r[3].replace('+', ', ')}{alias})\n"
                    f"  {r[5]}\n  parameters: {r[4]}{extra}\n  source: {r[6]}\n")

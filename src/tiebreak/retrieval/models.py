@@ -279,12 +279,15 @@ class _Models(dict):
 
     def _fill(self):
         if not dict.__len__(self):
-            from .registry import get, names
+            from functools import partial
+
+            from .registry import ALIASES, get, names
 
             for n in names():
                 m = get(n)
-                dict.__setitem__(self, n, _lazy(m.name) if m.kind == "dependency"
-                                 else m.function())
+                fn = _lazy(m.name) if m.kind == "dependency" else m.function()
+                fixed = ALIASES[n][1] if n in ALIASES else {}
+                dict.__setitem__(self, n, partial(fn, **fixed) if fixed else fn)
 
     def __getitem__(self, name):
         self._fill()

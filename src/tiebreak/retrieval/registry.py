@@ -316,3 +316,20 @@ register(Model(
     "tiebreak.retrieval.positional:amortized",
     "R. Song, M. J. Taylor, J.-R. Wen, H.-W. Hon and Y. Yu, \"Viewing term proximity from a "
     "different perspective\", ECIR 2008"))
+
+
+def alias(name: str, model: str, fixed: dict) -> None:
+    """Register ``name`` as ``model`` with the parameters ``fixed``."""
+    if name in MODELS or name in ALIASES:
+        raise ValueError(f"model name {name!r} is registered twice")
+    ALIASES[name] = (model, dict(fixed))
+
+
+def _table_3_1() -> None:
+    from .configs import TABLE_3_1
+
+    for n, (model, params) in TABLE_3_1.items():
+        alias(n.lower() if n.startswith("BOW") else n.lower() + "31", model, params)
+
+
+_table_3_1()   # bow, bow+ow, bow+uw, sdm31, fdm31: Lu (2018) Table 3.1 as stated
