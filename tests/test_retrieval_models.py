@@ -199,3 +199,40 @@ def test_search_cli_reaches_a_new_model(idx):
     first = r.output.splitlines()[0].split()
     # d1: log(1 + 0.9*1*12/(0.1*4*2)) = log 14.5
     assert first[2] == "d1" and float(first[4]) == pytest.approx(math.log(14.5), rel=1e-12)
+
+
+def test_readme_models_table_in_sync():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    a = readme.index("<!-- models-table:start -->\n") + len("<!-- models-table:start -->\n")
+    b = readme.index("<!-- models-table:end -->")
+    r = CliRunner().invoke(main, ["models", "--format", "markdown"])
+    assert readme[a:b] == r.output
+
+
+def test_plm_by_hand(idx):
+    # query "a b", sigma 2, mu 5; best position among the query-term positions
+    sigma, mu = 2.0, 5.0
+    pc = {"a": 3 / 12, "b": 2 / 12}
+
+    def score(doc):
+        toks = DOCS[doc].split()
+        L = len(toks)
+        best = -math.inf
+        for i, t in enumerate(toks):
+            if t not in pc:
+                continue
+            r2 = sigma * math.sqrt(2)
+            z = math.sqrt(2 * math.pi) * sigma * 0.5 * (
+                math.erf((L - 1 - i) / r2) - math.erf(-i / r2))
+            s = 0.0
+            for w in ("a", "b"):
+                c = sum(math.exp(-((j - i) ** 2) / (2 * sigma ** 2))
+                        for j, u in enumerate(toks) if u == w)
+                s += math.log((c + mu * pc[w]) / (z + mu))
+            best = max(best, s)
+        return best
+
+    got = scores(idx, "plm", "a b", sigma=sigma, mu=mu)
+    assert got == pytest.approx({"d1": score("d1"), "d2": score("d2")}, rel=1e-12)

@@ -48,13 +48,15 @@ ids.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .intervals import jit, lps_kernel
 from .weights import BM25Scorer, _knorm, collection_stats, idf_weights, query_term_ids
 
 __all__ = ["bctp", "rs", "ht", "cdr", "vdv", "mindist", "maxdist", "avgdist", "sumdist",
-           "amortized", "cdf_of", "AGGREGATORS"]
+           "amortized", "plm", "cdf_of", "AGGREGATORS"]
 
 #: mode codes of the interval kernel
 _MODES = {"ht": 0, "cdr": 1, "vdv": 2, "mindist": 3, "maxdist": 4, "avgdist": 5,
@@ -67,27 +69,67 @@ def cdf_of(index, tids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
     Returns ``docs`` int64 (n,) ascending, ``ptr`` int64 (n+1,), ``pos`` int32 and ``term``
     int32 (T,): document ``docs[i]``'s query-term occurrences are ``pos[ptr[i]:ptr[i+1]]``
-    (ascending) with local term ids ``term[...]`` (the index into ``tids``)."""
-    pp = np.asarray(index.post_ptr)
-    pd = np.asarray(index.post_docid)
-    pt = np.asarray(index.post_tf)
-    qp = np.asarray(index.pos_ptr)
-    pos_all = np.asarray(index.pos)
-    D, P, T = [], [], []
-    for i, t in enumerate(np.asarray(tids, np.int64)):
-        a, b = int(pp[t]), int(pp[t + 1])
-        D.append(np.repeat(np.asarray(pd[a:b], np.int64), np.asarray(pt[a:b], np.int64)))
-        P.append(np.asarray(pos_all[qp[a]:qp[b]], np.int32))
-        T.append(np.full(int(qp[b] - qp[a]), i, np.int32))
-    if not D:
-        z = np.zeros(0, np.int64)
-        return z, np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
-    d, p, t = np.concatenate(D), np.concatenate(P), np.concatenate(T)
-    o = np.lexsort((p, d))
-    d, p, t = d[o], p[o], t[o]
-    docs, start = np.unique(d, return_index=True)
-    ptr = np.append(start, d.size).astype(np.int64)
-    return docs, ptr, p, t
+    (ascending) with local term ids ``term[...]`` (the index into ``tids``). One merge of the
+    terms' postings by docid (numba)."""
+    c = index._cache
+    if "pos-arrays" not in c:
+        c["pos-arrays"] = (np.asarray(index.post_ptr, np.int64),
+                           np.asarray(index.post_docid, np.int32),
+                           np.asarray(index.pos_ptr, np.int64), np.asarray(index.pos, np.int32))
+    pp, pd, qp, pos = c["pos-arrays"]
+    tids = np.asarray(tids, np.int64)
+    n_post = int((pp[tids + 1] - pp[tids]).sum())
+    n_pos = int((qp[pp[tids + 1]] - qp[pp[tids]]).sum())
+    docs = np.empty(n_post, np.int64)
+    ptr = np.empty(n_post + 1, np.int64)
+    cpos = np.empty(n_pos, np.int32)
+    cterm = np.empty(n_pos, np.int32)
+    nd = _cdf_kernel(pp, pd, qp, pos, tids, docs, ptr, cpos, cterm)
+    return docs[:nd], ptr[:nd + 1], cpos, cterm
+
+
+@jit
+def _cdf_kernel(pp, pd, qp, pos, tids, docs, ptr, cpos, cterm):
+    m = tids.size
+    cur = np.empty(m, np.int64)
+    end = np.empty(m, np.int64)
+    for i in range(m):
+        cur[i] = pp[tids[i]]
+        end[i] = pp[tids[i] + 1]
+    nd = 0
+    T = 0
+    ptr[0] = 0
+    big = np.int64(2**62)
+    while True:
+        d = big
+        for i in range(m):
+            if cur[i] < end[i] and pd[cur[i]] < d:
+                d = pd[cur[i]]
+        if d == big:
+            break
+        start = T
+        for i in range(m):
+            if cur[i] < end[i] and pd[cur[i]] == d:
+                j = cur[i]
+                for e in range(qp[j], qp[j + 1]):
+                    cpos[T] = pos[e]
+                    cterm[T] = i
+                    T += 1
+                cur[i] += 1
+        # insertion sort of the document's occurrences by position (few per document)
+        for a in range(start + 1, T):
+            p, t = cpos[a], cterm[a]
+            b = a - 1
+            while b >= start and cpos[b] > p:
+                cpos[b + 1] = cpos[b]
+                cterm[b + 1] = cterm[b]
+                b -= 1
+            cpos[b + 1] = p
+            cterm[b + 1] = t
+        docs[nd] = d
+        nd += 1
+        ptr[nd] = T
+    return nd
 
 
 @jit
@@ -238,9 +280,20 @@ def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None):
 
 
 def _finish(index, docs, score, k):
-    from .models import topk_from_scores
+    """Top ``k`` of the candidates in trec_eval order (score desc, docno desc); every document
+    tied with the k-th score is sorted before the cut."""
+    from .kernels import sort_result
 
-    return topk_from_scores(index, docs, score, int(k))
+    k = int(k)
+    if docs.size > k:
+        kth = np.partition(score, docs.size - k)[docs.size - k]
+        keep = score >= kth
+        docs, score = docs[keep], score[keep]
+    c = index._cache
+    if "rank" not in c:
+        c["rank"] = np.ascontiguousarray(index.docno_rank)
+    d, s = sort_result(docs.astype(np.int32), score.astype(np.float64), c["rank"])
+    return d[:k].astype(np.int32), s[:k]
 
 
 def _empty():
@@ -338,6 +391,61 @@ def amortized(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4
     """Amortized (Table 4.1; Song et al. 2008) (module docstring)."""
     return _interval_model("amortized", index, query_terms, k, k1, b, idf, max_prox_terms,
                            p1=lam_q, p2=gamma)
+
+
+# ------------------------------------------------------------------ positional language model
+@jit
+def _plm_kernel(ptr, pos, term, qw, pc, dl, sigma, mu, out):
+    """Best-position PLM score of every document (see :func:`plm`)."""
+    nq = qw.size
+    s2 = 2.0 * sigma * sigma
+    root = np.sqrt(2.0 * np.pi) * sigma
+    cnt = np.zeros(nq)
+    for i in range(ptr.size - 1):
+        a, b = ptr[i], ptr[i + 1]
+        L = np.float64(dl[i])
+        best = -1e300
+        for e in range(a, b):
+            x = np.float64(pos[e])
+            cnt[:] = 0.0
+            for f in range(a, b):
+                d = np.float64(pos[f]) - x
+                cnt[term[f]] += np.exp(-d * d / s2)
+            # the kernel's mass inside the document, positions 0 .. |D|-1
+            z = root * 0.5 * (math.erf((L - 1.0 - x) / (sigma * np.sqrt(2.0)))
+                              - math.erf((0.0 - x) / (sigma * np.sqrt(2.0))))
+            sc = 0.0
+            for t in range(nq):
+                sc += qw[t] * np.log((cnt[t] + mu * pc[t]) / (z + mu))
+            if sc > best:
+                best = sc
+        out[i] = best
+
+
+def plm(index, query_terms, k: int = 1000, sigma: float = 175.0, mu: float = 2000.0):
+    """Positional language model, best position, Gaussian kernel (Y. Lv and C. Zhai,
+    "Positional language models for information retrieval", SIGIR 2009; Lu 2018 §2.2.3).
+
+    At position i of D, ``c'(w, i) = sum_j c(w, j) exp(-(i - j)^2 / (2 sigma^2))`` and
+    ``Z_i = sum_{j=0}^{|D|-1} exp(...)``, approximated by the Gaussian integral over
+    ``[0, |D|-1]`` (``sqrt(2 pi) sigma (Phi((|D|-1-i)/sigma) - Phi(-i/sigma))``, Lv & Zhai's
+    own approximation); ``p(w | D, i) = (c'(w, i) + mu p(w | C)) / (Z_i + mu)`` (Dirichlet);
+    the document scores ``max_i sum_q f_{q,Q} log p(q | D, i)`` (rank-equivalent to the
+    negative KL divergence). **Deviation**: the maximum is taken over the positions of query
+    terms only (the best position is almost always one; the paper scans every position).
+    Defaults sigma 175, mu 2000. Returns ``(docids int32, scores float64)``."""
+    tids, qtf = query_term_ids(index, query_terms)
+    if tids.size == 0 or index.num_docs == 0 or int(k) <= 0:
+        return _empty()
+    if not sigma > 0 or not mu > 0:
+        raise ValueError("plm: sigma and mu must be > 0")
+    st = collection_stats(index)
+    pc = np.asarray(st.cf, np.float64)[tids] / float(st.collection_length)
+    docs, ptr, pos, term = cdf_of(index, tids)
+    dl = np.asarray(index.doclen)[docs]
+    out = np.zeros(docs.size)
+    _plm_kernel(ptr, pos, term, qtf, pc, dl, float(sigma), float(mu), out)
+    return _finish(index, docs, out, k)
 
 
 # ------------------------------------------------------------------ Table 4.1 on interval lengths

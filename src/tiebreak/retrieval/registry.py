@@ -317,6 +317,14 @@ register(Model(
     "R. Song, M. J. Taylor, J.-R. Wen, H.-W. Hon and Y. Yu, \"Viewing term proximity from a "
     "different perspective\", ECIR 2008"))
 
+register(Model(
+    "plm", "positional language model, best position, Gaussian kernel, Dirichlet smoothing "
+    "(maximum over the query-term positions)", "positional", ("stats", "positions"),
+    (Param("sigma", 175.0, in_range(0.0, math.inf, lo_open=True), "kernel width"),
+     Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "Dirichlet prior")),
+    "tiebreak.retrieval.positional:plm",
+    "Y. Lv and C. Zhai, \"Positional language models for information retrieval\", SIGIR 2009"))
+
 
 def alias(name: str, model: str, fixed: dict) -> None:
     """Register ``name`` as ``model`` with the parameters ``fixed``."""

@@ -435,9 +435,9 @@ class VSMScorer(TermScorer):
         return (1.0 + np.log(qtf)) * idf, idf
 
     def weights(self, index, tids, qtf, integer=False):
-        wq, idf = self._query(index, tids, qtf)
-        nq = float(np.sqrt((wq * wq).sum()))
-        return (wq * idf / nq if nq > 0 else np.zeros_like(wq)), 0.0
+        # the batch form on one query: the same sums in the same order, bit for bit
+        w, _ = self.batch_weights(index, tids, qtf, np.zeros(len(tids), np.int64), 1)
+        return w, 0.0
 
     def batch_weights(self, index, q_tids, qtf, qid, nq, integer=False):
         wq, idf = self._query(index, q_tids, qtf)
