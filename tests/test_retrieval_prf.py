@@ -83,3 +83,19 @@ def test_prf_on_vaswani(vaswani):
     rm3 = _map(idx, qrels, search_prf(idx, topics, "bm25", 1000, "rm3"))
     bo1 = _map(idx, qrels, search_prf(idx, topics, "bm25", 1000, "bo1"))
     assert (round(base, 4), round(rm3, 4), round(bo1, 4)) == (0.2858, 0.2968, 0.2922)
+
+
+def test_search_cli_prf(idx, tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    topics = tmp_path / "q.tsv"
+    topics.write_text("q1\tbb\n")
+    base = ["search", str(idx.path), "--topics", str(topics), "-q"]
+    r = CliRunner().invoke(main, base + ["--prf", "bo1", "--fb-docs", "2", "--fb-terms", "3"])
+    assert r.exit_code == 0, r.output
+    lines = [x.split() for x in r.output.splitlines()]
+    assert lines[0][5] == "bm25-bo1" and len(lines) == 3      # expansion (cc) reaches d2
+    r = CliRunner().invoke(main, base + ["--model", "sdm", "--prf", "rm3", "--prf-model", "sdm"])
+    assert r.exit_code == 2 and "term-weight model" in r.output
