@@ -236,3 +236,30 @@ def test_plm_by_hand(idx):
 
     got = scores(idx, "plm", "a b", sigma=sigma, mu=mu)
     assert got == pytest.approx({"d1": score("d1"), "d2": score("d2")}, rel=1e-12)
+
+
+def _pbil(pf, doclen, window, norm2):
+    """Terrier's pBiL / pBiL2, written out from the formula."""
+    n = 1.0 if 0 < doclen < window else doclen - window + 1.0
+    pf = min(pf, n - 0.1)
+    x = pf * math.log2(1 + AVGDL / n) if norm2 else pf
+    bg = AVGDL if norm2 else n
+    bg = 2.0 if bg == 1.0 else bg
+    p = 1 / bg
+    lg2 = math.log(2)
+    return ((-math.lgamma(bg + 1) + math.lgamma(x + 1) + math.lgamma(bg - x + 1)) / lg2
+            - x * math.log2(p) - (bg - x) * math.log2(1 - p)) / (1 + x)
+
+
+@pytest.mark.parametrize("model,norm2", [("pdfr", False), ("bdfr", True)])
+def test_dfr_dependence_by_hand(idx, model, norm2):
+    # window 3. d1 = a0 b1 c2 a3 (|D| 4): {a,b} [0..1] (then [1..3] overlaps) pf 1; {b,c} [1..2]
+    # pf 1; {a,c} [0..2] pf 1.  d2 = b0 x x a3 c4 (|D| 5): {a,b} [0..3] and {b,c} [0..4] are
+    # longer than 3 (pf 0); {a,c} [3..4] pf 1
+    s = scores(idx, model, "a b c", window=3)
+    assert s == pytest.approx({"d1": bm25("d1", "a b c") + 2 * _pbil(1, 4, 3, norm2),
+                               "d2": bm25("d2", "a b c"), "d3": bm25("d3", "a b c")}, rel=1e-12)
+    s = scores(idx, model, "a b c", window=3, pairs="all", lam=0.5)
+    assert s == pytest.approx({"d1": bm25("d1", "a b c") + 0.5 * 3 * _pbil(1, 4, 3, norm2),
+                               "d2": bm25("d2", "a b c") + 0.5 * _pbil(1, 5, 3, norm2),
+                               "d3": bm25("d3", "a b c")}, rel=1e-12)

@@ -56,11 +56,11 @@ from .intervals import jit, lps_kernel
 from .weights import BM25Scorer, _knorm, collection_stats, idf_weights, query_term_ids
 
 __all__ = ["bctp", "rs", "ht", "cdr", "vdv", "mindist", "maxdist", "avgdist", "sumdist",
-           "amortized", "plm", "cdf_of", "AGGREGATORS"]
+           "amortized", "plm", "pdfr", "bdfr", "cdf_of", "AGGREGATORS"]
 
 #: mode codes of the interval kernel
 _MODES = {"ht": 0, "cdr": 1, "vdv": 2, "mindist": 3, "maxdist": 4, "avgdist": 5,
-          "sumdist": 6, "amortized": 7}
+          "sumdist": 6, "amortized": 7, "pdfr": 8, "bdfr": 9}
 AGGREGATORS = tuple(_MODES)
 
 
@@ -175,8 +175,29 @@ def _rs_kernel(ptr, pos, term, w, knorm_d, k1, window, out):
 
 
 @jit
-def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, out):
-    """Proximity part of the interval models (module docstring) for every document."""
+def _pbil(pf, doclen, window, avgdl, norm2):
+    """Terrier's pBiL (``norm2`` False) / pBiL2 (True) score of ``pf`` matching windows in a
+    document of ``doclen`` tokens (Peng et al. 2007; module docstring of :func:`pdfr`)."""
+    n = 1.0 if (doclen > 0 and doclen < window) else doclen - window + 1.0
+    if pf >= n:
+        pf = n - 0.1
+    x = pf * np.log2(1.0 + avgdl / n) if norm2 else pf
+    bg = avgdl if norm2 else n
+    if bg == 1.0:
+        bg = 2.0
+    p = 1.0 / bg
+    ln2 = np.log(2.0)
+    sc = (-math.lgamma(bg + 1.0) + math.lgamma(x + 1.0) + math.lgamma(bg - x + 1.0)) / ln2 \
+        - x * np.log2(p) - (bg - x) * np.log2(1.0 - p)
+    return sc / (1.0 + x)
+
+
+@jit
+def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, out,
+                     dl, avgdl):
+    """Proximity part of the interval models (module docstring) for every document. Modes 8
+    and 9 (pdfr, bdfr): pairs only (adjacent ones when ``p2`` is 1), intervals longer than the
+    window ``p1`` dropped before the non-overlap selection, pBiL / pBiL2 of the count."""
     nmask = 1 << nprox
     cap = 0
     for i in range(ptr.size - 1):
@@ -207,6 +228,15 @@ def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, o
                     m += 1
             if m < 2:
                 continue
+            if mode >= 8:
+                if m != 2:
+                    continue
+                if p2 == 1.0:
+                    lo = 0
+                    while not (mask >> lo) & 1:
+                        lo += 1
+                    if not (mask >> (lo + 1)) & 1:
+                        continue          # not an adjacent pair
             ni = lps_kernel(sub_pos[:n], sub_term[:n], mask, out_l, out_r)
             last = -1
             cnt = 0
@@ -214,6 +244,8 @@ def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, o
             mx = 0.0
             tot = 0.0
             for r in range(ni):
+                if mode >= 8 and out_r[r] - out_l[r] + 1 > p1:
+                    continue          # #uwN: the length filter first, then the selection
                 if out_l[r] <= last:
                     continue          # greedy non-overlap (spec §2.4)
                 last = out_r[r]
@@ -235,6 +267,8 @@ def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, o
                     for j in range(nprox):
                         if (mask >> j) & 1:
                             acc[j] += c
+            if cnt > 0 and mode >= 8:
+                s += lam * _pbil(np.float64(cnt), dl[i], p1, avgdl, mode == 9)
             if cnt > 0:
                 if mode == 3:
                     s += np.log1p(np.exp(-mn) / p1)
@@ -324,17 +358,20 @@ def rs(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: 
 
 
 def _interval_model(name, index, query_terms, k, k1, b, idf, max_prox_terms, p1=0.0, p2=0.0,
-                    lam=1.0):
-    if not 2 <= int(max_prox_terms) <= 16:
-        raise ValueError(f"{name}: max_prox_terms must be in [2, 16], got {max_prox_terms!r}")
+                    lam=1.0, max_terms=16):
+    if not 2 <= int(max_prox_terms) <= max_terms:
+        raise ValueError(f"{name}: max_prox_terms must be in [2, {max_terms}], got "
+                         f"{max_prox_terms!r}")
     p = _prepare(index, query_terms, k1, b, idf, max_prox_terms)
     if p is None or int(k) <= 0:
         return _empty()
     tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w = p
     out = np.zeros(docs.size)
     if nprox >= 2:
+        dl = np.asarray(index.doclen, np.float64)[docs]
         _interval_kernel(ptr, pos, term, nprox, _MODES[name], float(p1), float(p2), float(lam),
-                         np.ascontiguousarray(w[:nprox]), knorm_d, float(k1), out)
+                         np.ascontiguousarray(w[:nprox]), knorm_d, float(k1), out, dl,
+                         float(collection_stats(index).avgdl))
     return _finish(index, docs, base + out, k)
 
 
@@ -391,6 +428,34 @@ def amortized(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4
     """Amortized (Table 4.1; Song et al. 2008) (module docstring)."""
     return _interval_model("amortized", index, query_terms, k, k1, b, idf, max_prox_terms,
                            p1=lam_q, p2=gamma)
+
+
+def pdfr(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: str = "rw",
+         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12):
+    """BM25 + the DFR term-dependence score of Peng et al. (J. Peng, C. Macdonald, B. He, V.
+    Plachouras and I. Ounis, "Incorporating term dependency in the DFR framework", SIGIR 2007)
+    with Terrier's ``pBiL`` (binomial randomness, Laplace after-effect, the document as the
+    background): for each pair of query terms -- adjacent ones (``pairs="adjacent"``, their
+    SD) or every pair (``"all"``, FD) -- ``pf`` is the number of windows of at most ``window``
+    tokens holding both (non-overlapping, Indri's ``#uwN`` count), ``n = |D| - window + 1``
+    (1 when |D| < window; ``pf`` capped at ``n - 0.1``), ``p = 1/n``:
+    ``(-lg Gamma(n+1) + lg Gamma(pf+1) + lg Gamma(n-pf+1) - pf log2 p - (n-pf) log2(1-p))
+    / (pf + 1)`` (lg = log2), summed over the pairs, times ``lam``, added to BM25."""
+    if pairs not in ("adjacent", "all"):
+        raise ValueError(f"pairs: adjacent or all, not {pairs!r}")
+    return _interval_model("pdfr", index, query_terms, k, k1, b, idf, max_prox_terms,
+                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam)
+
+
+def bdfr(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: str = "rw",
+         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12):
+    """:func:`pdfr` with Terrier's ``pBiL2``: the count normalised by Norm2,
+    ``pf' = pf log2(1 + avgdl / n)``, against the average document length as the background
+    (``p = 1 / avgdl``) -- Peng et al.'s binomial model with length normalisation."""
+    if pairs not in ("adjacent", "all"):
+        raise ValueError(f"pairs: adjacent or all, not {pairs!r}")
+    return _interval_model("bdfr", index, query_terms, k, k1, b, idf, max_prox_terms,
+                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam)
 
 
 # ------------------------------------------------------------------ positional language model

@@ -325,6 +325,21 @@ register(Model(
     "tiebreak.retrieval.positional:plm",
     "Y. Lv and C. Zhai, \"Positional language models for information retrieval\", SIGIR 2009"))
 
+_PENG = ("J. Peng, C. Macdonald, B. He, V. Plachouras and I. Ounis, \"Incorporating term "
+         "dependency in the divergence from randomness framework\", SIGIR 2007 (Terrier's "
+         "pBiL / pBiL2)")
+for _n, _s in (("pdfr", "pBiL: binomial randomness against the document"),
+               ("bdfr", "pBiL2: Norm2-normalised count against the average document length")):
+    register(Model(
+        _n, f"BM25 + lam * DFR term dependence of query-term pairs in #uw windows, {_s}",
+        "positional", ("stats", "positions", "intervals"),
+        (_K1, _B, _IDF_RW, Param("lam", 1.0, in_range(0.0, 1.0), "weight of the DFR part"),
+         Param("window", 5, integer(2), "window length"),
+         Param("pairs", "adjacent", one_of("adjacent", "all"), "adjacent pairs (SD) or all"),
+         Param("max_prox_terms", 12, integer(2), "pairs over at most this many highest-IDF "
+               "terms")),
+        f"tiebreak.retrieval.positional:{_n}", _PENG))
+
 
 def alias(name: str, model: str, fixed: dict) -> None:
     """Register ``name`` as ``model`` with the parameters ``fixed``."""
