@@ -12,8 +12,11 @@ The default analyser approximates Lucene's ``EnglishAnalyzer`` (what Anserini in
 3. **stopwords**: removed *before* stemming; removed tokens take no position, so positions count
    the kept tokens only.
 4. **stemming**: ``porter`` (PyStemmer's Snowball "porter", i.e. the original Porter algorithm
-   that Lucene's PorterStemFilter implements), ``krovetz-like`` (our own light inflectional
-   stemmer, :func:`light_stem`; **not** Krovetz's dictionary-based KStem), or ``none``.
+   that Lucene's PorterStemFilter implements), ``krovetz`` (R. Krovetz, "Viewing morphology as
+   an inference process", SIGIR 1993: the dictionary-based KStem, through the ``krovetzstemmer``
+   package, a binding to the C++ KStem of the Lemur project -- what Indri stems with, and so
+   what Lu (2018) indexes with; the ``krovetz`` extra), ``krovetz-like`` (our own light
+   inflectional stemmer, :func:`light_stem`; **not** Krovetz's KStem), or ``none``.
 
 The configuration is a small dict (:meth:`Analyzer.config`) stored in the index manifest and used
 again at query time.
@@ -79,7 +82,7 @@ wonder would wouldn't x y yes yet you you'd you'll you're you've your yours your
 zero
 """.split())
 
-STEMMERS = ("porter", "krovetz-like", "none")
+STEMMERS = ("porter", "krovetz", "krovetz-like", "none")
 _VOWELS = set("aeiou")
 
 
@@ -149,7 +152,7 @@ class Analyzer:
 
     Parameters
     ----------
-    stemmer : {"porter", "krovetz-like", "none"}
+    stemmer : {"porter", "krovetz", "krovetz-like", "none"}
     stopwords : "lucene" | "smart" | "none" | path of a file (whitespace-separated words) |
         an iterable of words
     """
@@ -166,6 +169,14 @@ class Analyzer:
             import Stemmer
 
             self._stem_words = Stemmer.Stemmer("porter").stemWords
+        elif stemmer == "krovetz":
+            try:
+                import krovetzstemmer
+            except ImportError:
+                raise ImportError("the krovetz stemmer needs the krovetzstemmer package: pip "
+                                  "install 'tiebreak[krovetz]'") from None
+            stem = krovetzstemmer.Stemmer().stem
+            self._stem_words = lambda ws: [stem(w) for w in ws]
         elif stemmer == "krovetz-like":
             self._stem_words = lambda ws: [light_stem(w) for w in ws]
         else:

@@ -15,9 +15,10 @@ import click
 @click.option("--verify", is_flag=True,
               help="SOURCE is an index directory: check every array's crc32 and every "
                    "invariant (reads the whole index); exit 0 if sound, 2 if not.")
-@click.option("--stemmer", type=click.Choice(["porter", "krovetz-like", "none"]),
+@click.option("--stemmer", type=click.Choice(["porter", "krovetz", "krovetz-like", "none"]),
               default="porter", show_default=True,
               help="porter: Snowball's original Porter (as Lucene's PorterStemFilter); "
+                   "krovetz: Krovetz's KStem (as Indri; the krovetz extra); "
                    "krovetz-like: our light inflectional stemmer (NOT Krovetz); none.")
 @click.option("--stopwords", default="lucene", show_default=True, metavar="lucene|smart|none|FILE",
               help="Stopword list removed before stemming.")

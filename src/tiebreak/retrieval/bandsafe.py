@@ -35,7 +35,7 @@ BAND_METHODS = ("exact", "interval")
 def _impact_order(index, p) -> np.ndarray:
     """Per-term impact order (offsets by |impact| descending) for the plan's impacts, filled
     lazily for the query's terms and cached on the index."""
-    from .traversal import _flat
+    from .topk import _flat
 
     c = index._cache
     key = ("iorder",) + p.key
@@ -77,7 +77,7 @@ def banded(index, docids: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray]:
     """Documents in exact rank order (int32 (n,)) -> the same documents grouped into bands:
     scores ``1/g`` float64 (n,), docno descending inside a band. Raises ValueError on a bad
     ``rho``."""
-    from .traversal import _rank
+    from .topk import _rank
 
     s = band_scores(len(docids), rho)
     return K.sort_result(np.asarray(docids, np.int32), s.copy(), _rank(index))
@@ -101,7 +101,7 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
         ``rho`` not a number > 1.
     """
     from ..ranking.bands import band_starts
-    from .traversal import _bounds, _flat, _rank, _scratch, run_plan
+    from .topk import _bounds, _flat, _rank, _scratch, run_plan
 
     starts = band_starts(rho, k)           # validates rho (exact rational, >= 1)
     if method not in BAND_METHODS:
@@ -155,7 +155,7 @@ def anytime(index, p, k: int, budget: int, stats: np.ndarray):
     ValueError
         ``budget < 1``.
     """
-    from .traversal import _flat, _rank, _scratch, run_plan
+    from .topk import _flat, _rank, _scratch, run_plan
 
     if budget < 1:
         raise ValueError("budget must be >= 1 posting")

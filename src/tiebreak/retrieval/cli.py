@@ -6,7 +6,14 @@ import sys
 
 import click
 
-MODEL_NAMES = ["bm25", "ql", "sdm", "fdm", "lkp", "lkpf", "l2p"]
+
+def _model_names() -> list[str]:
+    from .registry import names
+
+    return names()
+
+
+MODEL_NAMES = _model_names()
 
 
 def _value(s: str):
@@ -81,13 +88,26 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--tail", is_flag=True,
               help="With --rerank and --first-k below -k: the first pass's documents "
                    "K+1..k follow, scored with the BM25 part of Eq. 4.3 only (a lower bound).")
+@click.option("--prf", type=click.Choice(["rm3", "bo1"]), default=None,
+              help="Pseudo-relevance feedback: expand each query from --model's top documents "
+                   "(RM3 as Anserini, Bo1 as Terrier) and search again.")
+@click.option("--fb-docs", type=click.IntRange(min=1), default=None,
+              help="--prf feedback documents (rm3 10, bo1 3).")
+@click.option("--fb-terms", type=click.IntRange(min=1), default=None,
+              help="--prf feedback terms (10).")
+@click.option("--orig-weight", type=click.FloatRange(0, 1), default=None,
+              help="--prf rm3: weight of the original query (0.5).")
+@click.option("--prf-model", default=None, metavar="MODEL",
+              help="--prf: term-weight model of the second retrieval (default --model when it "
+                   "is one, else bm25).")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
-               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1):
+               budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1,
+               prf=None, fb_docs=None, fb_terms=None, orig_weight=None, prf_model=None):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -115,14 +135,18 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
              "--algorithm, for a bm25 or ql first pass)")
     if rerank and trav and first not in ("bm25", "ql"):
         fail(f"--algorithm with --rerank needs --first bm25 or ql, not {first}")
-    if trav and not rerank and model not in ("bm25", "ql"):
-        fail(f"--{next(iter(trav))} works with --model bm25 or ql, not {model}")
+    if trav and not rerank:
+        from .registry import get
+
+        if get(model).kind != "term weights":
+            fail(f"--{next(iter(trav))} works with --model bm25 or ql (or another term-weight "
+                 f"model: lmds, vsm), not {model}")
     if not rerank:
         kw.update(trav)
     if rerank:
         model = rerank
     try:
-        check_params(model, kw)
+        kw = check_params(model, kw)
     except ValueError as e:
         fail(f"model {model}: {e}")
     from ..index.shards import ShardedIndex, open_searchable
@@ -145,8 +169,15 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         tops = read_topics(topics, field=topic_field, fields=qf, numbering=numbering)
     except (ValueError, OSError) as e:
         fail(f"topics: {e}")
+    if prf and (rerank or sharded or trav):
+        fail("--prf works on a single index without --rerank or traversal options")
     try:
-        if rerank:
+        if prf:
+            from .prf import search_prf
+
+            res = search_prf(idx, tops, model, k, prf, fb_docs, fb_terms, orig_weight,
+                             prf_model, **kw)
+        elif rerank:
             from .rerank import search_rerank
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
@@ -169,5 +200,51 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
-    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else model))
+    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else
+                                            f"{model}-{prf}" if prf else model))
     sys.stdout.flush()
+
+
+def models_text(fmt: str = "text") -> str:
+    """The registry as text (one block per model), tsv or a markdown table."""
+    from .registry import ALIASES, MODELS
+
+    rows = []
+    for m in MODELS.values():
+        params = " ".join(f"{p.name}={_show(p.default)}" for p in m.params)
+        names = [a for a, (c, _) in ALIASES.items() if c == m.name]
+        rows.append((m.name, ", ".join(names), m.kind, "+".join(m.needs), params or "-",
+                     m.summary, m.citation))
+    if fmt == "tsv":
+        head = ("model", "aliases", "kind", "needs", "parameters", "summary", "citation")
+        return "".join("\t".join(r) + "\n" for r in [head] + rows)
+    if fmt == "markdown":
+        out = ["| model | aliases | kind | needs | parameters (defaults) | source |",
+               "|---|---|---|---|---|---|"]
+        out += [f"| `{r[0]}` | {r[1] or '-'} | {r[2]} | {r[3]} | {r[4]} | {r[6]} |"
+                for r in rows]
+        return "\n".join(out) + "\n"
+    out = []
+    for r, m in zip(rows, MODELS.values()):
+        alias = f"; aliases {r[1]}" if r[1] else ""
+        extra = " (+ traversal options)" if m.traversal else ""
+        out.append(f"{r[0]} ({r[2]}; needs {r[3].replace('+', ', ')}{alias})\n"
+                   f"  {r[5]}\n  parameters: {r[4]}{extra}\n  source: {r[6]}\n")
+    return "\n".join(out)
+
+
+def _show(v) -> str:
+    if isinstance(v, tuple):
+        return ",".join(_show(x) for x in v)
+    if v is None:
+        return "all"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+@click.command("models")
+@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "markdown"]), default="text",
+              show_default=True, help="Blocks, a TSV table, or the README's markdown table.")
+def models_cmd(fmt):
+    """List every retrieval model: aliases, kind, the index data it needs, its parameters
+    with defaults (set with 'tiebreak search --model NAME -p NAME=VALUE') and its source."""
+    click.echo(models_text(fmt), nl=False)

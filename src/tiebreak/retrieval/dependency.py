@@ -54,7 +54,7 @@ from .intervals import (
     merge_cdf_kernel,
 )
 from .kernels import sort_result  # trec_eval order: score desc, then docno rank desc
-from .models import collection_stats
+from .weights import collection_stats
 
 __all__ = [
     "sdm",

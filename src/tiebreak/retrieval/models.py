@@ -1,4 +1,5 @@
-"""Bag-of-words retrieval models and the model registry.
+"""Bag-of-words retrieval models: BM25, query likelihood (three smoothings) and the vector space
+model.
 
 Every model has the signature ``model(index, query_terms, k, **params) -> (docids, scores)``:
 ``query_terms`` are analysed index terms (``index.analyzer.analyze(text)``), repeats count as query
@@ -13,27 +14,33 @@ the touched ones only (a partition plus a sort of the candidates; nothing is don
 scratch arrays live on the index object, so an :class:`~tiebreak.index.Index` must not be searched
 from two threads at once.
 
-Models here: :func:`bm25`, :func:`ql`. ``sdm``, ``fdm``, ``lkp``, ``lkpf`` and ``l2p`` are
-registered lazily: calling them imports :mod:`tiebreak.retrieval.dependency` and calls its function
-of the same name.
+Models here: :func:`bm25`, :func:`ql`, :func:`vsm`; their term weights are defined once, in
+:mod:`tiebreak.retrieval.weights`. Every model is declared in
+:mod:`tiebreak.retrieval.registry`.
 """
 
 from __future__ import annotations
-
-import importlib
-from collections import Counter
-from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
+from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
+    IDF_VARIANTS,
+    _flat,
+    _impacts,
+    _knorm,
+    _scratch,
+    bm25_impacts,
+    collection_stats,
+    idf_weights,
+    lucene_doclen,
+    ql_impacts,
+    query_term_ids,
+)
 
-__all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
+__all__ = ["bm25", "ql", "vsm", "idf_weights", "query_term_ids", "topk_from_scores",
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
-
-IDF_VARIANTS = ("rsj", "rw", "lucene")
-
 
 # ---------------------------------------------------------------- numba kernels
 @njit(cache=True)
@@ -116,76 +123,6 @@ def _ql_topk(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen,
     return _topk_of(acc, seen, touched, n, rank, k)
 
 
-# ---------------------------------------------------------------- helpers
-def collection_stats(index):
-    """The collection statistics the models score ``index`` with.
-
-    ``index.global_stats`` when it is set, else ``index`` itself. A shard of a sharded index
-    carries the whole collection's statistics there
-    (:class:`tiebreak.index.shards.CollectionStats`), so its documents score exactly as in one
-    index of the whole collection; set it before the first search of the shard (scoring caches
-    on the index depend on it). The attributes read are
-    ``num_docs`` (N), ``collection_length`` (|C|), ``avgdl`` (|C| / N as a Python float
-    division), ``df`` and ``cf`` (per term id of ``index``). Everything else a model reads
-    (postings, positions, ``doclen``, ``docno_rank``, array sizes) stays the index's own.
-    """
-    st = getattr(index, "global_stats", None)
-    return index if st is None else st
-
-
-def _scratch(index):
-    c = index._cache
-    if "acc" not in c:
-        N = index.num_docs
-        c["acc"] = np.zeros(N, np.float64)
-        c["seen"] = np.zeros(N, np.bool_)
-        c["touched"] = np.empty(N, np.int32)
-        c["rank"] = np.ascontiguousarray(index.docno_rank)
-    return c["acc"], c["seen"], c["touched"], c["rank"]
-
-
-def _flat(index):
-    c = index._cache
-    if "flat" not in c:
-        # np.asarray of a memmap is a plain ndarray view; numba accepts it without copying
-        c["flat"] = (np.asarray(index.post_ptr), np.asarray(index.post_docid),
-                     np.asarray(index.post_tf))
-    return c["flat"]
-
-
-def query_term_ids(index, query_terms) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct in-vocabulary term ids (first-occurrence order) and their query frequencies."""
-    cnt = Counter(query_terms)
-    tids, qtf = [], []
-    for t, f in cnt.items():
-        tid = index.term_id(t)
-        if tid >= 0:
-            tids.append(tid)
-            qtf.append(f)
-    return np.asarray(tids, np.int64), np.asarray(qtf, np.float64)
-
-
-def idf_weights(index, tids: np.ndarray, idf: str = "lucene") -> np.ndarray:
-    """BM25 term weights (natural log), spec ``proximity-retrieval.md`` Eq. 2.4.
-
-    * ``rsj``: Robertson--Spaerck Jones ``log((N - df + 0.5) / (df + 0.5))`` (negative when
-      df > N/2; BM25^(1) of Lu 2018, Table 4.3),
-    * ``rw``: Robertson--Walker ``log(N / df)`` (BM25^(2)),
-    * ``lucene`` (the default): ``log(1 + (N - df + 0.5) / (df + 0.5))``, never negative
-      (Lucene/Anserini, bm25s).
-    """
-    st = collection_stats(index)
-    N = float(st.num_docs)
-    df = np.asarray(st.df)[tids].astype(np.float64)
-    if idf == "rsj":
-        return np.log((N - df + 0.5) / (df + 0.5))
-    if idf == "rw":
-        return np.log(N / df)
-    if idf == "lucene":
-        return np.log(1.0 + (N - df + 0.5) / (df + 0.5))
-    raise ValueError(f"idf: expected one of {', '.join(IDF_VARIANTS)}, got {idf!r}")
-
-
 def _empty():
     return np.zeros(0, np.int32), np.zeros(0, np.float64)
 
@@ -201,28 +138,6 @@ def topk_from_scores(index, docids: np.ndarray, scores: np.ndarray, k: int):
 
 
 # ---------------------------------------------------------------- models
-def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
-    """Document lengths as Lucene's BM25 sees them: encoded into one byte (``SmallFloat``
-    ``intToByte4``: exact below 24, then 4 significant bits) and decoded again."""
-    dl = np.asarray(doclen, np.int64)
-    free = 24  # 255 - intToByte4's code of Integer.MAX_VALUE (231)
-    out = dl.copy()
-    big = dl >= free
-    x = dl[big] - free
-    nbits = np.zeros_like(x)
-    nz = x > 0
-    nbits[nz] = np.floor(np.log2(x[nz])).astype(np.int64) + 1
-    shift = np.maximum(nbits - 4, 0)
-    mant = np.where(nbits < 4, x, (x >> shift) & 7)
-    code = np.where(nbits < 4, x, mant | ((shift + 1) << 3))
-    # decode
-    s = (code >> 3) - 1
-    bits = code & 7
-    dec = np.where(s < 0, bits, (bits | 8) << np.maximum(s, 0))
-    out[big] = free + dec
-    return out
-
-
 def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
          idf: str = "lucene", doclen: str = "exact", **traversal) -> tuple[np.ndarray, np.ndarray]:
     """Okapi BM25, spec ``proximity-retrieval.md`` §1.2, Eq. 2.3 with the IDF of Eq. 2.4.
@@ -263,27 +178,8 @@ def bm25(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4,
     return _bm25_impact_topk(pp, pd, imp, tids, w, acc, seen, touched, rank, k)
 
 
-def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
-    """Per-posting BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` for (k1, b, doclen),
-    float64, filled lazily term by term (a term's postings are computed the first time a query
-    uses it, so repeated queries only add precomputed impacts, as impact-ordered engines do)."""
-    ik = ("impact",) + key[1:]
-    entry = index._cache.get(ik)
-    if entry is None:
-        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
-                                    np.zeros(index.vocab_size, bool))
-    imp, done = entry
-    knorm = index._cache[key]
-    for t in tids[~done[tids]]:
-        a, b = pp[t], pp[t + 1]
-        tf = np.asarray(pt[a:b], np.float64)
-        imp[a:b] = (tf * (k1 + 1.0)) / (tf + knorm[pd[a:b]])
-        done[t] = True
-    return imp
-
-
-def ql(index, query_terms, k: int = 1000, mu: float = 2500.0,
-       **traversal) -> tuple[np.ndarray, np.ndarray]:
+def ql(index, query_terms, k: int = 1000, mu: float = 2500.0, smoothing: str = "dirichlet",
+       lam: float = 0.1, delta: float = 0.7, **traversal) -> tuple[np.ndarray, np.ndarray]:
     """Query likelihood with Dirichlet smoothing, spec ``proximity-retrieval.md`` §1.3, Eq. 2.5
     in its rank-equivalent form:
 
@@ -292,7 +188,18 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0,
     ``|Q|`` counts the in-vocabulary query tokens (with repeats); out-of-vocabulary terms are
     dropped (their ``f_{q,C}`` is 0). Only documents containing a query term are ranked.
     ``traversal`` options as for :func:`bm25`.
+
+    ``smoothing="jm"`` (Jelinek-Mercer, collection weight ``lam``) and ``smoothing="ad"``
+    (absolute discounting, ``delta``) follow Zhai & Lafferty (ACM TOIS 22(2), 2004), in the
+    rank-equivalent forms of :class:`tiebreak.retrieval.weights.QLScorer`; they are scored
+    through the traversal layer.
     """
+    if smoothing != "dirichlet":
+        from .traversal import retrieve
+        from .weights import QLScorer
+
+        return retrieve(index, query_terms, k, QLScorer(smoothing=smoothing, lam=lam,
+                                                        delta=delta), **traversal)
     if _wants_traversal(traversal):
         from .traversal import retrieve
 
@@ -325,68 +232,27 @@ def _wants_traversal(opts: dict) -> bool:
                and not (n == "band_method" and v == "exact") for n, v in opts.items())
 
 
-def _knorm(index, k1: float, b: float, doclen: str):
-    key = ("knorm", k1, b, doclen)
-    if key not in index._cache:
-        dl = np.asarray(index.doclen, np.float64)
-        if doclen == "lucene":
-            dl = lucene_doclen(index.doclen).astype(np.float64)
-        avgdl = collection_stats(index).avgdl
-        index._cache[key] = k1 * ((1.0 - b) + b * dl / avgdl) if avgdl > 0 else \
-            np.full(index.num_docs, k1 * (1.0 - b))
-    return key
+def vsm(index, query_terms, k: int = 1000, **traversal) -> tuple[np.ndarray, np.ndarray]:
+    """The TF x IDF cosine vector space model (Salton, Wong & Yang, CACM 18(11), 1975; Lu 2018
+    Eq. 2.1-2.2): :class:`tiebreak.retrieval.weights.VSMScorer` through the traversal layer
+    (exhaustive by default; ``algorithm="maxscore"|"bmw"`` are rank-safe). Returns the top
+    ``k`` as ``(docids int32, scores float64)``, scores the cosines."""
+    from .traversal import retrieve
+    from .weights import VSMScorer
+
+    if traversal.get("quantize") is not None:
+        raise ValueError("vsm: quantised impacts are not available")
+    k = int(k)
+    if k <= 0:
+        return _empty()
+    return retrieve(index, query_terms, k, VSMScorer(), **traversal)
 
 
-def bm25_impacts(index, k1: float = 0.9, b: float = 0.4, doclen: str = "exact") -> np.ndarray:
-    """BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` of every posting, float64 (P,),
-    bit-identical to the ones :func:`bm25` computes lazily (it shares the cache)."""
-    if doclen not in ("exact", "lucene"):
-        raise ValueError(f"doclen: expected exact or lucene, got {doclen!r}")
-    key = _knorm(index, float(k1), float(b), doclen)
-    pp, pd, pt = _flat(index)
-    ik = ("impact",) + key[1:]
-    entry = index._cache.get(ik)
-    if entry is None:
-        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
-                                    np.zeros(index.vocab_size, bool))
-    imp, done = entry
-    if not done.all():
-        knorm = index._cache[key]
-        step = 1 << 22
-        for a in range(0, len(pd), step):
-            tf = np.asarray(pt[a:a + step], np.float64)
-            imp[a:a + step] = (tf * (float(k1) + 1.0)) / (tf + knorm[pd[a:a + step]])
-        done[:] = True
-    return imp
+def _lazy(name: str):
+    """A dependency model's function that imports :mod:`tiebreak.retrieval.dependency` only when
+    called (NotImplementedError when that module or the function is missing)."""
+    import importlib
 
-
-@njit(cache=True)
-def _ql_impacts(post_ptr, post_tf, cf, coll_len, mu, doclen):
-    V = post_ptr.size - 1
-    imp = np.empty(post_tf.size, np.float64)
-    for t in range(V):
-        if post_ptr[t + 1] == post_ptr[t]:
-            continue        # no postings (a shard's vocabulary can hold terms with cf 0)
-        c = coll_len / (mu * np.float64(cf[t]))
-        for j in range(post_ptr[t], post_ptr[t + 1]):
-            imp[j] = np.log(1.0 + np.float64(post_tf[j]) * c)
-    prior = np.empty(doclen.size, np.float64)
-    for d in range(doclen.size):
-        prior[d] = np.log(mu / (np.float64(doclen[d]) + mu))
-    return imp, prior
-
-
-def ql_impacts(index, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
-    """Query-likelihood impacts ``log(1 + tf |C| / (mu f_{q,C}))`` of every posting, float64
-    (P,), and the per-document prior ``log(mu / (|D| + mu))``, float64 (N,), computed as
-    :func:`ql` computes them (so sums are bit-identical)."""
-    pp, pd, pt = _flat(index)
-    st = collection_stats(index)
-    return _ql_impacts(pp, pt, np.asarray(st.cf), float(st.collection_length), float(mu),
-                       np.asarray(index.doclen))
-
-
-def _lazy(name: str) -> Callable:
     def model(index, query_terms, k: int = 1000, **params):
         try:
             mod = importlib.import_module("tiebreak.retrieval.dependency")
@@ -407,8 +273,42 @@ def _lazy(name: str) -> Callable:
     return model
 
 
+class _Models(dict):
+    """name -> model(index, query_terms, k, **params): a view of
+    :data:`tiebreak.retrieval.registry.MODELS` (every name and alias), filled on first use."""
+
+    def _fill(self):
+        if not dict.__len__(self):
+            from functools import partial
+
+            from .registry import ALIASES, get, names
+
+            for n in names():
+                m = get(n)
+                fn = _lazy(m.name) if m.kind == "dependency" else m.function()
+                fixed = ALIASES[n][1] if n in ALIASES else {}
+                dict.__setitem__(self, n, partial(fn, **fixed) if fixed else fn)
+
+    def __getitem__(self, name):
+        self._fill()
+        return dict.__getitem__(self, name)
+
+    def __iter__(self):
+        self._fill()
+        return dict.__iter__(self)
+
+    def __len__(self):
+        self._fill()
+        return dict.__len__(self)
+
+    def __contains__(self, name):
+        self._fill()
+        return dict.__contains__(self, name)
+
+    def keys(self):
+        self._fill()
+        return dict.keys(self)
+
+
 #: name -> model(index, query_terms, k, **params) -> (docids int32, scores float64)
-MODELS: dict[str, Callable] = {"bm25": bm25, "ql": ql}
-for _name in ("sdm", "fdm", "lkp", "lkpf", "l2p"):
-    MODELS[_name] = _lazy(_name)
-del _name
+MODELS = _Models()

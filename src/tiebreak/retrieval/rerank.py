@@ -26,7 +26,7 @@ import numpy as np
 
 from . import dependency as dep
 from .intervals import jit
-from .models import collection_stats
+from .weights import collection_stats
 
 __all__ = ["rerank", "RERANK_MODELS"]
 

@@ -19,8 +19,6 @@ term in the index) keeps its :class:`Result` with an explanatory ``note``; the C
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
 import numbers
 import sys
@@ -82,28 +80,9 @@ PARAM_RULES = {
 }
 
 
-def _parameters(model: str, fn) -> list[str] | None:
-    """Keyword parameters of a model (None when they cannot be told)."""
-    def named(sig):
-        return [n for n in list(sig.parameters)[3:]
-                if sig.parameters[n].kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                              inspect.Parameter.KEYWORD_ONLY)]
-
-    try:
-        sig = inspect.signature(fn)
-        if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-            if named(sig):
-                return None     # open-ended (e.g. traversal options): the model checks them
-            # a lazily registered model that only forwards: look at the function it calls
-            fn = getattr(importlib.import_module("tiebreak.retrieval.dependency"), model)
-            sig = inspect.signature(fn)
-    except (ImportError, AttributeError, TypeError, ValueError):
-        return None
-    return named(sig)
-
-
-def check_params(model: str, params: dict) -> None:
-    """Check model parameters before searching.
+def check_params(model: str, params: dict) -> dict:
+    """Check model parameters before searching (:func:`tiebreak.retrieval.registry.check`);
+    returns the parameters to call the model with (an alias's fixed ones added).
 
     Raises
     ------
@@ -111,28 +90,23 @@ def check_params(model: str, params: dict) -> None:
         An unknown model, a parameter the model does not take, or a value out of range:
         ``k1`` finite >= 0, ``b`` and ``lam`` in [0, 1], ``mu`` finite > 0, ``window`` an integer
         >= 1, ``max_prox_terms`` an integer >= 2, ``weights`` finite numbers >= 0 (NaN and
-        infinity are always rejected).
+        infinity are always rejected); each model's own checks in the registry.
     """
-    fn = get_model(model)
-    names = _parameters(model, fn)
+    from .registry import check
+
+    out = check(model, params)
     for name, v in params.items():
-        if names is not None and name not in names:
-            raise ValueError(f"{model} has no parameter {name!r} (its parameters: "
-                             f"{', '.join(names) or 'none'})")
         rule = PARAM_RULES.get(name)
-        if rule is not None:
+        if rule is not None and v is not None:
             rule(name, v)
-        elif isinstance(v, float) and not math.isfinite(v):
-            raise ValueError(f"{name} must be a finite number, got {v!r}")
+    return out
 
 
 def get_model(name: str):
-    from .models import MODELS
+    """The function of model ``name`` (a registered name or alias)."""
+    from .registry import get
 
-    try:
-        return MODELS[name]
-    except KeyError:
-        raise ValueError(f"unknown model {name!r}; choose from {', '.join(MODELS)}") from None
+    return get(name).function()
 
 
 def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = False,
@@ -152,8 +126,11 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     """
     from ..index.readers import check_docno
 
-    check_params(model, params)
-    fn = get_model(model)
+    params = check_params(model, params)
+    from .registry import get
+
+    spec = get(model)
+    fn = spec.function()
     analyze = index.analyzer.analyze
     topics = list(topics)
     for qid, _ in topics:
@@ -165,10 +142,8 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
 
         bar = tqdm(total=len(topics), desc=f"searching ({model})", unit=" q", file=sys.stderr,
                    mininterval=0.5)
-    from .models import MODELS
-
-    if model in ("bm25", "ql") and fn is MODELS[model] and int(k) >= 1 \
-            and hasattr(index, "post_ptr"):
+    if spec.kind == "term weights" and int(k) >= 1 and hasattr(index, "post_ptr") \
+            and not (spec.name == "vsm" and params.get("quantize") is not None):
         # the whole topic set in compiled calls (chunks only to move the progress bar); the
         # same documents, scores and order as one call of the model per topic
         from .traversal import retrieve_many
@@ -178,7 +153,8 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
             chunk = topics[a:a + step]
             terms = [analyze(text) for _, text in chunk]
             for (qid, _), t, (d, s) in zip(chunk, terms,
-                                           retrieve_many(index, terms, k, model, **params)):
+                                           retrieve_many(index, terms, k, spec.name,
+                                                         **params)):
                 out.append(Result(str(qid), d, s, empty_note(index, t) if len(d) == 0 else ""))
             if bar is not None:
                 bar.update(len(chunk))

@@ -192,9 +192,11 @@ def search_sharded(sidx, topics, model: str = "bm25", k: int = 1000, progress: b
         other than ``algorithm``, a topic id that is empty or contains whitespace.
     """
     from ..index.readers import check_docno
+    from .registry import get
     from .search import Result, check_params, empty_note
 
-    check_params(model, params)
+    params = check_params(model, params)      # an alias's fixed parameters added
+    model = get(model).name
     _check_traversal(params)
     topics = list(topics)
     for qid, _ in topics:

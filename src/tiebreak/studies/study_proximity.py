@@ -8,9 +8,15 @@ scores 0) for AP, nDCG@10, P@10 and RBP(p=0.95) with its residual.
 Models (:mod:`tiebreak.retrieval.dependency`, :mod:`tiebreak.retrieval.models`):
 
 * ``BM25`` -- BM25^(2) (idf ``ln(N/df)``, k1 0.9, b 0.3), the bag-of-words part of Lkp;
-* Table 3.1 ablations of the MRF family (Dirichlet mu 2500, Indri semantics): ``BOW`` (unigrams
-  only: weights (1, 0, 0), = query likelihood), ``BOW+OW`` (ordered windows: (0.85, 0.15, 0)),
-  ``BOW+UW`` (unordered windows: (0.95, 0, 0.05)), ``SDM`` (0.8, 0.15, 0.05), ``FDM``;
+* Table 3.1 ablations of the MRF family (Dirichlet mu 2500, Indri semantics), by default this
+  project's earlier choice: ``BOW`` (unigrams only: weights (1, 0, 0), = query likelihood),
+  ``BOW+OW`` (SDM's adjacent-pair ordered windows: (0.85, 0.15, 0)), ``BOW+UW`` (SDM's
+  adjacent-pair ``#uw8``: (0.95, 0, 0.05)), ``SDM`` (0.8, 0.15, 0.05), ``FDM`` (0.8, 0.1, 0.1)
+  (Table 4.3's weights); ``--table31 thesis`` uses Table 3.1 as the thesis states it
+  (:data:`tiebreak.retrieval.configs.TABLE_3_1`: BOW+OW over every contiguous sub-sequence,
+  BOW+UW over every subset with ``#uw(4|Q'|)``, both 0.85/0.15; SDM (0.8, 0.1, 0.1), FDM
+  (0.8, 0.15, 0.05));
+* ``--models NAME,...``: any other registered model (``tiebreak models``) with its defaults;
 * Lkp variants: ``L2p``, ``Lkp``, ``Lkpf`` (lambda 0.4), and ``Lkp-cv``: lambda chosen by
   ``--folds``-fold cross-validation over topics (grid ``--lams``; each fold's lambda maximises the
   mean AP of the *other* folds' topics and is applied to this fold's; never tuned on test topics).
@@ -49,8 +55,8 @@ import sys
 import click
 import numpy as np
 
-__all__ = ["MODELS", "MU_CV", "run_study", "proximity_cmd", "delta_buckets", "cv_lambda",
-           "cv_mu"]
+__all__ = ["MODELS", "MU_CV", "run_study", "study_models", "proximity_cmd", "delta_buckets",
+           "cv_lambda", "cv_mu"]
 
 #: name -> (model, parameters)
 MODELS: dict[str, tuple[str, dict]] = {
@@ -159,20 +165,46 @@ def cv_mu(index, topics, qrels, model: str, mus=DEFAULT_MUS, folds: int = 5, see
             "by_mu": ap.mean(axis=1), "topics": list(res.topics)}
 
 
+def study_models(table31: str = "ours", extra=()) -> dict[str, tuple[str, dict]]:
+    """The study's models: :data:`MODELS`, its Table 3.1 rows replaced by the thesis's
+    (:data:`tiebreak.retrieval.configs.TABLE_3_1`) when ``table31="thesis"``, plus the
+    registered models named in ``extra`` with their defaults.
+
+    Raises
+    ------
+    ValueError
+        ``table31`` not ours/thesis, or an unknown model in ``extra``.
+    """
+    from ..retrieval.configs import TABLE_3_1
+    from ..retrieval.registry import get
+
+    if table31 not in ("ours", "thesis"):
+        raise ValueError(f"table31: ours or thesis, not {table31!r}")
+    out = dict(MODELS)
+    if table31 == "thesis":
+        out.update(TABLE_3_1)
+    for name in extra:
+        get(name)
+        out.setdefault(name, (name, {}))
+    return out
+
+
 def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_LAMS,
-              seed: int = 0, progress: bool = False, mus=DEFAULT_MUS):
-    """All runs and evaluations of the study; returns a dict of the pieces the outputs use."""
+              seed: int = 0, progress: bool = False, mus=DEFAULT_MUS, models=None):
+    """All runs and evaluations of the study; returns a dict of the pieces the outputs use.
+    ``models``: name -> (registered model, parameters), default :data:`MODELS`."""
     from ..retrieval.search import search
 
+    models = MODELS if models is None else models
     runs = {}
-    names = list(MODELS)
+    names = list(models)
     it = names
     if progress:
         from tqdm import tqdm
 
         it = tqdm(names, desc="models", file=sys.stderr)
     for name in it:
-        model, params = MODELS[name]
+        model, params = models[name]
         runs[name] = (index, search(index, topics, model, k, **params))
     lam_runs = {f"lam={lam:g}": (index, search(index, topics, "lkp", k, lam=float(lam)))
                 for lam in lams}
@@ -378,8 +410,15 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
 @click.option("--alpha", default=0.05, show_default=True, type=float)
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--out", "out_dir", default="study_proximity", show_default=True)
+@click.option("--table31", type=click.Choice(["ours", "thesis"]), default="ours",
+              show_default=True,
+              help="Table 3.1 ablations: this project's earlier choice, or as the thesis states "
+                   "them (Lu 2018, Table 3.1).")
+@click.option("--models", "extra_models", default="", metavar="NAME,...",
+              help="Further registered models (tiebreak models) to compare, with defaults.")
 @click.option("-q", "--quiet", is_flag=True)
-def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, out_dir, quiet):
+def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, out_dir, quiet,
+                  table31="ours", extra_models=""):
     """Where does proximity help? Ablations, per-topic changes, extremes, RBP(0.95), lambda by
     cross-validation and the P(relevant) heat map (Lu 2018, ch. 3-4). Writes TSV and PNG files
     into --out and prints the summary table."""
@@ -405,9 +444,13 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
     tops = [(t, x) for t, x in tops if t in judged]
     if len(tops) < folds:
         fail(f"{len(tops)} topics with judgments, fewer than --folds {folds}")
+    try:
+        models = study_models(table31, [m.strip() for m in extra_models.split(",") if m.strip()])
+    except ValueError as e:
+        fail(f"--models: {e}")
     os.makedirs(out_dir, exist_ok=True)
     study = run_study(idx, tops, q, k, folds, lam_grid, seed,
-                      progress=not quiet and sys.stderr.isatty())
+                      progress=not quiet and sys.stderr.isatty(), models=models)
     rows = _outputs(study, idx, tops, q, k, out_dir, top, alpha)
     res = study["res"]
     click.echo("model     " + " ".join(f"{m:>12}" for m in res.measures) + "  p_holm vs FDM")

@@ -1,0 +1,358 @@
+"""The model registry: every retrieval model declared once.
+
+A :class:`Model` names the model (and its aliases), its parameters with defaults and checks, the
+index data it reads (``stats``: document and collection statistics; ``positions``: positional
+postings; ``intervals``: optimal intervals enumerated per document), how it is scored
+(``term weights``: a :class:`~tiebreak.retrieval.weights.TermScorer` the traversal layer runs;
+``positional``: a per-document kernel over the query terms' positions; ``dependency``: the
+fused two-pass kernels of :mod:`tiebreak.retrieval.dependency`) and its source.
+
+>>> from tiebreak.retrieval.registry import get, run
+>>> get("lmds").name, get("lmds").fixed
+('ql', {'smoothing': 'dirichlet'})
+>>> d, s = run(index, ["apple"], 10, "bm25", k1=1.2)          # doctest: +SKIP
+
+``tiebreak models`` prints the table; ``tiebreak search --model NAME -p k=v`` and
+:func:`tiebreak.retrieval.search.search` reach every entry.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+__all__ = ["Param", "Model", "MODELS", "ALIASES", "get", "run", "names", "register",
+           "TRAVERSAL_OPTIONS", "check"]
+
+#: options of the traversal layer a term-weight model accepts besides its parameters
+TRAVERSAL_OPTIONS = ("algorithm", "quantize", "quantizer", "rho", "budget", "stats",
+                     "band_method")
+
+
+# ------------------------------------------------------------------ parameter checks
+def _number(name, v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {v!r}")
+    v = float(v)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number, got {v!r}")
+    return v
+
+
+def in_range(lo, hi, lo_open=False, hi_open=False):
+    """A check: a finite number in [lo, hi] (open ends on request)."""
+    def rule(name, v):
+        x = _number(name, v)
+        if (x <= lo if lo_open else x < lo) or (x >= hi if hi_open else x > hi):
+            left = "(" if lo_open else "["
+            right = ")" if hi_open or not math.isfinite(hi) else "]"
+            raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {v!r}")
+    return rule
+
+
+def integer(lo):
+    """A check: an integer >= lo."""
+    def rule(name, v):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return rule
+
+
+def one_of(*choices):
+    """A check: one of ``choices``."""
+    def rule(name, v):
+        if v not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}, got {v!r}")
+    return rule
+
+
+def weights3(name, v):
+    """A check: a sequence of finite numbers >= 0."""
+    if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
+        raise ValueError(f"{name} must be a sequence of numbers, got {v!r}")
+    for w in v:
+        if _number(name, w) < 0:
+            raise ValueError(f"{name} must be >= 0, got {v!r}")
+
+
+def optional_integer(lo):
+    def rule(name, v):
+        if v is not None:
+            integer(lo)(name, v)
+    return rule
+
+
+@dataclass(frozen=True)
+class Param:
+    """One model parameter: name, default, check(name, value) raising ValueError, meaning."""
+
+    name: str
+    default: object
+    check: object = None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Model:
+    """One registered model (module docstring)."""
+
+    name: str
+    summary: str
+    kind: str                      # "term weights" | "positional" | "dependency"
+    needs: tuple                   # subset of ("stats", "positions", "intervals")
+    params: tuple                  # of Param
+    fn: str                        # "module:function" called as fn(index, terms, k, **params)
+    citation: str
+    aliases: tuple = ()
+    fixed: dict = field(default_factory=dict)   # parameters an alias fixes
+    traversal: bool = False        # accepts TRAVERSAL_OPTIONS
+
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.params}
+
+    def function(self):
+        import importlib
+
+        mod, attr = self.fn.split(":")
+        return getattr(importlib.import_module(mod), attr)
+
+
+#: canonical name -> Model
+MODELS: dict[str, Model] = {}
+#: alias -> (canonical name, fixed parameters)
+ALIASES: dict[str, tuple[str, dict]] = {}
+
+
+def register(m: Model) -> Model:
+    """Add ``m`` (its name and aliases must be new)."""
+    for n in (m.name,) + tuple(m.aliases):
+        if n in MODELS or n in ALIASES:
+            raise ValueError(f"model name {n!r} is registered twice")
+    MODELS[m.name] = m
+    for a in m.aliases:
+        ALIASES[a] = (m.name, dict(m.fixed))
+    return m
+
+
+def get(name: str) -> Model:
+    """The :class:`Model` registered as ``name`` or aliased to it.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists every name).
+    """
+    if name in MODELS:
+        return MODELS[name]
+    if name in ALIASES:
+        return MODELS[ALIASES[name][0]]
+    raise ValueError(f"unknown model {name!r}; choose from {', '.join(names())}")
+
+
+def names() -> list[str]:
+    """Every model name and alias, canonical names first in registration order."""
+    return list(MODELS) + list(ALIASES)
+
+
+def check(name: str, params: dict) -> dict:
+    """``params`` checked against model ``name`` (plus an alias's fixed parameters); returns
+    the parameters to call the model with.
+
+    Raises
+    ------
+    ValueError
+        An unknown model or parameter, or a value its check rejects.
+    """
+    m = get(name)
+    fixed = ALIASES[name][1] if name in ALIASES else {}
+    by_name = {p.name: p for p in m.params}
+    for n, v in params.items():
+        if n in fixed and v != fixed[n]:
+            raise ValueError(f"{name} fixes {n}={fixed[n]!r}; use --model {m.name} for others")
+        if n in by_name:
+            if by_name[n].check is not None:
+                by_name[n].check(n, v)
+            elif isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{n} must be a finite number, got {v!r}")
+        elif not (m.traversal and n in TRAVERSAL_OPTIONS):
+            allowed = m.param_names() + (list(TRAVERSAL_OPTIONS) if m.traversal else [])
+            raise ValueError(f"{name} has no parameter {n!r} (its parameters: "
+                             f"{', '.join(allowed) or 'none'})")
+    return {**fixed, **params}
+
+
+def run(index, query_terms, k: int, name: str, **params):
+    """Top ``k`` of model ``name`` for one query of analysed terms: ``(docids int32, scores
+    float64)`` in trec_eval order. Raises ValueError as :func:`check`."""
+    return get(name).function()(index, query_terms, k, **check(name, params))
+
+
+# ------------------------------------------------------------------ the models
+_K1 = Param("k1", 0.9, in_range(0.0, math.inf), "BM25 term-frequency saturation")
+_B = Param("b", 0.4, in_range(0.0, 1.0), "BM25 length normalisation")
+_B3 = Param("b", 0.3, in_range(0.0, 1.0), "BM25 length normalisation (BM25^(2))")
+_IDF = Param("idf", "lucene", one_of("rsj", "rw", "lucene"),
+             "idf: lucene log(1+(N-df+.5)/(df+.5)), rsj log((N-df+.5)/(df+.5)), rw log(N/df)")
+_IDF_RW = Param("idf", "rw", one_of("rsj", "rw", "lucene"), "idf of the BM25 part")
+_MU = Param("mu", 2500.0, in_range(0.0, math.inf, lo_open=True), "Dirichlet prior")
+_LAM = Param("lam", 0.4, in_range(0.0, 1.0), "proximity weight lambda of Eq. 4.3")
+_MAXP = Param("max_prox_terms", 6, integer(2),
+              "proximity over the highest-IDF distinct terms only (2^m - m - 1 subqueries)")
+_BM25 = ("S. E. Robertson, S. Walker, S. Jones, M. Hancock-Beaulieu and M. Gatford, "
+         "\"Okapi at TREC-3\", TREC 1994")
+_LU = "X. Lu, PhD thesis, RMIT University, 2018, ch. 4"
+
+register(Model(
+    "vsm", "TF x IDF cosine vector space model (Lu 2018 Eq. 2.1-2.2)", "term weights",
+    ("stats",), (), "tiebreak.retrieval.models:vsm",
+    "G. Salton, A. Wong and C. S. Yang, \"A vector space model for automatic indexing\", "
+    "CACM 18(11), 1975", traversal=True))
+register(Model(
+    "bm25", "Okapi BM25 (Lu 2018 Eq. 2.3-2.4)", "term weights", ("stats",),
+    (_K1, _B, _IDF, Param("doclen", "exact", one_of("exact", "lucene"),
+                          "document length: exact, or Lucene's one-byte encoding")),
+    "tiebreak.retrieval.models:bm25", _BM25, traversal=True))
+register(Model(
+    "ql", "query likelihood; Dirichlet (LMDS, Lu 2018 Eq. 2.5), Jelinek-Mercer or absolute "
+    "discount smoothing", "term weights", ("stats",),
+    (_MU, Param("smoothing", "dirichlet", one_of("dirichlet", "jm", "ad"), "smoothing method"),
+     Param("lam", 0.1, in_range(0.0, 1.0, True, True), "jm: weight of the collection model"),
+     Param("delta", 0.7, in_range(0.0, 1.0, True, True), "ad: discount")),
+    "tiebreak.retrieval.models:ql",
+    "J. M. Ponte and W. B. Croft, SIGIR 1998; C. Zhai and J. Lafferty, \"A study of smoothing "
+    "methods for language models applied to information retrieval\", ACM TOIS 22(2), 2004",
+    aliases=("lmds",), fixed={"smoothing": "dirichlet"}, traversal=True))
+
+_MRF = ("D. Metzler and W. B. Croft, \"A Markov random field model for term dependencies\", "
+        "SIGIR 2005")
+register(Model(
+    "sdm", "sequential dependence model, Indri semantics", "dependency", ("stats", "positions"),
+    (Param("weights", (0.8, 0.15, 0.05), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
+     Param("window", 8, integer(1), "#uwN window of the bigrams"),
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
+           "many highest-IDF terms (default all, <= 62)")),
+    "tiebreak.retrieval.dependency:sdm", _MRF))
+register(Model(
+    "fdm", "full dependence model, Indri semantics", "dependency", ("stats", "positions"),
+    (Param("weights", (0.8, 0.1, 0.1), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", 12, integer(2), "window features over at most this many "
+           "highest-IDF terms (<= 20)")),
+    "tiebreak.retrieval.dependency:fdm", _MRF))
+for _n, _s in (("lkp", "local k-term proximity, all subqueries (Eq. 4.1-4.3)"),
+               ("lkpf", "Lkp with intervals of length <= 4|Q'|"),
+               ("l2p", "Lkp over adjacent query-term pairs")):
+    register(Model(
+        _n, _s, "dependency", ("stats", "positions", "intervals"),
+        (_LAM, _K1, _B3,
+         Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"),
+               "interval finder"),
+         Param("max_prox_terms", 12 if _n != "l2p" else None,
+               integer(2) if _n != "l2p" else optional_integer(2),
+               "subqueries over at most this many highest-IDF terms")),
+        f"tiebreak.retrieval.dependency:{_n}", _LU))
+
+_BCTP = ("S. Buettcher, C. L. A. Clarke and B. Lushman, \"Term proximity scoring for ad-hoc "
+         "retrieval on very large text collections\", SIGIR 2006")
+register(Model(
+    "bctp", "BM25 + term-pair proximity of adjacent query-term occurrences (Eq. 2.9, 2.11)",
+    "positional", ("stats", "positions"), (_K1, _B, _IDF_RW),
+    "tiebreak.retrieval.positional:bctp", _BCTP))
+register(Model(
+    "rs", "BM25 + term-pair proximity 1/d^2 of pairs within a window (Eq. 2.9-2.10)",
+    "positional", ("stats", "positions"),
+    (_K1, _B, _IDF_RW, Param("window", 5, integer(1), "largest pair distance counted")),
+    "tiebreak.retrieval.positional:rs",
+    "Y. Rasolofo and J. Savoy, \"Term proximity scoring for keyword-based retrieval "
+    "systems\", ECIR 2003"))
+_INTERVAL_PARAMS = (_K1, _B, _IDF_RW, Param("lam", 1.0, in_range(0.0, 1.0),
+                                            "weight of the proximity part"), _MAXP)
+register(Model(
+    "ht", "BM25 + sum over intervals of 1/(|I|-1) (Eq. 2.7; -p root=1: 1/sqrt(|I|-1))",
+    "positional", ("stats", "positions", "intervals"),
+    _INTERVAL_PARAMS + (Param("root", 0, one_of(0, 1), "1: the square-root variant"),),
+    "tiebreak.retrieval.positional:ht",
+    "D. Hawking and P. Thistlewaite, \"Proximity operators -- so near and yet so far\", "
+    "TREC-4, 1995"))
+register(Model(
+    "cdr", "BM25 + cover density: w/|I| if |I| > w else 1, summed (Eq. 2.8)", "positional",
+    ("stats", "positions", "intervals"),
+    _INTERVAL_PARAMS + (Param("w", 16, integer(1), "cover length scored 1"),),
+    "tiebreak.retrieval.positional:cdr",
+    "C. L. A. Clarke, G. V. Cormack and E. A. Tudhope, \"Relevance ranking for one to three "
+    "term queries\", IP&M 36(2), 2000"))
+register(Model(
+    "vdv", "BM25 + sum over intervals of (|I cap Q|-1)/(|I|-1) (Eq. 2.13)", "positional",
+    ("stats", "positions", "intervals"), _INTERVAL_PARAMS,
+    "tiebreak.retrieval.positional:vdv",
+    "J. B. P. Vuurens and A. P. de Vries, \"Distance matters! Cumulative proximity expansions "
+    "for ranking documents\", Information Retrieval 17(4), 2014"))
+_TZ = ("T. Tao and C. Zhai, \"An exploration of proximity measures in information retrieval\", "
+       "SIGIR 2007")
+for _n, _s in (("mindist", "min"), ("maxdist", "max"), ("avgdist", "mean")):
+    register(Model(
+        _n, f"BM25 + sum over subqueries of log(1 + exp(-delta)/alpha), delta the {_s} "
+        "interval length (Table 4.1)", "positional", ("stats", "positions", "intervals"),
+        (_K1, _B, _IDF_RW, Param("alpha", 0.3, in_range(0.0, math.inf, lo_open=True),
+                                 "Tao & Zhai's alpha"), _MAXP),
+        f"tiebreak.retrieval.positional:{_n}", _TZ))
+register(Model(
+    "sumdist", "BM25 + lam * sum over subqueries and intervals of 1/|I| (Table 4.1 "
+    "Summation^1; -p root=1: 1/sqrt|I|, Summation^2)", "positional",
+    ("stats", "positions", "intervals"),
+    _INTERVAL_PARAMS + (Param("root", 0, one_of(0, 1), "1: Summation^2"),),
+    "tiebreak.retrieval.positional:sumdist", _TZ))
+register(Model(
+    "amortized", "BM25 + per-term BM25 saturation of sum |Q'|^lam_q / |I|^gamma over the "
+    "intervals holding the term (Table 4.1 Amortized)", "positional",
+    ("stats", "positions", "intervals"),
+    (_K1, _B, _IDF_RW, Param("lam_q", 2.0, in_range(0.0, math.inf), "exponent of |Q'|"),
+     Param("gamma", 1.0, in_range(0.0, math.inf), "exponent of |I|"), _MAXP),
+    "tiebreak.retrieval.positional:amortized",
+    "R. Song, M. J. Taylor, J.-R. Wen, H.-W. Hon and Y. Yu, \"Viewing term proximity from a "
+    "different perspective\", ECIR 2008"))
+
+register(Model(
+    "plm", "positional language model, best position, Gaussian kernel, Dirichlet smoothing "
+    "(maximum over the query-term positions)", "positional", ("stats", "positions"),
+    (Param("sigma", 175.0, in_range(0.0, math.inf, lo_open=True), "kernel width"),
+     Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "Dirichlet prior")),
+    "tiebreak.retrieval.positional:plm",
+    "Y. Lv and C. Zhai, \"Positional language models for information retrieval\", SIGIR 2009"))
+
+_PENG = ("J. Peng, C. Macdonald, B. He, V. Plachouras and I. Ounis, \"Incorporating term "
+         "dependency in the divergence from randomness framework\", SIGIR 2007 (Terrier's "
+         "pBiL / pBiL2)")
+for _n, _s in (("pdfr", "pBiL: binomial randomness against the document"),
+               ("bdfr", "pBiL2: Norm2-normalised count against the average document length")):
+    register(Model(
+        _n, f"BM25 + lam * DFR term dependence of query-term pairs in #uw windows, {_s}",
+        "positional", ("stats", "positions", "intervals"),
+        (_K1, _B, _IDF_RW, Param("lam", 1.0, in_range(0.0, 1.0), "weight of the DFR part"),
+         Param("window", 5, integer(2), "window length"),
+         Param("pairs", "adjacent", one_of("adjacent", "all"), "adjacent pairs (SD) or all"),
+         Param("max_prox_terms", 12, integer(2), "pairs over at most this many highest-IDF "
+               "terms")),
+        f"tiebreak.retrieval.positional:{_n}", _PENG))
+
+
+def alias(name: str, model: str, fixed: dict) -> None:
+    """Register ``name`` as ``model`` with the parameters ``fixed``."""
+    if name in MODELS or name in ALIASES:
+        raise ValueError(f"model name {name!r} is registered twice")
+    ALIASES[name] = (model, dict(fixed))
+
+
+def _table_3_1() -> None:
+    from .configs import TABLE_3_1
+
+    for n, (model, params) in TABLE_3_1.items():
+        alias(n.lower() if n.startswith("BOW") else n.lower() + "31", model, params)
+
+
+_table_3_1()   # bow, bow+ow, bow+uw, sdm31, fdm31: Lu (2018) Table 3.1 as stated
