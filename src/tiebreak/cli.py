@@ -182,6 +182,12 @@ def study_group() -> None:
                    "ndcg_cut_10, recip_rank ... Default: AP nDCG@10 P@10 RR R@1000 "
                    "RBP(p=0.8) bpref.")
 @click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
+@click.option("--convention", metavar="PEER",
+              type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
+                                 "sklearn", "spark", "elasticsearch", "cwl"]),
+              help="Read every -m name as PEER spells it, with PEER's parameters and defaults.")
+@click.option("-g", "ntcir_gains", metavar="G1:G2:...",
+              help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ...")
 @click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
@@ -207,8 +213,8 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
-def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
-             score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
+def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
+             name_by, quiet, score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
              line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
@@ -227,9 +233,16 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
             _fail("qrels and run cannot both come from standard input")
         # the Evaluator reads the qrels: with a diversity measure, their second column is the
         # subtopic
+        conv = None
+        if convention:
+            from .measures.conventions import convention as _conv
+
+            conv = _conv(convention, **({"g": ntcir_gains} if ntcir_gains else {}))
+        elif ntcir_gains:
+            _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
         ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
-                       seed=seed)
+                       seed=seed, convention=conv)
         q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))

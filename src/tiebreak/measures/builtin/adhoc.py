@@ -298,6 +298,56 @@ register(Family("nERR", "ERR@k / ERR@k of the ideal list, stop probability g/(gm
 register(Family("ERR_lin", "ERR with the linear stop probability g/(gmax+1) (NTCIREVAL ERR)",
                 "monotone", _k_err_lin, (GAINS,), expected="sampled", source=NT["ERR"]))
 
+
+def _k_ndcg_run(R, m):
+    from ...ranking._flat import div, ideal_ranks, tsum, within
+    g = np.maximum(_grade_gain(R, m["gains"]), 0.0)
+    k = m.cutoff
+    num = tsum(R.topic, g / np.log2(R.rank + 1.0), R.n_topics, within(R.rank, k))
+    order = np.lexsort((-g, R.topic))
+    it, ig = R.topic[order], g[order]
+    ir = ideal_ranks(it, R.n_topics)
+    den = tsum(it, ig / np.log2(ir + 1.0), R.n_topics, within(ir, k))
+    return div(num, den)
+
+
+register(Family("nDCG_run", "DCG@k / DCG@k of the retrieved documents' own best order "
+                "(scikit-learn ndcg_score: the ideal knows only the scored documents; grades as "
+                "gains, unjudged 0)", "other", _k_ndcg_run, (GAINS,), expected="sampled",
+                source="K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR "
+                       "techniques. ACM TOIS 20(4), 2002; scikit-learn's ndcg_score "
+                       "(F. Pedregosa et al. JMLR 12, 2011)."))
+
+def _k_ncu(R, m):
+    from .. import ntcir
+    g, it, ig, nrel, _ = _ntcir_args(R, m)
+    stops = m["stops"] if m["stops"] is not None else m["gains"]
+    st = _grade_gain(R, stops)
+    lg = _level_gain(R, stops)
+    total = R.rel_levels[:, 1:] @ lg[1:] if len(lg) > 1 else np.zeros(R.n_topics)
+    beta = 0.0 if m["utility"] == "P" else m["beta"]
+    gamma = m["gamma"] if m["stop"] == "rb" else None
+    return ntcir.ncu(R.topic, R.rank, g, st, R.n_topics, it, ig, nrel, total, beta, gamma,
+                     rel=None)
+
+
+NCU_SRC = ("T. Sakai, S. Robertson. Modelling a user population for designing information "
+           "retrieval metrics. EVIA 2008 (NTCIREVAL NCUgu,P / NCUgu,BR / NCUrb,P / NCUrb,BR).")
+register(Family("NCU", "normalised cumulative utility: sum over relevant ranks r of the stop "
+                "probability at r (graded-uniform 'gu' or rank-biased 'rb') times the utility "
+                "at r (precision 'P' or blended ratio 'BR')", "normalised", _k_ncu,
+                (Param("stop", "str", "gu", "stopping distribution: 'gu' graded-uniform (stop "
+                       "value of the level / their sum over the qrels) or 'rb' rank-biased",
+                       lambda v: None if v in ("gu", "rb") else "must be 'gu' or 'rb'"),
+                 Param("utility", "str", "BR", "utility at the stopping rank: 'P' precision or "
+                       "'BR' blended ratio", lambda v: None if v in ("P", "BR") else
+                       "must be 'P' or 'BR'"),
+                 BETA, Param("gamma", "float", 0.95, "rank-biased stop parameter (NTCIREVAL "
+                             "--gamma)", lambda v: None if 0 < v <= 1 else "must lie in (0, 1]"),
+                 GAINS, Param("stops", "gains", None, "stop value of each grade (NTCIREVAL -s; "
+                              "default the gains)")),
+                "none", "sampled", source=NCU_SRC))
+
 # ---------------------------------------------------------------------------------------------
 # Lu (2018) depth variants
 # ---------------------------------------------------------------------------------------------
