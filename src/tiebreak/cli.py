@@ -214,8 +214,8 @@ def study_group() -> None:
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
-             name_by, quiet, score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
-             line_counts):
+             name_by, quiet, score_precision, average, on_duplicate, jobs, samples, seed,
+             dask_address, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
