@@ -236,3 +236,29 @@ def test_other_spellings_and_errors():
     assert sk.parse("dcg_score(k=10, log_base=10)")[0]["base"] == 10
     assert isinstance(ConventionError("x"), MeasureError)
     assert len(PEERS) == 9
+
+
+def test_compat_gap_with_ir_measures_is_negative_scores(shared_data, tmp_path):
+    """Compat(p=0.95) on TREC DL 2020 BIT.UA-run1: ir_measures gives 0.43364, below every tie
+    order of tiebreak (0.43392-0.43492), because it scores unretrieved relevant documents 0 when
+    it orders the ideal ranking, ahead of retrieved ones with negative scores. Raised by 100,
+    the run's value in ir_measures equals tiebreak's in ir_measures' tie order (docno
+    ascending), written out as an untied run."""
+    irm = pytest.importorskip("ir_measures", reason="ir_measures (test extra) not installed")
+    d = shared_data / "trec_dl2020_bitua"
+    q, r = str(d / "qrels.dl20-doc.txt"), str(d / "runs" / "BIT.UA-run1.txt.gz")
+    M = irm.parse_measure("Compat(p=0.95)")
+    qr, run = list(irm.read_trec_qrels(q)), list(irm.read_trec_run(r))
+    assert irm.calc_aggregate([M], qr, run)[M] == pytest.approx(0.43364, abs=5e-6)
+    shifted = irm.calc_aggregate([M], qr, [s._replace(score=s.score + 100) for s in run])[M]
+    by: dict = {}
+    for s in sorted(sorted(run, key=lambda s: s.doc_id), key=lambda s: -s.score):
+        by.setdefault(s.query_id, []).append(s.doc_id)
+    (tmp_path / "u").write_text("".join(f"{qid} Q0 {doc} {i + 1} {1000 - i} u\n"
+                                        for qid, docs in by.items()
+                                        for i, doc in enumerate(docs)))
+    res = tb.evaluate(q, [str(tmp_path / "u"), r], ["Compat(p=0.95)"],
+                      regimes=["trec_eval", "lower", "upper"])
+    assert res.mean[0, 0, 0] == pytest.approx(shifted, abs=1e-12)
+    assert res.mean[1, 0].round(5).tolist() == [0.43420, 0.43392, 0.43492]
+    assert res.mean[1, 0, 1] <= shifted <= res.mean[1, 0, 2]

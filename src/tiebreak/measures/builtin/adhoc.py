@@ -467,7 +467,8 @@ register(Family("Accuracy", "share of (relevant, non-relevant) pairs of the top 
                 "right order; undefined (NaN) without a relevant document", "other",
                 _k_accuracy, (REL,), "optional", "sampled", source=ACCURACY))
 register(Family("Compat", "compatibility: normalised RBO with the ideal ranking of the "
-                "relevant documents", "other", _k_compat,
+                "relevant documents (grade descending, retrieved ones first in run order; "
+                "ir_measures agrees when every run score is positive)", "other", _k_compat,
                 (Param("p", "float", 0.95, "persistence", _prob),), "none", "sampled",
                 source=COMPAT))
 register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
