@@ -66,6 +66,8 @@ LAZY_STUDIES: dict[str, str] = {
     "estimate": "tiebreak.studies.estimate_cli:study_estimate_cmd",
     "precision": "tiebreak.studies.study_precision:precision_cmd",
     "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
+    "power": "tiebreak.studies.power_cli:power_cmd",
+    "error-rate": "tiebreak.studies.power_cli:error_rate_cmd",
 }
 
 
@@ -116,7 +118,9 @@ COMMAND_HELP: dict[str, str] = {
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
     "depth": "Evaluation depth against pooling depth (Lu 2018, ch. 5).",
+    "error-rate": "Error rate with fuzziness and swap rate over topic sets (Lu 2018 Eq. 2.45).",
     "estimate": "Deep RBP estimated from simulated shallow pools (Lu 2018, ch. 6).",
+    "power": "Topic set size and achieved power of the paired t-test (Sakai 2016).",
     "precision": "Quantised, pruned and band-safe retrieval against exact scoring.",
     "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
     "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
