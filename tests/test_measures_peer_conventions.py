@@ -203,7 +203,8 @@ def test_spark_and_elasticsearch(dl20):
         assert o2[es[1]][i] == pytest.approx(ref["ndcg"], abs=1e-12)
         assert o2[es[2]][i] == pytest.approx(ref["err"], abs=1e-12)
     with pytest.raises(ConventionError, match="unknown_doc_rating"):
-        convention("elasticsearch").parse("dcg(unknown_doc_rating=1)")
+        convention("elasticsearch").parse("expected_reciprocal_rank(maximum_relevance=3, "
+                                          "unknown_doc_rating=1)")
 
 
 def test_other_spellings_and_errors():
@@ -262,3 +263,44 @@ def test_compat_gap_with_ir_measures_is_negative_scores(shared_data, tmp_path):
     assert res.mean[0, 0, 0] == pytest.approx(shifted, abs=1e-12)
     assert res.mean[1, 0].round(5).tolist() == [0.43420, 0.43392, 0.43492]
     assert res.mean[1, 0, 1] <= shifted <= res.mean[1, 0, 2]
+
+
+def test_elasticsearch_unknown_doc_rating(dl20):
+    """dcg(unknown_doc_rating=G): unrated hits count as grade G (gain 2^G - 1), the ideal keeps
+    the rated documents only; against the documented formula per topic."""
+    f, run, qrels = dl20
+    topics = sorted(run)
+    names = ["dcg(k=100, unknown_doc_rating=1)",
+             "dcg(k=100, normalize=true, unknown_doc_rating=2)"]
+    o = _ours(qrels, run, names, topics, "elasticsearch")
+    qd = f.qrels_dict
+    for i, q in enumerate(topics):
+        docs = sorted(run[q], key=lambda d: -run[q][d])[:100]
+        for n, G, norm in ((names[0], 1, False), (names[1], 2, True)):
+            g = [qd.get(q, {}).get(d, G) for d in docs]
+            dcg = sum((2 ** max(x, 0) - 1) / np.log2(j + 2) for j, x in enumerate(g))
+            ideal = sorted((v for v in qd.get(q, {}).values() if v > 0), reverse=True)[:100]
+            idcg = sum((2 ** x - 1) / np.log2(j + 2) for j, x in enumerate(ideal))
+            want = dcg / idcg if norm else dcg
+            assert o[n][i] == pytest.approx(want, rel=1e-12, abs=1e-12), (n, q)
+    assert np.any(o[names[0]] > _ours(qrels, run, ["dcg(k=100)"], topics,
+                                      "elasticsearch")["dcg(k=100)"])
+
+
+def test_unjudged_grade_expected_is_exact_under_ties():
+    """DCG(unjudged=1) under the expected regime equals the mean over every order of a tied
+    group holding judged and unjudged documents (brute force)."""
+    import itertools
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "z": 0}}
+    docs = {"a": 3.0, "b": 2.0, "c": 2.0, "u1": 2.0, "u2": 1.0}
+    name = "DCG(unjudged=1)@4"
+    res = tb.evaluate(qrels, [{"q": docs}], [name], regimes=["expected"])
+    tied = ["b", "c", "u1"]
+    vals = []
+    for perm in itertools.permutations(tied):
+        order = ["a", *perm, "u2"]
+        r = {"q": {d: 10.0 - i for i, d in enumerate(order)}}
+        vals.append(tb.evaluate(qrels, [r], [name], regimes=["file"]).mean[0, 0, 0])
+    assert res.mean[0, 0, 0] == pytest.approx(np.mean(vals), rel=1e-12)
+    with pytest.raises(MeasureError, match="grades 0 to 2"):
+        tb.evaluate(qrels, [{"q": docs}], ["DCG(unjudged=5)"])

@@ -429,8 +429,7 @@ def _elasticsearch(text: str, opts: dict) -> list[Measure]:
     if name == "dcg":
         norm = kw.pop("normalize", False)
         _only(s, "elasticsearch", kw, [])
-        _unknown(text, unk)
-        return [_m("nDCG" if norm else "DCG", s, k, dcg="exp-log2")]
+        return [_m("nDCG" if norm else "DCG", s, k, dcg="exp-log2", unjudged=unk)]
     if name == "expected_reciprocal_rank":
         mx = kw.pop("maximum_relevance", None)
         if mx is None:
@@ -446,8 +445,8 @@ def _elasticsearch(text: str, opts: dict) -> list[Measure]:
 def _unknown(text, unk):
     if unk is not None:
         raise _err("elasticsearch", text, f"unknown_doc_rating={unk} rates every unrated "
-                   f"document of the hits as {unk}; tiebreak has no gain for unjudged "
-                   "documents yet (they count as non-relevant, Elasticsearch's default)")
+                   f"document of the hits as {unk}; tiebreak takes it on dcg "
+                   "(DCG/nDCG(unjudged=G)), not yet on expected_reciprocal_rank")
 
 
 # ---------------------------------------------------------------------------------------------
