@@ -115,5 +115,147 @@ def main():
           f"{tot_a['agree']} / {tot_a['refused']} / {tot_a['missing']} |")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and len(__import__("sys").argv) == 1:
     main()
+
+
+# ------------------------------------------------------------------------ per-topic values
+
+def _peer_values(peer, names, f, run):
+    """{name: {topic: value}} from the peer itself, for the names it can compute."""
+    out = {}
+    if peer == "ir_measures":
+        import ir_measures as irm
+        for n in names:
+            try:
+                m = irm.parse_measure(n)
+                out[n] = {r.query_id: r.value for r in irm.iter_calc([m], f.ir_qrels(),
+                                                                      f.ir_run())}
+            except Exception:  # noqa: BLE001 - the peer cannot compute it: left out
+                continue
+    elif peer == "ranx":
+        import ranx
+        qd = {q: v for q, v in f.qrels_dict.items() if q in run}
+        for n in names:
+            try:
+                out[n] = dict(zip(ranx.Qrels(qd).keys(),
+                                  ranx.evaluate(ranx.Qrels(qd), ranx.Run(run), n,
+                                                return_mean=False)))
+            except Exception:  # noqa: BLE001
+                continue
+    elif peer == "ntcireval":
+        from pyNTCIREVAL import Labeler
+        from pyNTCIREVAL.metrics import (
+            AP,
+            ERR,
+            RBP,
+            RR,
+            Hit,
+            MSnDCG,
+            NCUguBR,
+            NCUguP,
+            NCUrbBR,
+            NCUrbP,
+            OMeasure,
+            PMeasure,
+            PPlusMeasure,
+            Precision,
+            QMeasure,
+            nDCG,
+            nERR,
+        )
+        g = [1, 2, 3]
+        mk = {"RR": lambda x, k: RR(), "O-measure": lambda x, k: OMeasure(x, g, 1.0),
+              "P-measure": lambda x, k: PMeasure(x, g, 1.0),
+              "P-plus": lambda x, k: PPlusMeasure(x, g, 1.0), "AP": lambda x, k: AP(x, g, k),
+              "Q-measure": lambda x, k: QMeasure(x, g, 1.0), "Q": lambda x, k: QMeasure(x, g,
+                                                                                        1.0, k),
+              "NCUgu,P": lambda x, k: NCUguP(x, g, g), "NCUgu,BR": lambda x, k: NCUguBR(x, g, g,
+                                                                                        1.0),
+              "NCUrb,P": lambda x, k: NCUrbP(x, g, 0.95),
+              "NCUrb,BR": lambda x, k: NCUrbBR(x, g, 0.95, 1.0),
+              "RBP": lambda x, k: RBP(x, g, 0.95), "ERR": lambda x, k: ERR(x, g),
+              "nDCG": lambda x, k: nDCG(x, g, 2.0, k), "MSnDCG": lambda x, k: MSnDCG(x, g, k),
+              "P": lambda x, k: Precision(k), "nERR": lambda x, k: nERR(x, g, k),
+              "Hit": lambda x, k: Hit(k)}
+        alias = {"QMeasure": "Q-measure", "OMeasure": "O-measure", "PMeasure": "P-measure",
+                 "PPlusMeasure": "P-plus", "Precision": "P", "NCUguP": "NCUgu,P"}
+        qd = f.qrels_dict
+        lists = f.lists()
+        for n in names:
+            base, _, cut = n.partition("@")
+            base = alias.get(base, base)
+            if base not in mk:
+                continue
+            vals = {}
+            for q, docs in lists.items():
+                lab = Labeler({d: min(v, 3) for d, v in qd.get(q, {}).items() if v >= 0})
+                x = lab.compute_per_level_doc_num(4)
+                if sum(x[1:]) == 0:
+                    continue
+                vals[q] = mk[base](x, int(cut) if cut else None).compute(lab.label(docs))
+            out[n] = vals
+    elif peer == "sklearn":
+        import numpy as np
+        from sklearn import metrics
+        qd = f.qrels_dict
+        for n in names:
+            name, _, args = n.partition("(")
+            kw = eval(f"dict({args}")  # noqa: S307 - the benchmark's own literal names
+            fn = getattr(metrics, name)
+            vals = {}
+            for q, d in run.items():
+                docs = list(d)
+                y = np.array([[max(qd.get(q, {}).get(x, 0), 0) for x in docs]], float)
+                s = np.array([[d[x] for x in docs]])
+                vals[q] = float(fn(y, s, **kw))
+            out[n] = vals
+    return out
+
+
+def value_counts(shared):
+    """(name, topic) agreement with the peers installed here, on TREC DL 2020 BIT.UA-run1's
+    top 100 (trec_eval order, handed to every peer with strictly decreasing scores)."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    import tiebreak as tb
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    import flat_runs as fr
+
+    f = fr.load(Path(shared) / fr.DL20[0], Path(shared) / fr.DL20[1]).head(100)
+    run: dict = {}
+    for t, r, d in zip(f.topic, f.rank, f.docnos):
+        run.setdefault(f.topics[t], {})[d] = 100000.0 - float(r)
+    qrels = tb.read_qrels(str(Path(shared) / fr.DL20[0]))
+    rows = []
+    for peer in ("ir_measures", "ranx", "ntcireval", "sklearn"):
+        ref = _peer_values(peer, NAMES[peer], f, run)
+        tally = {"before": [0, 0, 0], "after": [0, 0, 0]}
+        for n, vals in ref.items():
+            for when, conv in (("before", None), ("after", peer)):
+                c = None if conv is None else convention(
+                    conv, **({"g": "1:2:3"} if conv == "ntcireval" else {}))
+                try:
+                    res = tb.evaluate(qrels, [run], [n], regimes=["trec_eval"],
+                                      average="qrels", convention=c)
+                except MeasureError:
+                    tally[when][2] += len(vals)
+                    continue
+                tol = 5e-6 if peer == "ir_measures" and "exp-log2" in n or "ERR@" in n \
+                    else 1e-9
+                for q, v in vals.items():
+                    got = res.value(res.runs[0], res.measures[0], "trec_eval", q)
+                    ok = np.isfinite(got) and abs(got - v) <= tol + 1e-9 * abs(v)
+                    tally[when][0 if ok else 1] += 1
+        rows.append((peer, len(ref), tally))
+    return rows
+
+
+if __name__ == "__main__" and len(__import__("sys").argv) > 1:
+    for peer, n, t in value_counts(__import__("sys").argv[1]):
+        b, a = t["before"], t["after"]
+        print(f"| {peer} | {n} names | before {b[0]} / {b[1]} / {b[2]} | after {a[0]} / "
+              f"{a[1]} / {a[2]} |")
