@@ -304,3 +304,22 @@ def test_unjudged_grade_expected_is_exact_under_ties():
     assert res.mean[0, 0, 0] == pytest.approx(np.mean(vals), rel=1e-12)
     with pytest.raises(MeasureError, match="grades 0 to 2"):
         tb.evaluate(qrels, [{"q": docs}], ["DCG(unjudged=5)"])
+
+
+def test_eval_cli_convention_errors(tmp_path):
+    """-g needs --convention ntcireval; a name outside the peer's spelling exits 2 with the
+    peer named."""
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    q, r = str(tmp_path / "q"), str(tmp_path / "r")
+    out = CliRunner().invoke(main, ["eval", q, r, "-g", "1:2", "-m", "Q-measure"])
+    assert out.exit_code == 2 and "--convention ntcireval" in out.output
+    out = CliRunner().invoke(main, ["eval", q, r, "--convention", "spark", "-m", "map"])
+    assert out.exit_code == 2 and "Spark RankingMetrics" in out.output
+    out = CliRunner().invoke(main, ["eval", q, r, "--convention", "ntcireval", "-g", "1",
+                                    "-m", "Q-measure", "--regime", "file", "--format", "tsv"])
+    assert out.exit_code == 0 and out.output.splitlines()[-1].split("\t")[-1] == "1.0"
