@@ -131,6 +131,11 @@ def test_ir_measures_names(dl20):
             c.parse(n)
     with pytest.raises(ConventionError, match="not an ir_measures measure"):
         c.parse("map")
+    with pytest.raises(ConventionError, match="case-sensitive"):
+        c.parse("ndcg@10")
+    assert [c.parse(n)[0].canonical for n in ("MAP", "Recall@10", "BPref", "\u03b1_nDCG@20",
+                                              "Compat(p=0.8,normalize=True)")] == \
+        ["AP", "R@10", "bpref", "alpha_nDCG@20", "Compat(p=0.8)"]
 
 
 def test_sklearn_ndcg_and_dcg(dl20):

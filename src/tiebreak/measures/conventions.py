@@ -120,51 +120,56 @@ def _trec_eval(text: str, opts: dict) -> list[Measure]:
 # ir_measures
 # ---------------------------------------------------------------------------------------------
 
-_IRM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?$", re.S)
+_IRM = re.compile(r"^(\w+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?$", re.S)
+
+#: ir_measures 0.4.3's measure names (case-sensitive, aliases included) -> tiebreak's family
+IRM_NAMES = {
+    "AP": "AP", "MAP": "AP", "AP_IA": "AP_IA", "MAP_IA": "AP_IA", "Accuracy": "Accuracy",
+    "BPM": "BPM", "BPref": "bpref", "Bpref": "bpref", "Compat": "Compat", "ERR": "ERR",
+    "ERR_IA": "ERR_IA", "INSQ": "INSQ", "INST": "INST", "IPrec": "IPrec", "Judged": "Judged",
+    "MRR": "RR", "NDCG": "nDCG", "NERR8": "NERR8", "NERR9": "NERR9", "NERR10": "NERR10",
+    "NERR11": "NERR11", "NRBP": "NRBP", "NumQ": "NumQ", "NumRel": "NumRel",
+    "NumRelRet": "NumRelRet", "NumRet": "NumRet", "P": "P", "Precision": "P", "P_IA": "P_IA",
+    "R": "R", "Recall": "R", "RBP": "RBP", "RPrec": "Rprec", "Rprec": "Rprec", "RR": "RR",
+    "SDCG": "SDCG", "SetAP": "SetAP", "SetF": "SetF", "SetP": "SetP", "SetR": "SetR",
+    "SetRelP": "SetRelP", "StRecall": "StRecall", "Success": "Success",
+    "alpha_DCG": "alpha_DCG", "alpha_nDCG": "alpha_nDCG", "\u03b1_DCG": "alpha_DCG",
+    "\u03b1_nDCG": "alpha_nDCG", "infAP": "infAP", "nDCG": "nDCG", "nERR_IA": "nERR_IA",
+    "nNRBP": "nNRBP",
+}
 
 
 def _ir_measures(text: str, opts: dict) -> list[Measure]:
     from .parse import parse_measure_list
     s = text.strip()
     mt = _IRM.match(s)
-    fam = family(mt.group(1)) if mt else None
-    if fam is None or mt.group(1).lower() in _NOT_IRM:
-        raise ConventionError(f"{text!r} is not an ir_measures measure (ir_measures syntax: "
-                              "AP, nDCG@10, P(rel=2)@5, RBP(p=0.8), SetP, ...)")
-    name = fam.name
+    if mt is None or mt.group(1) not in IRM_NAMES:
+        raise ConventionError(f"{text!r} is not an ir_measures measure (ir_measures 0.4.3 "
+                              "names are case-sensitive: AP, nDCG@10, P(rel=2)@5, RBP(p=0.8), "
+                              "SetP, Bpref, ...)")
+    name = IRM_NAMES[mt.group(1)]
     args = mt.group(2) or ""
     kw = _call(f"f({args})", "ir_measures")[2] if args.strip() else {}
     cut = mt.group(3)
-    if name in ("SetP", "SetR", "SetF", "SetAP") and cut is not None:
+    if name in ("SetP", "SetR", "SetF", "SetAP", "SetRelP") and cut is not None:
         ours = "P" if name == "SetP" else "R" if name == "SetR" else None
-        raise _err("ir_measures", text, f"ir_measures' {name} is a set measure over every "
-                   "retrieved document and takes no cutoff (ir_measures rejects "
+        raise _err("ir_measures", text, f"ir_measures' {mt.group(1)} is a set measure over "
+                   "every retrieved document and takes no cutoff (ir_measures rejects "
                    "'unsupported params: cutoff')",
                    f"{ours}({args})@{cut}" if ours else None)
     if name == "SetP" and kw.pop("relative", False):
-        return [_m("SetRelP", s, **kw)]
+        name = "SetRelP"
     kw.pop("relative", None)
     if name == "RBP" and "rel" not in kw and "gains" not in kw:
         # ir_measures serves RBP without rel= by its trectools provider: raw grades as gains
-        return [make(fam, s, cutoff=int(cut) if cut else None, name=s, graded=True, **kw)]
-    if name == "Compat" and kw.get("normalize", True) is not True:
+        kw["graded"] = True
+    if name == "Compat" and kw.pop("normalize", True) is not True:
         raise _err("ir_measures", text, "Compat(normalize=False) is RBO with the ideal ranking "
                    "without the normalisation for finite ideal rankings; tiebreak has only the "
                    "normalised form", "Compat(p=...)")
-    if name == "Compat":
-        kw.pop("normalize", None)
-    if kw != (_call(f"f({args})", "ir_measures")[2] if args.strip() else {}):
-        inner = ",".join(f"{k}={v!r}" for k, v in kw.items())
-        s = f"{mt.group(1)}({inner})" + (f"@{cut}" if cut else "") if inner else \
-            mt.group(1) + (f"@{cut}" if cut else "")
-        out = parse_measure_list(s)
-        return [m.with_(name=text.strip()) for m in out]
-    return parse_measure_list(s)
-
-
-# names the registry holds that are trec_eval's or ranx's, not ir_measures'
-_NOT_IRM = {"map", "mrr", "recip_rank", "set_p", "set_relative_p", "set_recall", "set_map",
-            "set_f", "iprec_at_recall", "ideal_dcg", "recall", "ap_a", "qm"}
+    inner = ",".join(f"{k}={v!r}" for k, v in kw.items())
+    ours = name + (f"({inner})" if inner else "") + (f"@{cut}" if cut else "")
+    return [m.with_(name=s) for m in parse_measure_list(ours)]
 
 
 # ---------------------------------------------------------------------------------------------
