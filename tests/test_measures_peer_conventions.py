@@ -328,3 +328,29 @@ def test_eval_cli_convention_errors(tmp_path):
     out = CliRunner().invoke(main, ["eval", q, r, "--convention", "ntcireval", "-g", "1",
                                     "-m", "Q-measure", "--regime", "file", "--format", "tsv"])
     assert out.exit_code == 0 and out.output.splitlines()[-1].split("\t")[-1] == "1.0"
+
+
+def test_cwl_eval_is_reproduced_by_the_file_regime(shared_data):
+    """The measure table says cwl_eval scores in file order: on the tied BIT.UA-run1 the file
+    regime equals ir_measures' cwl_eval provider per topic, the trec_eval order does not."""
+    irm = pytest.importorskip("ir_measures", reason="ir_measures (test extra) not installed")
+    pytest.importorskip("cwl", reason="cwl-eval (test extra) not installed")
+    from tiebreak.measures.table import rows
+
+    d = shared_data / "trec_dl2020_bitua"
+    q, r = str(d / "qrels.dl20-doc.txt"), str(d / "runs" / "BIT.UA-run1.txt.gz")
+    names = ["SDCG(max_rel=3)@10", "INST(T=1,max_rel=3)", "INSQ(T=1,max_rel=3)"]
+    ms = [irm.parse_measure(n) for n in names]
+    ref: dict = {}
+    for x in irm.cwl_eval.iter_calc(ms, list(irm.read_trec_qrels(q)),
+                                    list(irm.read_trec_run(r))):
+        ref.setdefault(str(x.measure), {})[x.query_id] = x.value
+    res = tb.evaluate(q, [r], names, regimes=["file", "trec_eval"])
+    for n, m in zip(names, ms):
+        want = np.array(list(ref[str(m)].values()))
+        got = {g: np.array([res.value(res.runs[0], n, g, t) for t in ref[str(m)]])
+               for g in ("file", "trec_eval")}
+        np.testing.assert_allclose(got["file"], want, atol=1e-12, err_msg=n)
+        assert np.abs(got["trec_eval"] - want).max() > 1e-3, n
+    table = {x["measure"]: x["provider"] for x in rows()}
+    assert all(": file" in table[k] for k in ("SDCG@k", "INST", "INSQ", "NERR8@k"))
