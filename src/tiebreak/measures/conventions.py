@@ -47,7 +47,10 @@ Peers (version the tables were checked against):
 ``cwl``
     cwl_eval 1.0.12's metric-file constructors (``NDCGCWLMetric(10)``, ``INSTCWLMetric(1.0)``,
     ``NERReq8CWLMetric(10)``, ...) and printed names (``NDCG-k@10``, ``INST-T=1.0``,
-    ``NERR-EQ8@k=10``, ``TBG-H@224``, ``U-L@50``, ``BPM-Static-T=1-K=10``).
+    ``NERR-EQ8@k=10``, ``TBG-H@224``, ``U-L@50``, ``BPM-Static-T=1-K=10``). Gains are the
+    grades scaled to [0, 1] by the qrels' top grade, as ir_measures' cwl_eval provider hands
+    them to cwl_eval: equal to cwl_eval itself on binary qrels (cwl_eval refuses gains above
+    its ``--max_gain``, 1 by default, and reads them unscaled).
 """
 
 from __future__ import annotations
