@@ -386,7 +386,7 @@ def test_row_pvalues_equal_single_pair_functions():
     assert b.tolist() == [stats.bootstrap_test(s, SCORES[0], n=3000, seed=3).pvalue
                           for s in SCORES[1:]]
     with pytest.raises(ValueError, match="test"):
-        stats.paired_pvalues_rows(d, "sign")
+        stats.paired_pvalues_rows(d, "median")
 
 
 def test_bootstrap_test_against_exact_enumeration():

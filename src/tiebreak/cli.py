@@ -67,6 +67,8 @@ LAZY_STUDIES: dict[str, str] = {
     "estimate": "tiebreak.studies.estimate_cli:study_estimate_cmd",
     "precision": "tiebreak.studies.study_precision:precision_cmd",
     "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
+    "power": "tiebreak.studies.power_cli:power_cmd",
+    "error-rate": "tiebreak.studies.power_cli:error_rate_cmd",
 }
 
 
@@ -119,7 +121,9 @@ COMMAND_HELP: dict[str, str] = {
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
     "depth": "Evaluation depth against pooling depth (Lu 2018, ch. 5).",
+    "error-rate": "Error rate with fuzziness and swap rate over topic sets (Lu 2018 Eq. 2.45).",
     "estimate": "Deep RBP estimated from simulated shallow pools (Lu 2018, ch. 6).",
+    "power": "Topic set size and achieved power of the paired t-test (Sakai 2016).",
     "precision": "Quantised, pruned and band-safe retrieval against exact scoring.",
     "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
     "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
@@ -185,6 +189,12 @@ def study_group() -> None:
                    "ndcg_cut_10, recip_rank ... Default: AP nDCG@10 P@10 RR R@1000 "
                    "RBP(p=0.8) bpref.")
 @click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
+@click.option("--convention", metavar="PEER",
+              type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
+                                 "sklearn", "spark", "elasticsearch", "cwl"]),
+              help="Read every -m name as PEER spells it, with PEER's parameters and defaults.")
+@click.option("-g", "ntcir_gains", metavar="G1:G2:...",
+              help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ...")
 @click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
@@ -210,9 +220,9 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
-def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
-             score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
-             line_counts):
+def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
+             name_by, quiet, score_precision, average, on_duplicate, jobs, samples, seed,
+             dask_address, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -230,9 +240,16 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
             _fail("qrels and run cannot both come from standard input")
         # the Evaluator reads the qrels: with a diversity measure, their second column is the
         # subtopic
+        conv = None
+        if convention:
+            from .measures.conventions import convention as _conv
+
+            conv = _conv(convention, **({"g": ntcir_gains} if ntcir_gains else {}))
+        elif ntcir_gains:
+            _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
         ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
-                       seed=seed)
+                       seed=seed, convention=conv)
         q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))

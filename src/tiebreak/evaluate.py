@@ -438,6 +438,12 @@ class Evaluator:
         Evaluate only the top ``max_docs`` documents of each topic (trec_eval ``-M``).
     judged_only : bool
         Drop unjudged documents before evaluating (trec_eval ``-J``).
+    convention : str or Convention, optional
+        Read every measure name as this peer spells it (``trec_eval``, ``ir_measures``,
+        ``ranx``, ``ntcireval``, ``trectools``, ``sklearn``, ``spark``, ``elasticsearch``,
+        ``cwl``; see :mod:`tiebreak.measures.conventions`); NTCIREVAL's gain table is
+        ``convention=tiebreak.measures.conventions.convention("ntcireval", g="1:2:3")``.
+        Default: the mixed reading (ir_measures syntax, trec_eval and ranx names).
 
     Raises
     ------
@@ -450,11 +456,16 @@ class Evaluator:
     def __init__(self, qrels: Qrels, measures=None, regimes=None,
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
-                 judged_only: bool = False):
+                 judged_only: bool = False, convention=None):
         ms = measures if measures is not None else DEFAULT_MEASURES
         if isinstance(ms, (str, Measure)):
             ms = [ms]
-        ms = parse_measures(list(ms))
+        if convention is not None and measures is not None:
+            from .measures.conventions import parse_with
+
+            ms = parse_with(convention, list(ms))
+        else:
+            ms = parse_measures(list(ms))
         div = [m for m in ms if m.family.rel_format == "subtopics"]
         if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
             from .io.inputs import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame

@@ -385,10 +385,22 @@ def gain_table(R, gains):
     return R.qrels_cached(("gain_table", gains), make)
 
 
-def gains_at(R, gains) -> np.ndarray:
-    """Per-position gain under ``gains`` (group-mean in a fractional ranking)."""
+def gains_at(R, gains, unjudged=None) -> np.ndarray:
+    """Per-position gain under ``gains`` (group-mean in a fractional ranking); ``unjudged``,
+    a grade, gives unjudged documents that grade's gain (Elasticsearch's
+    ``unknown_doc_rating``) instead of 0. Raises MeasureError for a grade the qrels lack."""
     table = gain_table(R, gains)[0]
-    return R.per_position(("gain", gains), table)
+    if unjudged is None:
+        return R.per_position(("gain", gains), table)
+    if not 0 <= unjudged < R.rel_levels.shape[1]:
+        from .errors import MeasureError
+
+        raise MeasureError(f"unjudged={unjudged}: the qrels have grades 0 to "
+                           f"{R.rel_levels.shape[1] - 1}")
+
+    def fn(code, t):
+        return np.where(code < 0, table(np.full_like(code, unjudged), t), table(code, t))
+    return R.per_position(("gain", gains, "unjudged", unjudged), fn)
 
 
 def _ideal(gsorted, csorted, T: int, length: int) -> np.ndarray:
@@ -424,11 +436,11 @@ def ideal_at_positions(R, gains) -> np.ndarray:
     return np.where(R.rank - 1 < I.shape[1], I[R.topic, r], 0.0)
 
 
-def _cum_dcg(R, gains):
+def _cum_dcg(R, gains, unjudged=None):
     def make():
-        g = gains_at(R, gains)
+        g = gains_at(R, gains, unjudged)
         return R.cumsum(np.where(g != 0, g / np.log2(R.rank + 1.0), 0.0))
-    return R.cached(("cum_dcg", gains), make)
+    return R.cached(("cum_dcg", gains, unjudged), make)
 
 
 def _ndcg_gains(m):
@@ -470,7 +482,8 @@ def _resolve_gains(R, m, scale: bool = False):
 def dcg(R, m, scale: bool = False):
     """DCG@k = sum over ranks j <= k of gain_j / log2(j + 1) (Jarvelin & Kekalainen 2002)."""
     gains = _resolve_gains(R, m, scale)
-    return R.at(_cum_dcg(R, gains), R.n_ret if m.cutoff is None else m.cutoff)
+    unj = dict(m.values).get("unjudged")
+    return R.at(_cum_dcg(R, gains, unj), R.n_ret if m.cutoff is None else m.cutoff)
 
 
 def ideal_dcg(R, m, scale: bool = False):

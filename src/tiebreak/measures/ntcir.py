@@ -173,3 +173,38 @@ def rbp(topic, rank, gain, n_topics, gmax, p=0.95, k=None) -> np.ndarray:
     g = np.broadcast_to(np.asarray(gmax, np.float64), (n_topics,))
     w = (1.0 - p) * p ** (rank - 1.0) * gain / np.where(g > 0, g, 1.0)[topic]
     return tsum(topic, w, n_topics, within(rank, k))
+
+
+def ncu(topic, rank, gain, stop, n_topics, ideal_topic, ideal_gain, nrel, stop_total,
+        beta=0.0, gamma=None, rel=None) -> np.ndarray:
+    """Normalised cumulative utility (Sakai & Robertson 2008), NTCIREVAL ``NCUgu,P``,
+    ``NCUgu,BR``, ``NCUrb,P`` and ``NCUrb,BR``:
+    ``NCU = sum_{r relevant} Pr(r) NU(r)``, the expected utility of a population of users who
+    stop at a relevant rank r with probability Pr(r).
+
+    * NU(r), the utility at the stopping rank, is the blended ratio ``BR(r)`` (``beta > 0``,
+      the ``BR`` forms) or precision at r (``beta = 0``, the ``P`` forms).
+    * Pr(r): graded-uniform (``gamma=None``, the ``gu`` forms)
+      ``stop[r] / stop_total`` with ``stop`` (n,) the stop value of each position's level
+      (NTCIREVAL ``-s``, by default the gain) and ``stop_total`` (T,) the sum of the stop
+      values of every judged relevant document of the qrels; rank-biased (``gamma`` in (0, 1],
+      the ``rb`` forms) ``gamma^(C(r) - 1) / sum_{i<R} gamma^i`` with C(r) the relevant
+      documents in the top r (NTCIREVAL ``--gamma``, 0.95 by default).
+
+    Shapes as in the module docstring; returns float64 (T,), 0 for a topic without a relevant
+    document. Regime: sampled.
+
+    T. Sakai, S. Robertson. Modelling a user population for designing information retrieval
+    metrics. EVIA 2008.
+    """
+    br, r = _blended(topic, rank, gain, n_topics, ideal_topic, ideal_gain, beta, rel)
+    if gamma is None:
+        pr = np.where(r, np.asarray(stop, np.float64), 0.0)
+        w = pr / np.where(np.asarray(stop_total) > 0, stop_total, 1.0)[topic]
+    else:
+        C = seg_cumsum(r.astype(np.float64), topic, n_topics)
+        R = np.asarray(nrel, np.float64)
+        norm = R if gamma == 1.0 else (1.0 - gamma ** R) / (1.0 - gamma)
+        w = np.where(r, gamma ** np.maximum(C - 1.0, 0.0), 0.0) / np.where(norm > 0, norm,
+                                                                            1.0)[topic]
+    return tsum(topic, w * br, n_topics, r)

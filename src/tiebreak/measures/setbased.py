@@ -62,9 +62,16 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
     ranking of the relevant documents (grade > 0) sorted by grade, normalised by the RBO of the
     ideal ranking with itself when ``normalize``.
 
-    Within a grade the ideal ranking puts the retrieved documents first, in run order (ir_measures
-    sorts them by run score, unretrieved ones count score 0, so this holds when scores are
-    positive). ``grade`` (n,) is each position's qrels value (<= 0 or unjudged: not relevant);
+    Within a grade the ideal ranking puts the retrieved documents first, in run order.
+    ir_measures 0.4.3 sorts them by run score giving unretrieved ones score 0, so the two agree
+    when every score is positive; with negative scores ir_measures ranks the unretrieved
+    relevant documents of a grade ahead of the retrieved ones scored below 0 (a less
+    compatible ideal, hence a lower value). That is the whole of the gap on TREC DL 2020
+    BIT.UA-run1 (5,375 of 19,900 scores negative): ir_measures 0.43364 there, 0.43464 with
+    every score raised by 100, which is tiebreak's value in ir_measures' tie order (docno
+    ascending; tiebreak's trec_eval order, docno descending, gives 0.43420, and the tie orders
+    0.43392-0.43492). ``grade`` (n,) is each position's qrels value (<= 0 or unjudged: not
+    relevant);
     ``ideal_topic``/``ideal_grade`` list every relevant judgment of the qrels, grade descending
     within topic (:func:`tiebreak.ranking._flat.ideal_list`). With relevant document x at run
     rank r_x and ideal rank q_x,

@@ -15,6 +15,34 @@ EXPECTED_TEXT = {
 }
 
 
+CWL_FAMILIES = ("INST", "INSQ", "SDCG", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "TBG",
+                "UMeasure", "IFT")
+NTCIR_FAMILIES = ("Qmeasure", "Omeasure", "Pmeasure", "Pplus", "nDCG_orig", "MSnDCG", "nERR",
+                  "ERR_lin", "NCU", "AP_b")
+#: which regime reproduces which provider, where it is known and tested
+PROVIDER_REGIME = {
+    "nDCG_run": "scikit-learn ndcg_score: expected (exact there, sampled here); trec_eval on "
+                "untied runs",
+    "RBP": "trec_eval order: ir_measures (cwl_eval, trectools providers); expected: trectools "
+           "get_rbp(average_ties=True)",
+    "Compat": "ir_measures: its docno-ascending tie order lies between lower and upper "
+              "(equal on untied runs with positive scores)",
+}
+
+
+def _provider(name: str, trec: bool) -> str:
+    base = name[:-6] if name.endswith("_resid") else name
+    if base in CWL_FAMILIES:
+        return "cwl_eval, ir_measures' cwl_eval provider: file (they score in file order)"
+    if name in NTCIR_FAMILIES:
+        return "NTCIREVAL, pyNTCIREVAL: file (they score the list as given)"
+    if name in PROVIDER_REGIME:
+        return PROVIDER_REGIME[name]
+    if trec:
+        return "trec_eval, pytrec_eval, ir_measures (pytrec_eval provider): trec_eval"
+    return ""
+
+
 def rows() -> list[dict]:
     """One row per registered family: name (ir_measures' where it has the measure), aliases,
     trec_eval names, ranx names, kind, how ``expected`` is computed, cutoff, parameters,
@@ -41,6 +69,7 @@ def rows() -> list[dict]:
             "expected": EXPECTED_TEXT[f.expected],
             "params": params,
             "summary": f.summary if f.summary != "num_rel" else "sum",
+            "provider": _provider(f.name, f.name in trec),
             "definition": f.doc,
             "source": f.source,
         })
@@ -49,12 +78,13 @@ def rows() -> list[dict]:
 
 def markdown() -> str:
     """The measure table as Markdown (every regime applies to every measure; the column
-    ``expected`` says how the exact expectation over tied groups is computed)."""
+    ``expected`` says how the exact expectation over tied groups is computed, the last one
+    which regime reproduces which peer tool)."""
     head = ["measure", "also", "trec_eval", "ranx", "kind", "expected", "parameters",
-            "definition"]
+            "definition", "peer reproduced by regime"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows():
         cells = [f"`{r['measure']}`", r["aliases"], r["trec_eval"], r["ranx"], r["kind"],
-                 r["expected"], r["params"], r["definition"]]
+                 r["expected"], r["params"], r["definition"], r["provider"]]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"

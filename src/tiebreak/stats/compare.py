@@ -55,6 +55,7 @@ TSV_COLUMNS = (
     "system", "baseline", "measure", "regime", "mean", "baseline_mean", "delta", "ci_low",
     "ci_high", "effect_size", "p", "p_adjusted", "significant", "wins", "ties", "losses",
     "p_adjusted_worst", "p_adjusted_expected", "tie_robust", "tie_note", "marker",
+    "effect_low", "effect_high",
 )
 # Per-topic values closer than this count as a tie in wins/ties/losses.
 TIE_ATOL = 1e-12
@@ -66,9 +67,10 @@ class Comparison:
     named otherwise).
 
     ``delta = mean - baseline_mean``; ``[ci_low, ci_high]`` its confidence interval;
-    ``effect_size`` Cohen's d_z of the per-topic differences; ``p`` the two-sided p-value and
-    ``p_adjusted`` after the correction; ``wins/ties/losses`` count topics where ``system`` is
-    above / equal to (within 1e-12) / below ``baseline``; ``p_adjusted_worst`` and
+    ``effect_size`` Cohen's d_z of the per-topic differences, ``[effect_low, effect_high]``
+    its confidence interval (noncentral t, at the comparison's level); ``p`` the two-sided
+    p-value and ``p_adjusted`` after the correction; ``wins/ties/losses`` count topics where
+    ``system`` is above / equal to (within 1e-12) / below ``baseline``; ``p_adjusted_worst`` and
     ``p_adjusted_expected`` the corrected p-values of the tie-robustness checks (NaN when not
     significant); ``tie_robust`` ``"yes"``, ``"no"`` or ``""``; ``marker`` ``"+"`` / ``"-"``
     (significantly above / below), with ``"~"`` appended when not tie-robust.
@@ -95,6 +97,8 @@ class Comparison:
     tie_robust: str = ""
     tie_note: str = ""
     marker: str = ""
+    effect_low: float = math.nan
+    effect_high: float = math.nan
 
 
 @dataclass
@@ -179,7 +183,12 @@ class CompareResult:
         corr = {"none": "no correction", "holm": "Holm", "bh": "Benjamini-Hochberg",
                 "bonferroni": "Bonferroni"}[self.correction]
         test = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-                "randomization": "paired randomization test", "bootstrap": "paired bootstrap test"}
+                "randomization": "paired randomization test", "bootstrap": "paired bootstrap test",
+                "sign": "sign test",
+                "tukey": "Tukey's HSD over all systems (one-way)",
+                "randomised-tukey": "randomised Tukey HSD over all systems"}
+        if self.test in ("tukey", "randomised-tukey"):
+            corr = "family-wise over all pairs by the test itself, no further"
         against = (f"against baseline {self.baseline}" if self.baseline is not None
                    else "over all pairs of systems")
         mark = ("+/-: significantly above/below the baseline" if self.baseline is not None
@@ -335,10 +344,16 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         Run name or index; default the first run. Ignored with ``all_pairs``.
     measures : list of str, optional
         Subset of ``res.measures``; default all.
-    test : {"t", "wilcoxon", "randomization", "bootstrap"}
-        Two-sided paired test over topics (:func:`tiebreak.stats.paired_pvalues_rows`).
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "sign", "tukey", "randomised-tukey"}
+        Two-sided paired test over topics (:func:`tiebreak.stats.paired_pvalues_rows`), or a
+        test of all systems at once (:func:`tiebreak.stats.significance.family_pvalues`):
+        Tukey's HSD (as statsmodels' ``pairwise_tukeyhsd``) or the randomised Tukey HSD
+        (Carterette 2012). These two control the error over all pairs of systems themselves:
+        ``correction`` is not applied, and the interval of ``delta`` is Tukey's simultaneous
+        one. Their tie-robustness checks test the worst-case difference against the primary
+        regime's null distribution, and repeat the whole test on the expected values.
     correction : {"holm", "bh", "bonferroni", "none"}
-        Multiple-comparison correction over the comparisons of each measure.
+        Multiple-comparison correction over the comparisons of each measure (paired tests).
     alpha : float
         Significance level in (0, 1); significant means ``p_adjusted < alpha``.
     all_pairs : bool
@@ -362,9 +377,12 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         NaN per-topic values.
     """
     from .. import stats
+    from .significance import FAMILY_TESTS, effect_size_ci_rows, family_pvalues, tukey_ci
 
-    if test not in stats.ROW_TESTS:
-        raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS)}, got {test!r}")
+    family = test in FAMILY_TESTS
+    if test not in stats.ROW_TESTS and not family:
+        raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS + FAMILY_TESTS)}, "
+                         f"got {test!r}")
     if correction not in stats.ADJUSTMENTS:
         raise ValueError(f"correction must be one of {', '.join(stats.ADJUSTMENTS)}, "
                          f"got {correction!r}")
@@ -402,10 +420,17 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
     for j, m in enumerate(ms):
         prim = per[:, j, k0]  # (n_sys, n_topics)
         d = prim[ii] - prim[jj]
-        p = stats.paired_pvalues_rows(d, test, n=n, seed=seed)
-        p_adj = stats.adjust(p, correction)
-        lo, hi = stats.paired_ci_rows(d, "t" if test == "t" else "bootstrap", level, n, seed)
+        if family:
+            p = family_pvalues(prim, ii, jj, test, n=n, seed=seed)
+            p_adj = p
+            lo, hi = tukey_ci(prim, ii, jj, level)
+        else:
+            p = stats.paired_pvalues_rows(d, test, n=n, seed=seed)
+            p_adj = stats.adjust(p, correction)
+            lo, hi = stats.paired_ci_rows(d, "t" if test == "t" else "bootstrap", level, n,
+                                          seed)
         eff = stats.effect_size_rows(d)
+        e_lo, e_hi = effect_size_ci_rows(d, level)
         delta = d.mean(axis=1)
         sig = p_adj < alpha
         # worst case for each claim: the winner realistic, the loser optimistic
@@ -415,8 +440,15 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         sign = np.where(up, 1.0, -1.0)
         d_worst = (per[win, j, kr] - per[lose, j, ko]) * sign[:, None]  # in ii - jj direction
         d_exp = per[ii, j, ke] - per[jj, j, ke]
-        p_w = stats.adjust(stats.paired_pvalues_rows(d_worst, test, n=n, seed=seed), correction)
-        p_e = stats.adjust(stats.paired_pvalues_rows(d_exp, test, n=n, seed=seed), correction)
+        if family:
+            p_w = family_pvalues(prim, ii, jj, test, n=n, seed=seed,
+                                 diffs=d_worst.mean(axis=1))
+            p_e = family_pvalues(per[:, j, ke], ii, jj, test, n=n, seed=seed)
+        else:
+            p_w = stats.adjust(stats.paired_pvalues_rows(d_worst, test, n=n, seed=seed),
+                               correction)
+            p_e = stats.adjust(stats.paired_pvalues_rows(d_exp, test, n=n, seed=seed),
+                               correction)
         mw, me = d_worst.mean(axis=1), d_exp.mean(axis=1)
         wins = (d > TIE_ATOL).sum(axis=1)
         losses = (d < -TIE_ATOL).sum(axis=1)
@@ -426,6 +458,7 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
                 float(prim[jj[k]].mean()), float(delta[k]), float(lo[k]), float(hi[k]),
                 float(eff[k]), float(p[k]), float(p_adj[k]), bool(sig[k]), int(wins[k]),
                 int(d.shape[1] - wins[k] - losses[k]), int(losses[k]))
+            c.effect_low, c.effect_high = float(e_lo[k]), float(e_hi[k])
             if sig[k]:
                 notes = []
                 for label, mean_k, pk in (("worst tie order", mw[k], p_w[k]),
@@ -441,9 +474,10 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
             comps.append(c)
     means = per[:, :, k0].mean(axis=2)
     ranges = {g: per[:, :, res.regimes.index(g)].mean(axis=2) for g in TIE_REGIMES}
-    notes = _resolution_notes(test, correction, alpha, n, len(ii), per.shape[-1])
-    return CompareResult(list(res.runs), ms, regime, test, correction, float(alpha),
-                         float(level), base_name, comps, means, ranges, notes)
+    notes = [] if family else _resolution_notes(test, correction, alpha, n, len(ii),
+                                                  per.shape[-1])
+    return CompareResult(list(res.runs), ms, regime, test, "none" if family else correction,
+                         float(alpha), float(level), base_name, comps, means, ranges, notes)
 
 
 def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: int,
@@ -465,12 +499,13 @@ def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: 
 
 
 def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "trec_eval",
-                 jobs: int = 1, **kw) -> CompareResult:
+                 jobs: int = 1, convention=None, **kw) -> CompareResult:
     """Evaluate ``runs`` (Run objects, paths, DataFrames or dicts) against ``qrels`` in the
     regimes a comparison needs, then :func:`compare` them; ``kw`` goes to :func:`compare`.
     To keep the per-topic values too, call :class:`~tiebreak.evaluate.Evaluator` with
-    :func:`needed_regimes` and then :func:`compare`."""
-    ev = Evaluator(qrels, measures, needed_regimes(regime))
+    :func:`needed_regimes` and then :func:`compare`. ``convention``: read the measure names
+    as a peer spells them (:mod:`tiebreak.measures.conventions`)."""
+    ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention)
     res = ev.evaluate(runs, jobs=jobs)
     return compare(res, baseline, regime=regime, **kw)
 
@@ -491,7 +526,8 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
     return None
 
 
-def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag"):
+def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
+                         convention=None):
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
@@ -506,7 +542,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
             paths = [baseline] + paths
             bidx = 0
     q = as_qrels(qrels_spec)
-    ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime))
+    ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
+                   convention=convention if measures else None)
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if len(paths) > 3 and sys.stderr.isatty():
         from tqdm import tqdm
@@ -533,8 +570,13 @@ def compare_options(f):
                      help="Measure, repeatable (names as in 'tiebreak eval'). "
                           "Default: AP nDCG@10."),
         click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization",
-                                                  "bootstrap"]),
-                     default="t", show_default=True, help="Two-sided paired test over topics."),
+                                                  "bootstrap", "sign", "tukey",
+                                                  "randomised-tukey"]),
+                     default="t", show_default=True,
+                     help="Two-sided paired test over topics (t, wilcoxon, randomization, "
+                          "bootstrap, sign), or a test of all systems at once that needs no "
+                          "correction: tukey (Tukey's HSD), randomised-tukey (Carterette "
+                          "2012)."),
         click.option("--correction", type=click.Choice(["holm", "bh", "bonferroni", "none"]),
                      default="holm", show_default=True,
                      help="Multiple-comparison correction over the comparisons of a measure."),
@@ -574,8 +616,12 @@ def compare_options(f):
               show_default=True,
               help="table: readable; markdown; latex: booktabs, best in bold, markers as "
                    "superscripts; tsv: header row, full precision; json.")
+@click.option("--convention", metavar="PEER",
+              type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
+                                 "sklearn", "spark", "elasticsearch", "cwl"]),
+              help="Read every -m name as PEER spells it (as in 'tiebreak eval').")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, name_by, quiet, fmt):
+                regime, level, resamples, seed, jobs, name_by, quiet, fmt, convention):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -591,7 +637,7 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
 
     try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
-                                            name_by)
+                                            name_by, convention)
         c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
                     all_pairs=all_pairs, regime=regime, level=level, n=resamples,
                     seed=seed)

@@ -16,13 +16,16 @@ __all__ = [
     "bootstrap_ci", "kendall_tau", "tau_ap", "discrimination_ratio", "holm",
     "benjamini_hochberg", "bonferroni", "adjust", "bootstrap_test", "paired_pvalues_rows",
     "paired_ci_rows", "effect_size_rows", "all_pairs", "ALTERNATIVES", "TESTS", "CORRECTIONS",
-    "ROW_TESTS", "ADJUSTMENTS",
+    "ROW_TESTS", "ADJUSTMENTS", "FAMILY_TESTS", "family_pvalues", "tukey_ci",
+    "effect_size_ci_rows", "sign_test",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = (None, "holm", "bh")
-ROW_TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
+ROW_TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "sign")
+#: tests over every system at once (the family of all pairs), from the score matrix
+FAMILY_TESTS = ("tukey", "randomised-tukey")
 
 _CHUNK = 1 << 22  # elements per block in the randomization test (32 MiB of float64)
 
@@ -443,10 +446,119 @@ def paired_pvalues_rows(d, test: str = "t", n: int = 10000, seed=0) -> np.ndarra
             z = np.zeros(d.shape[1])
             out[rough] = [wilcoxon(row, z).pvalue for row in d[rough]]
         return out
+    if test == "sign":
+        return _sign_pvalues(d)
     n = _check_n(n)
     if test == "randomization":
         return _signflip_pvalues(d, n, seed, "two-sided")
     return _bootstrap_pvalues(d, n, seed)
+
+
+def _sign_pvalues(d: np.ndarray) -> np.ndarray:
+    """Two-sided exact sign test per row: topics with d = 0 are dropped; p = min(1, 2 P(X <=
+    min(wins, losses))) with X ~ Binomial(wins + losses, 1/2); 1 when every d is 0."""
+    from scipy import stats as st
+
+    w = (d > 0).sum(axis=1)
+    lo = (d < 0).sum(axis=1)
+    m = w + lo
+    p = np.minimum(1.0, 2.0 * st.binom.cdf(np.minimum(w, lo), np.maximum(m, 1), 0.5))
+    return np.where(m == 0, 1.0, p)
+
+
+def sign_test(a, b) -> PairedTestResult:
+    """Two-sided exact sign test of ``a`` against ``b`` over topics (shape ``(n_topics,)``):
+    the number of topics where ``a > b`` against Binomial(non-tied topics, 1/2); tied topics
+    are dropped (W. J. Conover, Practical Nonparametric Statistics, 3rd ed., 1999, §3.4).
+    ``statistic`` is the number of topics where a > b. Raises ValueError on bad input."""
+    d = _differences(a, b, 1.0)
+    p = float(_sign_pvalues(d[None, :])[0])
+    return PairedTestResult(float((d > 0).sum()), p, float(d.mean()))
+
+
+# ----------------------------------------------------------------------- family (all systems)
+
+
+def _matrix(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 2:
+        raise ValueError(f"scores must have shape (n_systems >= 2, n_topics >= 2), got "
+                         f"{X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("scores contain NaN or infinite values")
+    return X
+
+
+def _tukey_mse(X: np.ndarray) -> tuple[float, int]:
+    """Pooled within-system variance of a one-way layout (systems as groups) and its df."""
+    k, t = X.shape
+    ss = ((X - X.mean(axis=1, keepdims=True)) ** 2).sum()
+    df = k * (t - 1)
+    return float(ss / df), df
+
+
+def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
+                   diffs=None) -> np.ndarray:
+    """p-values, adjusted for all ``k (k - 1) / 2`` pairs of systems, of the pairs
+    ``(ii[m], jj[m])`` of the score matrix ``X`` (float, shape (k systems, T topics)).
+
+    ``"tukey"``: Tukey's honestly significant difference over a one-way layout with the
+    systems as groups and the topics as observations, as statsmodels' ``pairwise_tukeyhsd``
+    and ranx compute it: ``q = |mean_i - mean_j| / sqrt(MSE / T)`` with MSE the pooled
+    within-system variance on ``k (T - 1)`` df, ``p = P(Q_{k, df} >= q)`` from the
+    studentized range distribution (J. W. Tukey, The problem of multiple comparisons, 1953;
+    scipy's exact ``studentized_range``; statsmodels uses an approximation good to about 1e-3).
+    ``"randomised-tukey"``: the randomised Tukey HSD test (B. Carterette, Multiple testing in
+    statistical analysis of systems-based information retrieval experiments, ACM TOIS 30(1),
+    2012; T. Sakai, Laboratory Experiments in Information Retrieval, Springer 2018, §4.4):
+    ``n`` times, the scores of each topic are permuted across the systems and the largest
+    difference between two system means is kept; ``p`` is the share of those ranges at least
+    ``|mean_i - mean_j|``. ``diffs`` (len(ii),): mean differences to test instead of those of
+    ``X`` (the null distribution still comes from ``X``). Returns float64 (len(ii),).
+    """
+    X = _matrix(X)
+    ii, jj = np.asarray(ii, int), np.asarray(jj, int)
+    m = X.mean(axis=1)
+    diff = np.abs(m[ii] - m[jj] if diffs is None else np.asarray(diffs, np.float64))
+    k, t = X.shape
+    if test == "tukey":
+        from scipy import stats as st
+
+        mse, df = _tukey_mse(X)
+        if mse == 0:
+            return np.where(diff == 0, 1.0, 0.0)
+        return st.studentized_range.sf(diff / np.sqrt(mse / t), k, df)
+    if test != "randomised-tukey":
+        raise ValueError(f"test must be one of {FAMILY_TESTS}, got {test!r}")
+    n = _check_n(n)
+    rng = np.random.default_rng(seed)
+    ranges = np.empty(n)
+    step = max(1, _CHUNK // (k * t))
+    cols = np.arange(t)[None, None, :]
+    for b in range(0, n, step):
+        nb = min(step, n - b)
+        perm = np.argsort(rng.random((nb, k, t)), axis=1)  # per topic, a permutation of k
+        means = X[perm, cols].mean(axis=2)                # (nb, k)
+        ranges[b:b + nb] = means.max(axis=1) - means.min(axis=1)
+    ranges.sort()
+    # count of ranges >= diff (a tolerance keeps equal means from float noise)
+    ge = n - np.searchsorted(ranges, diff - 1e-12, side="left")
+    return ge / n
+
+
+def tukey_ci(X, ii, jj, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Tukey's simultaneous interval of ``mean_i - mean_j`` for the pairs ``(ii, jj)`` of
+    ``X`` (k, T): ``diff +- q_{level; k, k (T - 1)} sqrt(MSE / T)`` (statsmodels'
+    ``pairwise_tukeyhsd`` ``confint``). Returns ``(low, high)``, float64 (len(ii),)."""
+    from scipy import stats as st
+
+    X = _matrix(X)
+    k, t = X.shape
+    mse, df = _tukey_mse(X)
+    m = X.mean(axis=1)
+    d = m[np.asarray(ii, int)] - m[np.asarray(jj, int)]
+    half = st.studentized_range.ppf(level, k, df) * np.sqrt(mse / t)
+    return d - half, d + half
 
 
 def paired_ci_rows(d, method: str = "t", level: float = 0.95, n: int = 10000,
@@ -483,6 +595,37 @@ def paired_ci_rows(d, method: str = "t", level: float = 0.95, n: int = 10000,
         means = d[k:k + step] @ w.T  # (rows, n)
         lo[k:k + step], hi[k:k + step] = np.quantile(means, [(1 - level) / 2, (1 + level) / 2],
                                                      axis=1)
+    return lo, hi
+
+
+def effect_size_ci_rows(d, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Confidence interval of Cohen's d_z for every row of ``d`` (n_pairs, n_topics): the
+    exact interval from the noncentral t distribution, inverting ``t = d_z sqrt(T)`` with
+    ``T - 1`` df for its noncentrality (G. Cumming, S. Finch. A primer on the understanding,
+    use, and calculation of confidence intervals that are based on central and noncentral
+    distributions. Educational and Psychological Measurement 61(4), 2001). Rows with zero
+    variance give ``[d_z, d_z]``. Returns ``(low, high)``, float64 (n_pairs,)."""
+    from scipy import optimize
+    from scipy import stats as st
+
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    e = effect_size_rows(d)
+    t_obs = e * np.sqrt(d.shape[1])
+    df = d.shape[1] - 1
+    lo, hi = e.copy(), e.copy()
+    a = (1 - level) / 2
+    for r, t in enumerate(t_obs):
+        if not np.isfinite(t):
+            continue
+
+        def f(nc, q, t=t):
+            return st.nct.cdf(t, df, nc) - q
+        for out, q in ((lo, 1 - a), (hi, a)):
+            w = 1.0  # the cdf falls as the noncentrality grows: widen until it brackets q
+            while w < 1e3 and not (f(t - w, q) > 0 > f(t + w, q)):
+                w *= 2
+            out[r] = optimize.brentq(f, t - w, t + w, args=(q,)) / np.sqrt(d.shape[1])
     return lo, hi
 
 

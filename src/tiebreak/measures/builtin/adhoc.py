@@ -298,6 +298,56 @@ register(Family("nERR", "ERR@k / ERR@k of the ideal list, stop probability g/(gm
 register(Family("ERR_lin", "ERR with the linear stop probability g/(gmax+1) (NTCIREVAL ERR)",
                 "monotone", _k_err_lin, (GAINS,), expected="sampled", source=NT["ERR"]))
 
+
+def _k_ndcg_run(R, m):
+    from ...ranking._flat import div, ideal_ranks, tsum, within
+    g = np.maximum(_grade_gain(R, m["gains"]), 0.0)
+    k = m.cutoff
+    num = tsum(R.topic, g / np.log2(R.rank + 1.0), R.n_topics, within(R.rank, k))
+    order = np.lexsort((-g, R.topic))
+    it, ig = R.topic[order], g[order]
+    ir = ideal_ranks(it, R.n_topics)
+    den = tsum(it, ig / np.log2(ir + 1.0), R.n_topics, within(ir, k))
+    return div(num, den)
+
+
+register(Family("nDCG_run", "DCG@k / DCG@k of the retrieved documents' own best order "
+                "(scikit-learn ndcg_score: the ideal knows only the scored documents; grades as "
+                "gains, unjudged 0)", "other", _k_ndcg_run, (GAINS,), expected="sampled",
+                source="K. Jarvelin, J. Kekalainen. Cumulated gain-based evaluation of IR "
+                       "techniques. ACM TOIS 20(4), 2002; scikit-learn's ndcg_score "
+                       "(F. Pedregosa et al. JMLR 12, 2011)."))
+
+def _k_ncu(R, m):
+    from .. import ntcir
+    g, it, ig, nrel, _ = _ntcir_args(R, m)
+    stops = m["stops"] if m["stops"] is not None else m["gains"]
+    st = _grade_gain(R, stops)
+    lg = _level_gain(R, stops)
+    total = R.rel_levels[:, 1:] @ lg[1:] if len(lg) > 1 else np.zeros(R.n_topics)
+    beta = 0.0 if m["utility"] == "P" else m["beta"]
+    gamma = m["gamma"] if m["stop"] == "rb" else None
+    return ntcir.ncu(R.topic, R.rank, g, st, R.n_topics, it, ig, nrel, total, beta, gamma,
+                     rel=None)
+
+
+NCU_SRC = ("T. Sakai, S. Robertson. Modelling a user population for designing information "
+           "retrieval metrics. EVIA 2008 (NTCIREVAL NCUgu,P / NCUgu,BR / NCUrb,P / NCUrb,BR).")
+register(Family("NCU", "normalised cumulative utility: sum over relevant ranks r of the stop "
+                "probability at r (graded-uniform 'gu' or rank-biased 'rb') times the utility "
+                "at r (precision 'P' or blended ratio 'BR')", "normalised", _k_ncu,
+                (Param("stop", "str", "gu", "stopping distribution: 'gu' graded-uniform (stop "
+                       "value of the level / their sum over the qrels) or 'rb' rank-biased",
+                       lambda v: None if v in ("gu", "rb") else "must be 'gu' or 'rb'"),
+                 Param("utility", "str", "BR", "utility at the stopping rank: 'P' precision or "
+                       "'BR' blended ratio", lambda v: None if v in ("P", "BR") else
+                       "must be 'P' or 'BR'"),
+                 BETA, Param("gamma", "float", 0.95, "rank-biased stop parameter (NTCIREVAL "
+                             "--gamma)", lambda v: None if 0 < v <= 1 else "must lie in (0, 1]"),
+                 GAINS, Param("stops", "gains", None, "stop value of each grade (NTCIREVAL -s; "
+                              "default the gains)")),
+                "none", "sampled", source=NCU_SRC))
+
 # ---------------------------------------------------------------------------------------------
 # Lu (2018) depth variants
 # ---------------------------------------------------------------------------------------------
@@ -417,7 +467,8 @@ register(Family("Accuracy", "share of (relevant, non-relevant) pairs of the top 
                 "right order; undefined (NaN) without a relevant document", "other",
                 _k_accuracy, (REL,), "optional", "sampled", source=ACCURACY))
 register(Family("Compat", "compatibility: normalised RBO with the ideal ranking of the "
-                "relevant documents", "other", _k_compat,
+                "relevant documents (grade descending, retrieved ones first in run order; "
+                "ir_measures agrees when every run score is positive)", "other", _k_compat,
                 (Param("p", "float", 0.95, "persistence", _prob),), "none", "sampled",
                 source=COMPAT))
 register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
@@ -536,3 +587,112 @@ register(Family("uBpref", "bpref@k with each relevant document weighted by its v
                 "second qrels; the run restricted to documents both qrels judge (trectools "
                 "get_ubpref)", "normalised", _k_ubpref, (OTHER, SCALE, REL), "optional",
                 "sampled", source=_multidim_source()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Lu (2018) Section 2.4: measures for incomplete and graded judgments
+# ---------------------------------------------------------------------------------------------
+
+AG = ("P. Ahlgren, L. Gronqvist. Evaluation of retrieval effectiveness with incomplete "
+      "relevance data: theoretical and experimental comparison of three measures. IP&M 44(1), "
+      "2008.")
+RKY = ("S. E. Robertson, E. Kanoulas, E. Yilmaz. Extending average precision to graded "
+       "relevance judgments. SIGIR 2010.")
+RM = ("S. D. Ravana, A. Moffat. Score estimation, incomplete judgments, and significance "
+      "testing in IR evaluation. AIRS 2010 (Lu 2018, Eqs. 2.41-2.42).")
+
+
+def _k_rankeff(R, m):
+    """RankEff: (1/R) sum over retrieved relevant d of 1 - n_d / N, n_d the judged
+    non-relevant documents above d, N every judged non-relevant document of the qrels."""
+    L = m["rel"]
+    rel = R.rel(L)
+    nb = R.cumsum(R.nonrel(L)) - R.nonrel(L)
+    N = R.num_nonrel(L).astype(np.float64)
+    R_ = R.num_rel(L).astype(np.float64)
+    term = rel * (1.0 - nb / np.where(N > 0, N, 1.0)[R.topic])
+    if m.cutoff is not None:
+        term = np.where(R.rank <= m.cutoff, term, 0.0)
+    s = np.bincount(R.topic, weights=term, minlength=R.n_topics)
+    return np.where(R_ > 0, s / np.where(R_ > 0, R_, 1.0), 0.0)
+
+
+def _k_bpref10(R, m):
+    """bpref-10: (1/R) sum over retrieved relevant d of 1 - min(n_d, R + 10) / (R + 10), n_d
+    the judged non-relevant documents above d (the first R + 10 of them count)."""
+    L = m["rel"]
+    rel = R.rel(L)
+    nb = R.cumsum(R.nonrel(L)) - R.nonrel(L)
+    R_ = R.num_rel(L).astype(np.float64)
+    cap = (R_ + 10.0)[R.topic]
+    term = rel * (1.0 - np.minimum(nb, cap) / cap)
+    s = np.bincount(R.topic, weights=term, minlength=R.n_topics)
+    return np.where(R_ > 0, s / np.where(R_ > 0, R_, 1.0), 0.0)
+
+
+def _gap_thresholds(R, m) -> np.ndarray:
+    c = _top_grade(R)
+    th = m["thresholds"]
+    if th is None:
+        return np.full(c, 1.0 / c)
+    g = np.zeros(c)
+    g[:min(c, len(th))] = th[:c]
+    return g
+
+
+def _k_gap(R, m):
+    """Graded AP: sum over relevant ranks n of (1/n) sum_{m <= n} delta(n, m) over
+    sum_i R_i sum_{j <= i} g_j, delta(n, m) = sum_{j <= min(grade_n, grade_m)} g_j; g_j the
+    probability that a user's relevance threshold is grade j."""
+    g = _gap_thresholds(R, m)
+    num = np.zeros(len(R.rank))
+    den = np.zeros(R.n_topics)
+    for j, gj in enumerate(g, start=1):
+        if gj == 0:
+            continue
+        a = R.rel(j)
+        num += gj * a * R.cumsum(a)
+        den += gj * R.num_rel(j)
+    term = num / R.rank
+    if m.cutoff is not None:
+        term = np.where(R.rank <= m.cutoff, term, 0.0)
+    s = np.bincount(R.topic, weights=term, minlength=R.n_topics)
+    return np.where(den > 0, s / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _k_rbp_rm(R, m):
+    from ..kernels import rbp, rbp_residual
+    from ..registry import family as _fam
+    from ..registry import make as _make
+
+    base_m = _make(_fam("RBP"), "RBP_rm", cutoff=m.cutoff, p=m["p"], rel=m["rel"])
+    base = rbp(R, base_m)
+    delta = rbp_residual(R, base_m)
+    if m["lam"] is not None:
+        return base + m["lam"] * delta
+    interp = np.where(delta < 1, base / np.where(delta < 1, 1.0 - delta, 1.0), base)
+    return m["alpha"] * interp + (1.0 - m["alpha"]) * base
+
+
+register(Family("RankEff", "ranking efficiency: (1/R) sum over retrieved relevant documents of "
+                "1 - (judged non-relevant above) / (all judged non-relevant)", "normalised",
+                _k_rankeff, (REL,), "optional", "sampled", source=AG))
+register(Family("bpref_10", "bpref-10: (1/R) sum over retrieved relevant documents of 1 - "
+                "min(judged non-relevant above, R + 10) / (R + 10)", "normalised", _k_bpref10,
+                (REL,), "none", "sampled", source="C. Buckley, E. M. Voorhees. Retrieval "
+                "evaluation with incomplete information. SIGIR 2004."))
+register(Family("GAP", "graded average precision: AP over a population of users whose "
+                "relevance threshold is grade j with probability g_j", "normalised", _k_gap,
+                (Param("thresholds", "floats", None, "g_1..g_c, probability of each grade as "
+                       "the user's threshold (default uniform over the qrels' grades)"),),
+                "optional", "sampled", source=RKY))
+register(Family("RBP_rm", "Ravana-Moffat estimate of RBP from the judged part (Base) and its "
+                "residual Delta: Base + lam Delta, or alpha (Base + Delta Base / (1 - Delta)) "
+                "+ (1 - alpha) Base", "other", _k_rbp_rm,
+                (Param("p", "float", 0.8, "persistence", _prob), REL,
+                 Param("lam", "float", None, "share of the residual taken as gain (Eq. 2.42's "
+                       "first form); None uses alpha"),
+                 Param("alpha", "float", 1.0, "smoothing: 1 the interpolative estimate (Eq. "
+                       "2.41), 0 the judged part alone (Eq. 2.42)",
+                       lambda v: None if 0 <= v <= 1 else "must lie in [0, 1]")),
+                "optional", "sampled", source=RM))

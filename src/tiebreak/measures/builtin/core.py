@@ -28,6 +28,9 @@ GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped gr
 DCG = Param("dcg", "str", "log2", "gain form: log2 (gain = grade, trec_eval) or exp-log2 "
             "(gain = 2^grade - 1, Burges et al. 2005; with gains=, 2^v - 1 of the mapped v)",
             lambda v: None if v in ("log2", "exp-log2") else "must be 'log2' or 'exp-log2'")
+UNJUDGED = Param("unjudged", "int", None, "grade given to unjudged retrieved documents "
+                 "(Elasticsearch unknown_doc_rating); the ideal ranking keeps the qrels'",
+                 lambda v: None if v >= 0 else "must be a grade >= 0")
 P_RBP = Param("p", "float", 0.8, "persistence: probability of reading on", _prob)
 P_TREC = Param("p", "float", 0.9, "persistence (trec_eval's default 0.9)", _prob)
 
@@ -119,9 +122,9 @@ register(Family("SetF", "(beta+1) P R / (beta P + R) over the retrieved set", "s
 
 # -- gains ------------------------------------------------------------------------------------
 register(Family("nDCG", "DCG@k / ideal DCG@k, ideal from every judged document", "normalised",
-                K.ndcg, (GAINS, DCG, JUDGED_ONLY), source=JK))
+                K.ndcg, (GAINS, DCG, JUDGED_ONLY, UNJUDGED), source=JK))
 register(Family("DCG", "sum over ranks j <= k of gain_j / log2(j + 1)", "monotone", K.dcg,
-                (GAINS, DCG), source=JK))
+                (GAINS, DCG, UNJUDGED), source=JK))
 register(Family("IDCG", "DCG of the ideal ranking of the qrels", "count", K.ideal_dcg,
                 (GAINS, DCG), source=JK, aliases=("ideal_dcg",)))
 register(Family("ndcg_rel", "nDCG averaged over the relevant documents", "normalised",
