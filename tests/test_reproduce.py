@@ -30,6 +30,9 @@ def test_item_verdict_is_worst_cell():
     cells = [Cell("a", "1", 1.0, "exact"), Cell("b", "2", 2.2, "differs", "substitute data")]
     assert verdict_of(cells) == "differs"
     assert verdict_of([]) == "exact"
+    missing = Cell("paper", "95.2", None, "not-reproducible-here", "TREC-7 runs absent")
+    assert verdict_of([missing]) == "not-reproducible-here"
+    assert verdict_of([missing, Cell("substitute", "", 0.9, "shape-holds")]) == "shape-holds"
     with pytest.raises(ValueError):
         Cell("a", "1", 1.0, "close enough")
     assert VERDICTS[0] == "exact" and VERDICTS[-1] == "not-reproducible-here"

@@ -154,9 +154,14 @@ def _split_num(s: str) -> list[str]:
 
 
 def verdict_of(cells: list[Cell]) -> str:
-    """An item's verdict: its worst cell's (the last in :data:`VERDICTS` order); ``exact`` for
-    no cells."""
-    return max((c.verdict for c in cells), key=VERDICTS.index, default="exact")
+    """An item's verdict: the worst verdict (latest in :data:`VERDICTS` order) among the cells
+    that could be computed here; ``not-reproducible-here`` only when no cell could (an item
+    whose paper data is missing but whose claims were checked on substitute data takes the
+    verdict of those checks); ``exact`` for no cells."""
+    here = [c.verdict for c in cells if c.verdict != "not-reproducible-here"]
+    if cells and not here:
+        return "not-reproducible-here"
+    return max(here, key=VERDICTS.index, default="exact")
 
 
 def decimals(text: str) -> int:
