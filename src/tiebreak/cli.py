@@ -13,7 +13,9 @@ import click
 
 REGIME_HELP = (
     "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all. Default: trec_eval,expected,realistic,optimistic,lower,upper."
+    "upper, expected, or all (these seven); also score-rank (score descending, then the rank "
+    "column, as Yang et al. 2016 re-sort). Default: trec_eval,expected,realistic,optimistic,"
+    "lower,upper."
 )
 
 

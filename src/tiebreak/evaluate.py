@@ -21,6 +21,7 @@ from .io import Qrels, Run, read_run
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
 from .measures.kernels import MIN_GEO_MEAN
 from .ranking import (
+    ALL_REGIMES,
     DEFAULT_REGIMES,
     REGIMES,
     Prepared,
@@ -54,7 +55,7 @@ def resolve_regimes(regimes) -> list[str]:
     for r in regimes:
         if not isinstance(r, str):
             raise TypeError(f"a regime must be a string such as 'expected', not {r!r}")
-        for x in (REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]):
+        for x in (ALL_REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]):
             if x not in REGIMES:
                 raise ValueError(f"unknown regime {x!r}; choose from {', '.join(REGIMES)}, all")
             if x not in out:

@@ -41,6 +41,7 @@ from .judged import (  # noqa: F401
     run_hygiene,
 )
 from .orderings import (  # noqa: F401
+    ALL_REGIMES,
     DEFAULT_REGIMES,
     REGIMES,
     Orderings,
@@ -68,6 +69,7 @@ from .rankings import (  # noqa: F401
 )
 
 __all__ = [
+    "ALL_REGIMES",
     "DEFAULT_REGIMES",
     "DENSE_QRELS_MAX",
     "Groups",

@@ -79,6 +79,7 @@ class Judged:
     run_topics_missing_in_qrels: list[str]
     lines_missing_in_qrels: int
     qrow: np.ndarray | None = None
+    runrank: np.ndarray | None = None  # the run's rank column (the ``score-rank`` ordering)
 
 
 def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.ndarray
@@ -186,5 +187,5 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(
         len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
-        missing, int((~keep).sum()), np.where(found, pos, -1),
+        missing, int((~keep).sum()), np.where(found, pos, -1), run.rank[sel],
     )

@@ -9,7 +9,11 @@ import numpy as np
 
 from .judged import Judged, _compiled
 
-REGIMES = ("file", "trec_eval", "realistic", "optimistic", "lower", "upper", "expected")
+#: The regimes ``all`` expands to.
+ALL_REGIMES = ("file", "trec_eval", "realistic", "optimistic", "lower", "upper", "expected")
+#: Every regime name: ``all``'s, and ``score-rank`` (Yang, Moffat & Turpin's re-sort), named
+#: explicitly.
+REGIMES = (*ALL_REGIMES, "score-rank")
 DEFAULT_REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", "upper")
 
 @dataclass
@@ -58,7 +62,8 @@ class Orderings:
         return order
 
     def order(self, regime: str) -> np.ndarray:
-        """Permutation of the judged lines for ``file``, ``trec_eval``, ``realistic``,
+        """Permutation of the judged lines for ``file``, ``trec_eval``, ``score-rank`` (score
+        descending, then the rank column ascending, then docno descending), ``realistic``,
         ``optimistic`` or ``upper_mono`` (optimistic with unjudged documents first)."""
         if self._cache is None:
             self._cache = {}
@@ -70,6 +75,10 @@ class Orderings:
             o = np.argsort(J.qtopic, kind="stable")
         elif regime == "trec_eval":
             o = self._within_ties()
+        elif regime == "score-rank":
+            if J.runrank is None:
+                raise ValueError("the score-rank ordering needs the run's rank column")
+            o = self._within_ties(J.runrank[self.score_order[self.tied]])
         else:
             rk = J.relkey[self.score_order[self.tied]]
             if regime == "realistic":
@@ -134,6 +143,9 @@ REGIME_TABLE: dict[str, Regime] = {r.name: r for r in (
     Regime("file", "file", "order of lines in the file, scores ignored"),
     Regime("trec_eval", "trec_eval",
            "score descending, then docno descending (byte order), as trec_eval sorts"),
+    Regime("score-rank", "score-rank",
+           "score descending, then the run's rank column ascending (the re-sort of Yang, "
+           "Moffat & Turpin 2016), then docno descending"),
     Regime("realistic", "realistic",
            "inside a tied group relevant documents last (Cabanac et al. 2010)"),
     Regime("optimistic", "optimistic",
