@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands so that ``tiebreak --help`` start
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -123,9 +124,98 @@ STUDY_HELP: dict[str, str] = {
 }
 
 
+# errno values that mean "the destination failed", with what the user can do about it
+_WRITE_HINTS = {
+    errno.ENOSPC: "the disk is full: free some space or write elsewhere",
+    errno.EDQUOT: "the disk quota is exceeded: free some space or write elsewhere",
+    errno.EFBIG: "the file is too large for its file system: write elsewhere",
+    errno.EROFS: "the file system is read-only: write elsewhere",
+    errno.EACCES: "permission denied: write elsewhere or change the permissions",
+    errno.EPERM: "permission denied: write elsewhere or change the permissions",
+    errno.ENOENT: "no such file or directory: create the directory first",
+    errno.ENOTDIR: "a part of the path is not a directory",
+    errno.EISDIR: "it is a directory: give a file name",
+    errno.EIO: "input/output error on the device",
+}
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what could
+    not be written neither fails again nor prints 'Exception ignored'."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout replaced/closed
+        pass
+
+
+def os_error_message(e: OSError) -> str:
+    """One line for an :class:`OSError` of a command: the file (or standard output when the
+    error names none) and what to do."""
+    what = e.filename if e.filename is not None else "standard output"
+    if isinstance(what, bytes):
+        what = what.decode("utf-8", "backslashreplace")
+    hint = _WRITE_HINTS.get(e.errno) or (e.strerror or str(e))
+    return f"{what}: {hint} ([Errno {e.errno}] {e.strerror or e})" if e.errno else f"{what}: {e}"
+
+
+def report_errors(run):
+    """Call ``run()`` (a command's invocation) with the one error path of every command.
+
+    * :class:`~tiebreak.io.InputError`, :class:`~tiebreak.index.store.IndexFormatError`,
+      :class:`~tiebreak.measures.MeasureError`: ``tiebreak: error: MESSAGE`` (the message names
+      file and line, field, row or column), exit status 2;
+    * :class:`OSError` (a write that failed: disk full, missing directory, closed pipe): one line
+      naming the file, or standard output, and what to do, exit status 1; a closed pipe
+      (``tiebreak eval ... | head``) ends quietly with status 1;
+    * standard output is flushed here, so a failure at the last write is reported too.
+    Nothing else is caught: any other exception is a bug and keeps its traceback.
+    """
+    try:
+        try:
+            out = run()
+        except (SystemExit, click.exceptions.Exit):
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()
+        return out
+    except Exception as e:
+        if isinstance(e, _input_errors()):
+            try:
+                sys.stdout.flush()
+            except OSError:
+                _quiet_stdout()
+            click.echo(f"tiebreak: error: {e}", err=True)
+            sys.exit(2)
+        if not isinstance(e, OSError):
+            raise
+        _quiet_stdout()
+        if e.errno != errno.EPIPE:
+            click.echo(f"tiebreak: error: {os_error_message(e)}", err=True)
+        sys.exit(1)
+
+
+# the error classes of bad input (module, class); looked up only in modules already imported,
+# so that the error path imports nothing (an exception of a module never imported cannot occur)
+INPUT_ERRORS = (("tiebreak.io.source", "InputError"),
+                ("tiebreak.index.store", "IndexFormatError"),
+                ("tiebreak.measures.errors", "MeasureError"))
+
+
+def _input_errors() -> tuple[type, ...]:
+    return tuple(getattr(sys.modules[m], n) for m, n in INPUT_ERRORS if m in sys.modules)
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
-    when needed."""
+    when needed. Everything the top group does (its help included) runs through
+    :func:`report_errors`."""
+
+    def main(self, *args, **kwargs):
+        return report_errors(lambda: super(LazyGroup, self).main(*args, **kwargs))
 
     def __init__(self, *a, lazy: dict[str, str] | None = None, **kw):
         super().__init__(*a, **kw)
