@@ -30,7 +30,6 @@ Anything that is not an existing path is taken as an ``ir_datasets`` id (``cranf
 
 from __future__ import annotations
 
-import gzip
 import html
 import json
 import os
@@ -106,15 +105,23 @@ def _line_counter(text: str):
     return line
 
 
-def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as e:
-            raise ValueError(f"{path}: truncated or corrupt gzip file ({e}); nothing was "
-                             "indexed") from None
+def _read_text(path: str, what: str = "collection") -> str:
+    """The text of a collection or topics file, through :mod:`tiebreak.io.source` like every
+    reader: gzip recognised by content (a corrupt or truncated stream is an
+    :class:`~tiebreak.io.InputError` naming the file), a UTF-8 byte-order mark removed (it would
+    otherwise glue itself to the first id), line ends normalised.
+
+    ``what="topics"`` is strict: a NUL byte, UTF-16 text or invalid UTF-8 is an error naming the
+    line (a query is short; a silently replaced byte changes it). A collection keeps its bytes
+    that are not UTF-8 as U+FFFD (real collections hold stray Latin-1 bytes).
+    """
+    from ..io.source import decode_utf8, open_bytes, text_lines
+
+    data, name = open_bytes(path)
+    if what == "topics":
+        return decode_utf8(text_lines(data, name, {}), name, "topics")
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     return data.decode("utf-8", errors="replace")
 
 
@@ -618,7 +625,7 @@ def read_topics(source: str, field: str = "title", fields=None,
                   for q in _irds_iter(source, ds.queries_iter, "queries")]
         where = [f"ir_datasets {source!r}, query {i}" for i in range(1, len(topics) + 1)]
     else:
-        text = _read_text(source)
+        text = _read_text(source, "topics")
         fmt = _detect(text, source)
         if fmt == "trec-topics":
             topics = _trec_topics(text, field, source)
