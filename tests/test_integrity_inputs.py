@@ -59,3 +59,51 @@ def test_truncated_topics_gz(tmp_path):
         read_topics(str(f))
     assert "t.tsv.gz: corrupt gzip data" in str(e.value)
     assert "indexed" not in str(e.value)
+
+
+# ---------------------------------------------------------------- DataFrames and dicts
+pd = pytest.importorskip("pandas")
+
+
+@pytest.mark.parametrize("cols, needle", [
+    ({"query_id": ["1", pd.NA], "doc_id": ["a", "b"], "score": [1.0, 2.0]},
+     "row 1: query_id is missing"),
+    ({"query_id": pd.array([1, None], dtype="Int64"), "doc_id": ["a", "b"], "score": [1.0, 2]},
+     "row 1: query_id is missing (<NA>)"),
+    ({"query_id": ["1", "1"], "doc_id": ["a", None], "score": [1.0, 2.0]},
+     "row 1: doc_id is missing"),
+    ({"query_id": ["1", "1", "1"], "doc_id": ["a", "b", "c"],
+      "score": pd.array([1.0, 2.0, None], dtype="Float64")}, "row 2: score"),
+    ({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, pd.NA]},
+     "row 1: score is missing (<NA>)"),
+    ({"query_id": ["1", "1"], "doc_id": ["a", "b\x00"], "score": [1.0, 2]},
+     "<DataFrame run>: row 1: NUL byte"),
+    ({"query_id": ["1", "#2"], "doc_id": ["a", "b"], "score": [1.0, 2]},
+     "row 1: query_id '#2' starts with '#'"),
+])
+def test_run_frame_na_and_bytes(cols, needle):
+    from tiebreak.io.frames import run_from_frame
+
+    with pytest.raises(InputError) as e:
+        run_from_frame(pd.DataFrame(cols))
+    assert needle in str(e.value) and "<stream>" not in str(e.value)
+
+
+@pytest.mark.parametrize("rel", [[1, pd.NA], pd.array([1, None], dtype="Int64"), [1, None]])
+def test_qrels_frame_na(rel):
+    from tiebreak.io.frames import qrels_from_frame
+
+    with pytest.raises(InputError, match=r"<DataFrame qrels>: row 1: relevance is missing"):
+        qrels_from_frame(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
+                                       "relevance": rel}))
+
+
+def test_dict_na():
+    from tiebreak.io.frames import qrels_from_dict, run_from_dict
+
+    with pytest.raises(InputError, match=r"<dict run>: row 1: score is missing"):
+        run_from_dict({"1": {"a": 1.0, "b": pd.NA}})
+    with pytest.raises(InputError, match=r"<dict qrels>: row 0: relevance is missing"):
+        qrels_from_dict({"1": {"a": None}})
+    with pytest.raises(InputError, match=r"<dict run>: row 1: docno is missing"):
+        run_from_dict({"1": {"a": 1.0, pd.NA: 2.0}})
