@@ -15,7 +15,9 @@ Layout of a sharded index directory::
 
     manifest.json       format "tiebreak-sharded-index", version, counts of the whole
                         collection, analyser, the generation directory ("data"), and per shard
-                        its directory, document range and counts; crc32 of the statistics
+                        its directory, document range, counts and the crc32 of its docnos (the
+                        shard order: shards swapped on disk are refused at open); crc32 of the
+                        statistics (checked at open)
     v-<hex>/            one generation (immutable once the manifest names it)
       shard-0000/       an ordinary tiebreak index (tiebreak index --verify works on it) of the
       shard-0001/       shard's documents, with the *whole collection's* vocabulary (a term
@@ -315,7 +317,8 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
             "terms_crc32": shard_idx[0].manifest["arrays"]["terms"]["crc32"],
             "shards": [{"path": nm, "docid_offset": lo, "num_docs": hi - lo,
                         "collection_length": ix.collection_length,
-                        "num_postings": ix.num_postings}
+                        "num_postings": ix.num_postings,
+                        "docnos_crc32": ix.manifest["arrays"]["docnos"]["crc32"]}
                        for nm, (lo, hi), ix in zip(names, ranges, shard_idx)],
             "stats": metas, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
@@ -542,6 +545,14 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
                 ix.manifest["arrays"]["terms"]["crc32"] != m["terms_crc32"]:
             raise IndexFormatError(f"{ix.path}: vocabulary differs from the sharded manifest's; "
                                    "rebuild the index")
+        # shard order: each shard's docnos checksum, recorded at build (absent before it was);
+        # shards swapped or copied from another build hold other documents at these docids
+        want = s.get("docnos_crc32")
+        if want is not None and ix.manifest["arrays"]["docnos"]["crc32"] != want:
+            raise IndexFormatError(f"{ix.path}: not the shard the sharded manifest lists at "
+                                   f"position {len(shards)} (its documents differ: shards "
+                                   "swapped, moved or copied from another build); rebuild the "
+                                   "index or put the shards back")
         shards.append(ix)
     arrays = {}
     for nm in _STATS:
