@@ -51,3 +51,97 @@ def test_swapped_shards_refused(sharded, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "Traceback" not in err
     assert err.startswith("tiebreak: error: ") and "shards swapped" in err
+
+
+# ---------------------------------------------------------------- builds: disk full, races, stale
+def cli(args, capsys):
+    from tiebreak.cli import main
+
+    capsys.readouterr()
+    try:
+        main.main(list(map(str, args)), prog_name="tiebreak")
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("shards", [None, 2])
+@pytest.mark.parametrize("fault", ["numpy short write", "ENOSPC on a staging file"])
+def test_disk_full_names_the_destination(tmp_path, monkeypatch, capsys, fault, shards):
+    import errno
+
+    import numpy as np
+
+    from tiebreak.index import build
+
+    src = write_jsonl(tmp_path / "c.jsonl")
+    dest = tmp_path / "out" / "idx"
+    if fault == "numpy short write":
+        real, calls = np.save, []
+
+        def save(fh, a, **kw):
+            calls.append(1)
+            if len(calls) == 3:
+                raise OSError("120000 requested and 18720 written")
+            return real(fh, a, **kw)
+
+        monkeypatch.setattr(np, "save", save)
+    else:
+        def manifest(f, m):
+            raise OSError(errno.ENOSPC, "No space left on device", str(f))
+
+        monkeypatch.setattr(build, "_write_manifest", manifest)
+    code, err = cli(["index", src, "-o", dest, *(["--shards", shards, "-j", 1] if shards
+                                                  else [])], capsys)
+    assert code == 1, err
+    assert err == f"tiebreak: error: {dest}: the disk is full: free some space or write " \
+                  "elsewhere ([Errno 28] No space left on device)\n"
+    assert not dest.exists() and [p.name for p in dest.parent.iterdir()] == []
+
+
+def test_racing_fresh_builds_clear_message(tmp_path):
+    from tiebreak.index.build import _rename_fresh
+
+    stage, target = tmp_path / ".idx.tmp-1", tmp_path / "idx"
+    for d in (stage, target):
+        d.mkdir()
+        (d / "manifest.json").write_text("{}")
+    with pytest.raises(FileExistsError) as e:
+        _rename_fresh(stage, target)
+    assert e.value.strerror.startswith(f"another build created the index {target} while this "
+                                       "one ran")
+
+
+def test_stale_generations_provably_unused_removed(tmp_path):
+    import fcntl
+
+    from tiebreak.index import build_index, open_index
+
+    src = write_jsonl(tmp_path / "c.jsonl")
+    idx = tmp_path / "idx"
+    build_index(src, idx, progress=False)
+    build_index(src, idx, progress=False)   # a rebuild in place: generations with locks
+    named = json.loads((idx / "manifest.json").read_text())["data"]
+    # a killed builder (its lock file is free), a finished build superseded by a racing one
+    # (its builder deleted the lock after its switch), a build in progress (its lock held):
+    # only the last stays
+    dead, superseded, live = ".v-00000000000000d1.tmp", "v-00000000000000d2", \
+        ".v-00000000000000d3.tmp"
+    for d in (dead, superseded, live):
+        (idx / d).mkdir()
+        (idx / d / "x.npy").write_bytes(b"x")
+        gen = d.strip(".").removesuffix(".tmp")
+        if d != superseded:
+            (idx / f".{gen}.lock").touch()
+    fd = os.open(idx / ".v-00000000000000d3.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        build_index(src, idx, progress=False)
+    finally:
+        os.close(fd)
+    names = {p.name for p in idx.iterdir()}
+    new = json.loads((idx / "manifest.json").read_text())["data"]
+    assert new != named and named not in names
+    assert names == {"manifest.json", new, live, ".v-00000000000000d3.lock"}
+    assert open_index(idx, verify="eager").num_docs == len(DOCS)

@@ -240,7 +240,7 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     FileExistsError
         ``path`` exists and is neither a sharded index nor an empty directory.
     """
-    from .build import _mkdir_unique, _progress, _save, _write_manifest
+    from .build import _DestinationErrors, _progress
     from .readers import count_documents, iter_documents
 
     analyzer = analyzer or Analyzer()
@@ -257,7 +257,28 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     names = [_shard_name(i) for i in range(shards)]
     docnos = [[d for d, _ in docs[lo:hi]] for lo, hi in ranges]
     _check_docnos(names, docnos, source)
-    target = Path(path)
+    box = [docs]    # handed over, so that the writer can free the documents
+    del docs
+    with _DestinationErrors(path):
+        _write_sharded(source, Path(path), box, ranges, names, docnos, analyzer, fields, jobs,
+                       client, progress)
+    return open_sharded(path)
+
+
+def _write_sharded(source, target, box, ranges, names, docnos, analyzer, fields, jobs, client,
+                   progress):
+    from .build import (
+        _mkdir_locked,
+        _mkdir_unique,
+        _remove_stale,
+        _rename_fresh,
+        _save,
+        _unlock,
+        _write_manifest,
+    )
+
+    shards = len(ranges)
+    docs = box.pop()
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     rebuild = is_sharded(target)
@@ -267,7 +288,7 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         raise FileExistsError(f"{target} exists and is not a sharded tiebreak index; refusing "
                               "to replace it")
     stage = target if rebuild else _mkdir_unique(parent, f".{target.name}.tmp-")
-    gen = _mkdir_unique(stage, ".v-", ".tmp")
+    gen, fd = _mkdir_locked(stage)
     try:
         work = gen / ".work"
         work.mkdir()
@@ -337,12 +358,15 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         else:
             _write_manifest(stage / MANIFEST, manifest)
             fsync_dir(stage)
-            os.rename(stage, target)     # atomic; fails if someone created target meanwhile
+            _rename_fresh(stage, target)  # atomic; an error if someone created target meanwhile
             fsync_dir(parent)
     except BaseException:
         shutil.rmtree(stage if not rebuild else gen, ignore_errors=True)
+        _unlock(fd, gen)
         raise
-    return open_sharded(target)
+    _unlock(fd, gen if rebuild else target / gen.name)
+    if rebuild:
+        _remove_stale(target)
 
 
 def reduce_stats(shards: list[Index]) -> CollectionStats:
