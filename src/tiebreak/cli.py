@@ -349,6 +349,8 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
     qw = [f"{k}: {v}" for k, v in q.warnings.items()]
     if line_counts and q.line_counts is not None:
         qw.append(f"lines: {q.line_counts.summary()}")
+    elif q.line_counts is not None and q.line_counts.comment:
+        qw.append(f"lines skipped: {q.line_counts.comment} comment")
     if qw:
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
     if fmt == "tsv":

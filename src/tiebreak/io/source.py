@@ -190,6 +190,13 @@ class LineCounts:
         return {"read": self.read, "comment": self.comment, "blank": self.blank,
                 "evaluated": self.evaluated, "dropped": dict(self.dropped)}
 
+    def skipped(self) -> str:
+        """The comment and blank lines skipped, for the default warnings (``1 comment, 2
+        blank``; empty when none): no line is skipped without a word."""
+        parts = [f"{n} {what}" for n, what in ((self.comment, "comment"), (self.blank, "blank"))
+                 if n]
+        return ", ".join(parts)
+
     def summary(self) -> str:
         """One line for a table's warnings: ``1000 read: 2 comment, 1 blank, 997 evaluated``."""
         parts = [f"{self.comment} comment", f"{self.blank} blank", f"{self.evaluated} evaluated"]
