@@ -118,3 +118,47 @@ def test_skipped_lines_in_default_warnings(tmp_path, capsys):
     assert code == 0
     assert "tiebreak: warning: ymt-fig1: lines skipped: 1 comment, 1 blank;" in err
     assert "ymt2016.qrels: lines skipped: 1 comment" in err
+
+
+# ---------------------------------------------------------------- unclear messages
+@pytest.mark.parametrize("args", [["eval", QRELS, RUN, "-j", "-1"],
+                                  ["study", "ties", "-j", "-1", RUN],
+                                  ["index", "--verify", "x", "-j", "-1"]])
+def test_negative_jobs_refused(args, capsys):
+    code, out, err = cli(args, capsys)
+    assert code == 2 and "-1 is not in the range x>=0" in err
+
+
+def test_ties_on_an_empty_run(tmp_path, capsys):
+    e = tmp_path / "empty.txt"
+    e.write_text("")
+    code, out, err = cli(["ties", e, RUN, "--per-run"], capsys)
+    assert code == 0 and "RuntimeWarning" not in err
+    row = next(ln for ln in out.splitlines() if ln.startswith("empty.txt"))
+    assert row.split()[1:4] == ["0", "0", "0"]
+
+
+def test_huge_grade_is_a_clear_error(tmp_path, capsys):
+    q = tmp_path / "q.txt"
+    q.write_text(f"1 0 D {2**63 - 1}\n1 0 H 1\n")
+    code, out, err = cli(["eval", q, RUN, "-m", "ERR"], capsys)
+    assert code == 2
+    assert err.startswith(f"tiebreak: error: {q}: relevance grade {2**63 - 1} is too large")
+
+
+def test_dask_error_is_one_line(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    d = tmp_path / "runs"
+    d.mkdir()
+    for i in range(3):
+        (d / f"r{i}.run").write_text(Path(RUN).read_text())
+    (d / "bad.run").write_text("1 Q0 a 1 abc t\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(EXAMPLE.parents[1])}
+    p = subprocess.run([sys.executable, "-m", "tiebreak", "eval", QRELS, str(d), "--dask",
+                        "local", "-m", "AP"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 2
+    assert p.stderr == f"tiebreak: error: {d / 'bad.run'}:1: score 'abc' is not a number\n"

@@ -209,6 +209,15 @@ def _input_errors() -> tuple[type, ...]:
     return tuple(getattr(sys.modules[m], n) for m, n in INPUT_ERRORS if m in sys.modules)
 
 
+def _ranged_jobs(cmd):
+    """Every command's ``-j/--jobs`` refuses a negative number (``-j -1`` was read as "all
+    cores" by some commands and as one process by others); 0 keeps its meaning, all cores."""
+    for p in getattr(cmd, "params", ()):
+        if p.name == "jobs" and p.type is click.INT:
+            p.type = click.IntRange(min=0)
+    return cmd
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
     when needed. Everything the top group does (its help included) runs through
@@ -235,8 +244,8 @@ class LazyGroup(click.Group):
             import importlib
 
             mod, attr = self.lazy[name].split(":")
-            return getattr(importlib.import_module(mod), attr)
-        return super().get_command(ctx, name)
+            return _ranged_jobs(getattr(importlib.import_module(mod), attr))
+        return _ranged_jobs(super().get_command(ctx, name))
 
     def format_commands(self, ctx, formatter):
         short = STUDY_HELP if self.lazy is LAZY_STUDIES else COMMAND_HELP
