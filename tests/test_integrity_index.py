@@ -145,3 +145,21 @@ def test_stale_generations_provably_unused_removed(tmp_path):
     assert new != named and named not in names
     assert names == {"manifest.json", new, live, ".v-00000000000000d3.lock"}
     assert open_index(idx, verify="eager").num_docs == len(DOCS)
+
+
+# ---------------------------------------------------------------- Unicode normalisation
+def test_unicode_normalised_documents_and_queries(tmp_path):
+    from tiebreak.index import build_index
+    from tiebreak.index.analysis import Analyzer
+    from tiebreak.retrieval.search import search
+
+    docs = [("d1", "un caf\u00e9 au lait"), ("d2", "the \ufb01le system"),
+            ("d3", "cafe\u0301 noir"), ("d4", "nothing here")]
+    idx = build_index(write_jsonl(tmp_path / "c.jsonl", docs), tmp_path / "idx", progress=False)
+    assert idx.manifest["analyzer"]["normalize"] == "NFKC"
+    res = search(idx, [("1", "cafe\u0301"), ("2", "caf\u00e9"), ("3", "file")], "bm25")
+    got = {r.qid: sorted(idx.docno(d) for d in r.docids) for r in res}
+    assert got == {"1": ["d1", "d3"], "2": ["d1", "d3"], "3": ["d2"]}
+    # an index built before normalisation keeps analysing queries as its documents were
+    old = Analyzer.from_config({"tokenizer": "regex-v1", "stemmer": "porter"})
+    assert old.normalize == "none" and old.analyze("caf\u00e9") != old.analyze("cafe\u0301")
