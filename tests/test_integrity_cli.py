@@ -129,3 +129,15 @@ def test_index_error_is_one_line(small, tmp_path, capsys):
     assert code == 2 and "Traceback" not in err, err
     assert err.startswith("tiebreak: error: ") and "docnos.npy: checksum mismatch" in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("args", [
+    ["report", QRELS, RUN, RUN, "-o", "/dev/full"],
+    ["estimate", "--qrels", QRELS, "--depth", "5", "--gains", "/dev/full", RUN],
+    ["reproduce", "--all", "--seed", "none", "-o", "/dev/full"],
+])
+def test_full_output_file_is_named(args, capsys):
+    code, err = invoke(args, capsys, os.devnull)
+    assert code == 1 and "Traceback" not in err
+    assert "tiebreak: error: /dev/full: the disk is full: free some space or write elsewhere " \
+           "([Errno 28] No space left on device)" in err

@@ -152,6 +152,36 @@ def _quiet_stdout() -> None:
         pass
 
 
+class open_output:
+    """``with open_output(path) as fh``: a text file a command writes (``-``: standard output);
+    an :class:`OSError` while opening, writing or closing it names ``path``, so the one error
+    path can say which file failed (a write error itself names no file)."""
+
+    def __init__(self, path, encoding: str = "utf-8"):
+        self.path, self.encoding, self.fh = str(path), encoding, None
+
+    def __enter__(self):
+        if self.path == "-":
+            return sys.stdout
+        try:
+            self.fh = open(self.path, "w", encoding=self.encoding)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, self.path) from None
+        return self.fh
+
+    def __exit__(self, et, e, tb):
+        if self.fh is None:
+            return False
+        try:
+            self.fh.close()
+        except OSError as ce:
+            if e is None:
+                e = ce
+        if isinstance(e, OSError) and e.filename is None:
+            raise OSError(e.errno, e.strerror, self.path) from None
+        return False
+
+
 def os_error_message(e: OSError) -> str:
     """One line for an :class:`OSError` of a command: the file (or standard output when the
     error names none) and what to do."""

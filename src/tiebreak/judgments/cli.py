@@ -214,7 +214,9 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if deep_qrels:
         _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
-        with open(gains_path, "w", encoding="latin-1") as fh:
+        from ..cli import open_output
+
+        with open_output(gains_path, "latin-1") as fh:
             fh.write("qid\tdocno\tgain\n")
             for (name, t), (docs, g) in sorted(E.doc_gains.items(), key=lambda x: x[0][1]):
                 if name != f"L_{loss}":
