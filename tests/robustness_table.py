@@ -60,6 +60,10 @@ ROWS: list[tuple[str, str, str]] = [
     ("truncated topics `.gz`",
      "exit 2: `t.tsv.gz: corrupt gzip data ...` (was \"nothing was indexed\")",
      "test_integrity_inputs.py::test_truncated_topics_gz"),
+    ("a truncated or corrupt ir_datasets archive in the local copy",
+     "exit 2: `its local copy under IR_DATASETS_HOME=... is truncated or corrupt (...)`; "
+     "delete it and download again (was \"no usable local copy ... download failed\")",
+     "test_integrity_inputs.py::test_truncated_irds_archive_is_not_offline"),
     ("`pd.NA`, `None` or NaN in a run or qrels DataFrame (ids, scores, grades) or dict",
      "`InputError` naming row and column (`<DataFrame run>: row 1: query_id is missing "
      "(<NA>)`); never a topic or docno `<NA>`",

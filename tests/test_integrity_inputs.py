@@ -107,3 +107,18 @@ def test_dict_na():
         qrels_from_dict({"1": {"a": None}})
     with pytest.raises(InputError, match=r"<dict run>: row 1: docno is missing"):
         run_from_dict({"1": {"a": 1.0, pd.NA: 2.0}})
+
+
+@pytest.mark.parametrize("exc", [EOFError("Compressed file ended before the end-of-stream "
+                                          "marker was reached"),
+                                 gzip.BadGzipFile("CRC check failed")])
+def test_truncated_irds_archive_is_not_offline(exc):
+    from tiebreak.index.readers import _irds_iter
+
+    def broken():
+        yield ("d1", "x")
+        raise exc
+
+    with pytest.raises(ValueError) as e:
+        list(_irds_iter("cranfield", broken, "documents"))
+    assert "is truncated or corrupt" in str(e.value) and "download failed" not in str(e.value)

@@ -207,6 +207,18 @@ def _irds(source: str):
         raise ValueError(f"{source!r} is neither a file nor an ir_datasets id") from None
 
 
+def _damaged_archive(e: BaseException) -> bool:
+    """An error of reading a damaged compressed file or archive (not of fetching one)."""
+    import gzip
+    import lzma
+    import tarfile
+    import zipfile
+
+    kinds = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
+             lzma.LZMAError)
+    return isinstance(e, kinds) or type(e).__name__ == "IsalError"
+
+
 def _irds_iter(source: str, it_fn, what: str):
     """Iterate an ir_datasets iterator; a failure to fetch the data (no local copy and no
     network, a broken download) becomes a ValueError that says what to do."""
@@ -219,6 +231,11 @@ def _irds_iter(source: str, it_fn, what: str):
     except Exception as e:  # noqa: BLE001 - ir_datasets raises many kinds (RuntimeError, ...)
         home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
         why = str(e) if len(str(e)) <= 160 else str(e)[:157] + "..."
+        if _damaged_archive(e):
+            raise ValueError(
+                f"ir_datasets {source!r}: its local copy under IR_DATASETS_HOME={home} is "
+                f"truncated or corrupt ({type(e).__name__}: {why}); delete that copy and let "
+                "ir_datasets download it again, or put a good copy there") from None
         raise ValueError(
             f"ir_datasets {source!r}: cannot read its {what}: no usable local copy under "
             f"IR_DATASETS_HOME={home} and the download failed ({type(e).__name__}: {why}). "
