@@ -222,7 +222,15 @@ def report_errors(run):
             sys.exit(2)
         if not isinstance(e, OSError):
             raise
-        _quiet_stdout()
+        # a write error names no file: standard output's (files a command writes go through
+        # open_output, which names them); what standard output holds can never be written
+        if e.filename is None:
+            _quiet_stdout()
+        else:
+            try:
+                sys.stdout.flush()
+            except OSError:
+                _quiet_stdout()
         if e.errno != errno.EPIPE:
             click.echo(f"tiebreak: error: {os_error_message(e)}", err=True)
         sys.exit(1)
