@@ -80,6 +80,8 @@ def test_estimate_bad_numbers_are_clear(tmp_path, capsys):
     empty.write_text("")
     code, _, err = cli(["estimate", "--qrels", QRELS, empty], capsys)
     assert code == 2 and "the runs retrieve nothing" in err and "zero-size" not in err
+    code, _, err = cli(["estimate", "--qrels", QRELS, "--depth", "5", RUN, empty], capsys)
+    assert code == 0 and "tiebreak: warning: run e.run retrieved nothing" in err
 
 
 @pytest.mark.parametrize("kind", ["empty", "gz of nothing", "zero-byte .gz"])

@@ -179,6 +179,11 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if not any(len(r.topic) for r in run_objs):
         _fail("the runs retrieve nothing (" + ", ".join(r.source or r.name for r in run_objs)
               + "): nothing to estimate")
+    for r in run_objs:
+        if not len(r.topic):
+            click.echo(f"tiebreak: warning: run {r.name} retrieved nothing (an empty file, or "
+                       "blank and comment lines only): its estimates are those of an empty "
+                       "ranking", err=True)
     est_name = estimator or f"L_{loss}"
     try:
         L = run_lists(run_objs, q, order)
