@@ -40,6 +40,8 @@ __all__ = ["Analyzer", "TOKEN_RE", "STOPWORDS_LUCENE", "STOPWORDS_SMART", "light
 
 TOKEN_RE = re.compile(r"\w+(?:(?:(?<=[^\W\d_])[.'’:](?=[^\W\d_])|(?<=\d)[.'’,;](?=\d))\w+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
+#: Unicode normalisation forms an analyser applies (see the module docstring, step 0)
+NORMALIZATIONS = ("NFKC", "NFC", "none")
 
 #: Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), 33 words.
 STOPWORDS_LUCENE = frozenset("""
@@ -90,7 +92,6 @@ zero
 """.split())
 
 STEMMERS = ("porter", "krovetz-like", "none")
-NORMALIZATIONS = ("NFKC", "NFC", "none")
 _VOWELS = set("aeiou")
 
 
