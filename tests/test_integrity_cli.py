@@ -71,15 +71,18 @@ def invoke(args, capsys, stdout_path="/dev/full"):
     return code, capsys.readouterr().err
 
 
-def test_every_command_is_listed(small):
-    assert set(command_lines(small)) == set(main.list_commands(None)) | set(LAZY_COMMANDS)
+#: every command (``index`` writes no standard output: see test_missing_output_directory); a
+#: command without an invocation in command_lines runs with --help
+COMMANDS = sorted((set(main.list_commands(None)) | set(LAZY_COMMANDS)) - {"index"})
 
 
-@pytest.mark.parametrize("name", ["eval", "trec_eval", "ties", "compare", "band", "bounds",
-                                  "measures", "example", "pool", "estimate", "report",
-                                  "search", "reproduce", "study"])
+def test_commands_found():
+    assert {"eval", "trec_eval", "search", "pool", "report"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
 def test_full_stdout_is_one_line_exit_1(name, small, capsys):
-    args = command_lines(small)[name]
+    args = command_lines(small).get(name, [name, "--help"])
     code, err = invoke(args, capsys, os.devnull)
     assert code in (0, None), err  # the command works when it can write
     code, err = invoke(args, capsys)
