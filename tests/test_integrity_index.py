@@ -163,3 +163,19 @@ def test_unicode_normalised_documents_and_queries(tmp_path):
     # an index built before normalisation keeps analysing queries as its documents were
     old = Analyzer.from_config({"tokenizer": "regex-v1", "stemmer": "porter"})
     assert old.normalize == "none" and old.analyze("caf\u00e9") != old.analyze("cafe\u0301")
+
+
+def test_swapped_shards_refused_without_recorded_order(sharded):
+    """A manifest written before the shard order was recorded: the global docno ranks tell."""
+    mf = sharded / "manifest.json"
+    m = json.loads(mf.read_text())
+    for s in m["shards"]:
+        del s["docnos_crc32"]
+    mf.write_text(json.dumps(m))
+    open_sharded(sharded)        # in order: opens
+    gen = sharded / m["data"]
+    os.rename(gen / "shard-0000", gen / "tmp")
+    os.rename(gen / "shard-0001", gen / "shard-0000")
+    os.rename(gen / "tmp", gen / "shard-0001")
+    with pytest.raises(IndexFormatError, match="not the shard the sharded manifest lists"):
+        open_sharded(sharded)

@@ -592,6 +592,8 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
         if (a.dtype, a.shape) != want or crc32(a) != meta.get("crc32"):
             raise IndexFormatError(f"{f}: wrong dtype, shape or checksum; rebuild the index")
         arrays[nm] = np.asarray(a)
+    if any(s.get("docnos_crc32") is None for s in m["shards"]):
+        _check_legacy_order(shards, m, arrays["docno_rank"])
     N, C = m["num_docs"], m["collection_length"]
     stats = CollectionStats(N, C, C / N if N else 0.0, arrays["df"], arrays["cf"],
                             arrays["docno_rank"])
@@ -601,6 +603,23 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
     if verify == "eager":
         out.verify()
     return out
+
+
+def _check_legacy_order(shards, m, global_rank) -> None:
+    """Shard order of a manifest written before it recorded each shard's docnos crc32: inside
+    each shard, the global docno ranks (``stats/docno_rank``) must put its documents in the
+    order of the shard's own ranks; a swapped shard's documents are other documents."""
+    for i, (ix, s) in enumerate(zip(shards, m["shards"])):
+        lo, n = s["docid_offset"], s["num_docs"]
+        if n < 2:
+            continue
+        g = np.asarray(global_rank[lo:lo + n])
+        loc = np.asarray(ix.docno_rank)
+        if int(np.argmin(g)) != int(np.argmin(loc)) or int(np.argmax(g)) != int(np.argmax(loc)):
+            raise IndexFormatError(f"{ix.path}: not the shard the sharded manifest lists at "
+                                   f"position {i} (its documents differ: shards swapped, moved "
+                                   "or copied from another build); rebuild the index or put "
+                                   "the shards back")
 
 
 def open_searchable(path, verify: str = "lazy") -> Index | ShardedIndex:
