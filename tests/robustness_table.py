@@ -35,7 +35,8 @@ ROWS: list[tuple[str, str, str]] = [
      "test_integrity_cli.py::test_index_error_is_one_line"),
     ("shards of a sharded index swapped on disk",
      "`search` and open: exit 2, `not the shard the sharded manifest lists at position 0 "
-     "(... shards swapped ...)` (the manifest records each shard's docnos crc32)",
+     "(... shards swapped ...)` (the manifest records each shard's docnos crc32; an older "
+     "manifest: checked by the global docno ranks)",
      "test_integrity_index.py::test_swapped_shards_refused"),
     ("disk full while `index` writes (ENOSPC, or numpy's `N requested and M written`)",
      "exit 1 naming the destination given with `-o` (never a `.tmp` path or byte counts); "
