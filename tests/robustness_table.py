@@ -111,6 +111,9 @@ ROWS: list[tuple[str, str, str]] = [
      "test_integrity_commands.py::test_negative_jobs_refused"),
     ("`tiebreak ties empty.txt`", "a row of zeros for that run (was IndexError)",
      "test_integrity_commands.py::test_ties_on_an_empty_run"),
+    ("a cutoff beyond 64 bits (`-m P@99999999999999999999999`; trec_eval `-m P.9999...`)",
+     "`eval`: exit 2, `the cutoff must be below 2**63`; `trec_eval`: saturated like C's atol "
+     "(was OverflowError)", "test_integrity_commands.py::test_huge_cutoffs"),
     ("relevance 2^63-1 with ERR", "exit 2: `relevance grade ... is too large ...`",
      "test_integrity_commands.py::test_huge_grade_is_a_clear_error"),
     ("a bad run evaluated on Dask (`--dask local`)",

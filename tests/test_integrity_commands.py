@@ -164,3 +164,11 @@ def test_dask_error_is_one_line(tmp_path, capsys):
                        timeout=300)
     assert p.returncode == 2
     assert p.stderr == f"tiebreak: error: {d / 'bad.run'}:1: score 'abc' is not a number\n"
+
+
+def test_huge_cutoffs(capsys):
+    code, out, err = cli(["eval", QRELS, RUN, "-m", "P@99999999999999999999999"], capsys)
+    assert code == 2 and "the cutoff must be below 2**63" in err
+    code, out, err = cli(["trec_eval", "-m", "P.99999999999999999999", QRELS, RUN], capsys)
+    assert code == 0   # trec_eval's atol saturates at LONG_MAX: P at that cutoff is 0
+    assert out == "P_9223372036854775807 \tall\t0.0000\n"
