@@ -172,3 +172,12 @@ def test_huge_cutoffs(capsys):
     code, out, err = cli(["trec_eval", "-m", "P.99999999999999999999", QRELS, RUN], capsys)
     assert code == 0   # trec_eval's atol saturates at LONG_MAX: P at that cutoff is 0
     assert out == "P_9223372036854775807 \tall\t0.0000\n"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["bounds", "--depth", "100000000000000000000"], "is not in the range 0<=x<=10000000"),
+    (["band", "--digits", "100000000000000000000", RUN], "a double holds at most 17"),
+])
+def test_huge_numbers_in_options(args, needle, capsys):
+    code, out, err = cli(args, capsys)
+    assert code == 2 and needle in err

@@ -461,7 +461,8 @@ def example_cmd(name):
                    "b_{g+1} = ceil(RHO * b_g), and gets score 1/g. RHO >= 1, read exactly "
                    "(1.1 means 11/10; 11/10 works too).")
 @click.option("--digits", type=int, metavar="D",
-              help="Instead of banding: round every score to D significant decimal digits.")
+              help="Instead of banding: round every score to D significant decimal digits "
+                   "(1-17; a double holds 17).")
 @click.option("--order", type=click.Choice(["file", "trec_eval"]), default="file",
               show_default=True,
               help="Reference order inside a topic: file lines, or trec_eval's (score "
@@ -483,6 +484,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
 
     if (rho is None) == (digits is None):
         _fail("give exactly one of --rho and --digits")
+    if digits is not None and digits > 17:
+        _fail(f"--digits {digits}: a double holds at most 17 significant decimal digits")
     try:
         r = read_run(run, on_duplicate=on_duplicate)
         out = band_run(r, rho, order) if rho is not None else round_run(r, digits, order)
@@ -500,8 +503,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
               help="Band growth factor, repeatable. Default: 1.1 1.2 1.4 1.7 2.0.")
 @click.option("--metric", "metrics", multiple=True, metavar="METRIC",
               help="RR or 'RBP(p=P)', repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85).")
-@click.option("--depth", type=click.IntRange(min=0), default=1000, show_default=True,
-              help="Ranks covered by the bands.")
+@click.option("--depth", type=click.IntRange(min=0, max=10**7), default=1000,
+              show_default=True, help="Ranks covered by the bands.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv"]), default="table",
               show_default=True, help="table: 4 decimals; tsv: header and full precision.")
 def bounds_cmd(rhos, metrics, depth, fmt):
