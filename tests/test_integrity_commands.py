@@ -181,3 +181,13 @@ def test_huge_cutoffs(capsys):
 def test_huge_numbers_in_options(args, needle, capsys):
     code, out, err = cli(args, capsys)
     assert code == 2 and needle in err
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["pool", QRELS, RUN, "--method", "A", "--budget", "-3"], "-3 is not in the range x>=1"),
+    (["pool", QRELS, RUN, "--dmax", "0"], "0 is not in the range x>=1"),
+    (["estimate", "--qrels", QRELS, RUN, "--theta", "nan"], "--theta nan: the Chao-Lee gate"),
+])
+def test_judgment_options_checked(args, needle, capsys):
+    code, out, err = cli(args, capsys)
+    assert code == 2 and needle in err

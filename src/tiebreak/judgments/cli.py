@@ -43,9 +43,9 @@ from .cliopts import (
               default="trec_eval", show_default=True, help=ORDER_HELP)
 @click.option("--rate", type=float, default=0.1, show_default=True,
               help="Sampling rate (uniform, two-strata).")
-@click.option("--dmax", type=int, default=100, show_default=True,
+@click.option("--dmax", type=click.IntRange(min=1), default=100, show_default=True,
               help="Deepest rank sampled (uniform, two-strata) or weighted (A/B/C).")
-@click.option("--budget", type=int, default=None,
+@click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Documents per topic for A/B/C (default: the size of the depth-d pool).")
 @click.option("--p", "persistence", type=float, default=0.8, show_default=True,
               help="RBP persistence of the A/B/C weights.")
@@ -173,6 +173,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     from .pool import run_lists
 
     p = _rbp_p(metric)
+    if not 0 <= theta < float("inf"):   # (NaN too)
+        _fail(f"--theta {theta}: the Chao-Lee gate must be a finite number >= 0")
     mlist = _models(models)
     q, run_objs = _load(qrels, runs, topics)
     _warn_uncovered(run_objs, q, "the estimates")
