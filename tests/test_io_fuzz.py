@@ -476,3 +476,100 @@ def test_fast_no_repeats_is_exact(pairs):
     else:
         with pytest.raises(InputError, match="listed twice"):
             tb.read_run(io.BytesIO(text.encode()))
+
+
+# ---------------------------------------------------------------- issue 24: more input kinds
+# Topics files, DataFrames and gzip streams go through the same validated layer: on every
+# generated input, a result or a clear error naming the input; never another exception.
+
+TOPIC_LINE = st.tuples(st.text(st.characters(blacklist_categories=("Cs",)), min_size=0,
+                               max_size=6),
+                       st.text(st.characters(blacklist_categories=("Cs",)), max_size=20))
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=300),
+                 st.lists(TOPIC_LINE, max_size=8).map(
+                     lambda ls: "".join(f"{a}\t{b}\n" for a, b in ls).encode("utf-8")),
+                 st.lists(TOPIC_LINE, max_size=5).map(
+                     lambda ls: "".join(f"<top>\n<num> Number: {a}\n<title> {b}\n</top>\n"
+                                        for a, b in ls).encode("utf-8"))),
+       st.sampled_from(["plain", "bom", "gzip", "gzip-cut"]))
+def test_topics_files_give_topics_or_a_named_error(tmp_path_factory, data, how):
+    from tiebreak.index.readers import read_topics
+
+    plain = data
+    if how == "bom":
+        data = b"\xef\xbb\xbf" + data
+    elif how.startswith("gzip"):
+        data = gzip.compress(data, mtime=0)
+        if how == "gzip-cut":
+            data = data[: max(len(data) // 2, 3)]
+    f = tmp_path_factory.mktemp("topics") / "t.txt"
+    f.write_bytes(data)
+    try:
+        topics = read_topics(str(f))
+    except ValueError as e:   # InputError is a ValueError; the topics readers raise either
+        assert str(f) in str(e), f"error not naming the file: {e}"
+        return
+    for qid, text in topics:
+        assert qid and not any(ch.isspace() for ch in qid)
+        assert not qid.startswith("\ufeff") and "\x00" not in qid + text
+        if "\ufffd".encode() not in plain:
+            assert "\ufffd" not in qid + text   # nothing replaced silently
+
+
+pd = pytest.importorskip("pandas")
+CELL = st.one_of(st.none(), st.just(pd.NA), st.just(float("nan")), st.integers(-5, 5),
+                 st.floats(allow_nan=True, allow_infinity=True),
+                 st.text(max_size=4))
+
+
+@FUZZ
+@given(st.lists(st.tuples(CELL, CELL, CELL), max_size=6), st.sampled_from(["run", "qrels"]))
+def test_dataframes_give_a_result_or_a_row_column_error(rows, kind):
+    from tiebreak.io.frames import qrels_from_frame, run_from_frame
+
+    cols = ("query_id", "doc_id", "score" if kind == "run" else "relevance")
+    df = pd.DataFrame(rows, columns=cols, dtype=object)
+    try:
+        obj = (run_from_frame if kind == "run" else qrels_from_frame)(df)
+    except InputError as e:
+        assert re.match(r"^<DataFrame \w+>: (row \d+: |a \w+ DataFrame|rows \d+ and \d+|"
+                        r"no judgments)", str(e)), str(e)
+        assert "<stream>" not in str(e)
+        return
+    names = obj.topics + [obj.docno(i) for i in range(len(obj))] if kind == "run" else \
+        obj.topics + list(obj.docnos)
+    assert not {"<NA>", "nan", "None", "NaN"} & set(names), names
+    assert len(obj) == len(rows)
+
+
+@FUZZ
+@given(st.binary(min_size=1, max_size=2000), st.integers(0, 10**6), st.integers(1, 255),
+       st.sampled_from(["flip", "cut", "members", "trailing"]))
+def test_gzip_streams_read_or_a_corrupt_gzip_error(payload, pos, mask, how):
+    data = gzip.compress(RUN_BYTES + payload, mtime=0)
+    if how == "flip":
+        b = bytearray(data)
+        b[10 + pos % (len(b) - 10)] ^= mask
+        data = bytes(b)
+    elif how == "cut":
+        data = data[: 2 + pos % (len(data) - 2)]
+    elif how == "members":
+        data = data + gzip.compress(RUN_BYTES, mtime=0)
+    else:
+        data = data + payload
+    try:
+        raw, _ = tb.io.open_bytes(io.BytesIO(data))
+    except InputError as e:
+        assert str(e).startswith("<stream>: corrupt gzip data ("), str(e)
+        return
+    if how == "members":
+        assert raw == RUN_BYTES + payload + RUN_BYTES
+    elif how in ("flip", "cut"):
+        assert raw == RUN_BYTES + payload   # a flip the CRC cannot see is a harmless one
+
+
+RUN_BYTES = b"".join(b"%d Q0 d%d %d %d.25 t\n" % (q, i, i + 1, 100 - i) for q in (1, 2)
+                     for i in range(20))

@@ -93,3 +93,53 @@ def test_empty_results_file_exits_like_trec_eval(trec_eval_bin, shared_data, tmp
     assert rc == ref.returncode != 0
     assert out.getvalue() == ref.stdout
     assert "Cannot read results file" in err.getvalue()
+
+
+# ---------------------------------------------------------------- malformed input (issue 24)
+QRELS_OK = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
+RUN_OK = "1 Q0 a 1 2.0 r\n"
+MALFORMED = {  # name: (qrels text, results text); trec_eval's stdout, stderr, status must match
+    "5 fields after 6": (QRELS_OK, "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0\n"),
+    "5 fields first": (QRELS_OK, "1 Q0 a 1 2.0\n1 Q0 b 2 1.0 r\n"),
+    "5 fields after 7": (QRELS_OK, "1 Q0 a 1 2.0 r x\n1 Q0 b 2 1.0\n"),
+    "4 fields": (QRELS_OK, "1 Q0 a 1\n"),
+    "4 fields after comment and blank": (QRELS_OK, "# c\n\n1 Q0 a 1 2.0 r\n1 Q0 b 2\n"),
+    "empty results": (QRELS_OK, ""),
+    "qrels 3 fields": ("1 0 a\n", RUN_OK),
+    "qrels 5 fields": ("1 0 a 1 x\n", RUN_OK),
+    "qrels blank line": ("1 0 a 1\n\n1 0 b 0\n", RUN_OK),
+    "qrels comment then 3 fields": ("# x\n1 0 a 1\n1 0 b\n", RUN_OK),
+    "empty qrels": ("", RUN_OK),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_malformed_input_like_trec_eval(trec_eval_bin, tmp_path, case, monkeypatch):
+    q, r = MALFORMED[case]
+    (tmp_path / "q.txt").write_text(q)
+    (tmp_path / "r.txt").write_text(r)
+    monkeypatch.chdir(tmp_path)
+    args = ["-m", "map", "q.txt", "r.txt"]
+    ref = subprocess.run([str(trec_eval_bin), *args], capture_output=True, text=True)
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(args, out, err)
+    assert (rc, out.getvalue(), err.getvalue()) == (ref.returncode, ref.stdout, ref.stderr)
+    assert rc == 2
+
+
+def test_judged_only_nan_like_trec_eval(trec_eval_bin, tmp_path):
+    """-J: topic 1 retrieved only unjudged documents; trec_eval prints -nan for the
+    interpolated precision at the recall levels lround(x R) = 0 and for 11pt_avg, per topic and
+    on the 'all' line."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 x 1 2.0 r\n2 Q0 c 1 1.0 r\n")
+    for opts in (["-J"], ["-c", "-J"], ["-J", "-m", "iprec_at_recall..3,.6", "-m", "11pt_avg"]):
+        args = ["-q", *(opts if "-m" in opts else [*opts, "-m", "all_trec"]),
+                tmp_path / "q.txt", tmp_path / "r.txt"]
+        lines, bad = diff_lines(trec_eval_bin, args)
+        assert not bad, bad
+    out = io.StringIO()
+    main(["-J", "-q", "-m", "11pt_avg", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")], out,
+         io.StringIO())
+    name = f"{'11pt_avg':<22}"
+    assert out.getvalue() == f"{name}\t1\t  -nan\n{name}\t2\t1.0000\n{name}\tall\t  -nan\n"

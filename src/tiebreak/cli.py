@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands so that ``tiebreak --help`` start
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -132,9 +133,145 @@ STUDY_HELP: dict[str, str] = {
 }
 
 
+# errno values that mean "the destination failed", with what the user can do about it
+_WRITE_HINTS = {
+    errno.ENOSPC: "the disk is full: free some space or write elsewhere",
+    errno.EDQUOT: "the disk quota is exceeded: free some space or write elsewhere",
+    errno.EFBIG: "the file is too large for its file system: write elsewhere",
+    errno.EROFS: "the file system is read-only: write elsewhere",
+    errno.EACCES: "permission denied: write elsewhere or change the permissions",
+    errno.EPERM: "permission denied: write elsewhere or change the permissions",
+    errno.ENOENT: "no such file or directory: create the directory first",
+    errno.ENOTDIR: "a part of the path is not a directory",
+    errno.EISDIR: "it is a directory: give a file name",
+    errno.EIO: "input/output error on the device",
+}
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of what could
+    not be written neither fails again nor prints 'Exception ignored'."""
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout replaced/closed
+        pass
+
+
+class open_output:
+    """``with open_output(path) as fh``: a text file a command writes (``-``: standard output);
+    an :class:`OSError` while opening, writing or closing it names ``path``, so the one error
+    path can say which file failed (a write error itself names no file)."""
+
+    def __init__(self, path, encoding: str = "utf-8"):
+        self.path, self.encoding, self.fh = str(path), encoding, None
+
+    def __enter__(self):
+        if self.path == "-":
+            return sys.stdout
+        try:
+            self.fh = open(self.path, "w", encoding=self.encoding)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, self.path) from None
+        return self.fh
+
+    def __exit__(self, et, e, tb):
+        if self.fh is None:
+            return False
+        try:
+            self.fh.close()
+        except OSError as ce:
+            if e is None:
+                e = ce
+        if isinstance(e, OSError) and e.filename is None:
+            raise OSError(e.errno, e.strerror, self.path) from None
+        return False
+
+
+def os_error_message(e: OSError) -> str:
+    """One line for an :class:`OSError` of a command: the file (or standard output when the
+    error names none) and what to do."""
+    what = e.filename if e.filename is not None else "standard output"
+    if isinstance(what, bytes):
+        what = what.decode("utf-8", "backslashreplace")
+    hint = _WRITE_HINTS.get(e.errno) or (e.strerror or str(e))
+    return f"{what}: {hint} ([Errno {e.errno}] {e.strerror or e})" if e.errno else f"{what}: {e}"
+
+
+def report_errors(run):
+    """Call ``run()`` (a command's invocation) with the one error path of every command.
+
+    * :class:`~tiebreak.io.InputError`, :class:`~tiebreak.index.store.IndexFormatError`,
+      :class:`~tiebreak.measures.MeasureError`: ``tiebreak: error: MESSAGE`` (the message names
+      file and line, field, row or column), exit status 2;
+    * :class:`OSError` (a write that failed: disk full, missing directory, closed pipe): one line
+      naming the file, or standard output, and what to do, exit status 1; a closed pipe
+      (``tiebreak eval ... | head``) ends quietly with status 1;
+    * standard output is flushed here, so a failure at the last write is reported too.
+    Nothing else is caught: any other exception is a bug and keeps its traceback.
+    """
+    try:
+        try:
+            out = run()
+        except (SystemExit, click.exceptions.Exit):
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()
+        return out
+    except Exception as e:
+        if isinstance(e, _input_errors()):
+            try:
+                sys.stdout.flush()
+            except OSError:
+                _quiet_stdout()
+            click.echo(f"tiebreak: error: {e}", err=True)
+            sys.exit(2)
+        if not isinstance(e, OSError):
+            raise
+        # a write error names no file: standard output's (files a command writes go through
+        # open_output, which names them); what standard output holds can never be written
+        if e.filename is None:
+            _quiet_stdout()
+        else:
+            try:
+                sys.stdout.flush()
+            except OSError:
+                _quiet_stdout()
+        if e.errno != errno.EPIPE:
+            click.echo(f"tiebreak: error: {os_error_message(e)}", err=True)
+        sys.exit(1)
+
+
+# the error classes of bad input (module, class); looked up only in modules already imported,
+# so that the error path imports nothing (an exception of a module never imported cannot occur)
+INPUT_ERRORS = (("tiebreak.io.source", "InputError"),
+                ("tiebreak.index.store", "IndexFormatError"),
+                ("tiebreak.measures.errors", "MeasureError"))
+
+
+def _input_errors() -> tuple[type, ...]:
+    return tuple(getattr(sys.modules[m], n) for m, n in INPUT_ERRORS if m in sys.modules)
+
+
+def _ranged_jobs(cmd):
+    """Every command's ``-j/--jobs`` refuses a negative number (``-j -1`` was read as "all
+    cores" by some commands and as one process by others); 0 keeps its meaning, all cores."""
+    for p in getattr(cmd, "params", ()):
+        if p.name == "jobs" and p.type is click.INT:
+            p.type = click.IntRange(min=0)
+    return cmd
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
-    when needed."""
+    when needed. Everything the top group does (its help included) runs through
+    :func:`report_errors`."""
+
+    def main(self, *args, **kwargs):
+        return report_errors(lambda: super(LazyGroup, self).main(*args, **kwargs))
 
     def __init__(self, *a, lazy: dict[str, str] | None = None, **kw):
         super().__init__(*a, **kw)
@@ -154,8 +291,8 @@ class LazyGroup(click.Group):
             import importlib
 
             mod, attr = self.lazy[name].split(":")
-            return getattr(importlib.import_module(mod), attr)
-        return super().get_command(ctx, name)
+            return _ranged_jobs(getattr(importlib.import_module(mod), attr))
+        return _ranged_jobs(super().get_command(ctx, name))
 
     def format_commands(self, ctx, formatter):
         short = STUDY_HELP if self.lazy is LAZY_STUDIES else COMMAND_HELP
@@ -281,6 +418,8 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     qw = [f"{k}: {v}" for k, v in q.warnings.items()]
     if line_counts and q.line_counts is not None:
         qw.append(f"lines: {q.line_counts.summary()}")
+    elif q.line_counts is not None and q.line_counts.comment:
+        qw.append(f"lines skipped: {q.line_counts.comment} comment")
     if qw:
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
     if fmt == "tsv":
@@ -344,7 +483,8 @@ def example_cmd(name):
                    "b_{g+1} = ceil(RHO * b_g), and gets score 1/g. RHO >= 1, read exactly "
                    "(1.1 means 11/10; 11/10 works too).")
 @click.option("--digits", type=int, metavar="D",
-              help="Instead of banding: round every score to D significant decimal digits.")
+              help="Instead of banding: round every score to D significant decimal digits "
+                   "(1-17; a double holds 17).")
 @click.option("--order", type=click.Choice(["file", "trec_eval"]), default="file",
               show_default=True,
               help="Reference order inside a topic: file lines, or trec_eval's (score "
@@ -366,6 +506,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
 
     if (rho is None) == (digits is None):
         _fail("give exactly one of --rho and --digits")
+    if digits is not None and digits > 17:
+        _fail(f"--digits {digits}: a double holds at most 17 significant decimal digits")
     try:
         r = read_run(run, on_duplicate=on_duplicate)
         out = band_run(r, rho, order) if rho is not None else round_run(r, digits, order)
@@ -383,8 +525,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
               help="Band growth factor, repeatable. Default: 1.1 1.2 1.4 1.7 2.0.")
 @click.option("--metric", "metrics", multiple=True, metavar="METRIC",
               help="RR or 'RBP(p=P)', repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85).")
-@click.option("--depth", type=click.IntRange(min=0), default=1000, show_default=True,
-              help="Ranks covered by the bands.")
+@click.option("--depth", type=click.IntRange(min=0, max=10**7), default=1000,
+              show_default=True, help="Ranks covered by the bands.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv"]), default="table",
               show_default=True, help="table: 4 decimals; tsv: header and full precision.")
 def bounds_cmd(rhos, metrics, depth, fmt):

@@ -132,6 +132,8 @@ def format_warnings(res: EvalResult, max_items: int = 8, lines: bool = False) ->
             if isinstance(v, LineCounts):
                 if lines:
                     parts.append(f"{k}: {v.summary()}")
+                elif v.skipped():
+                    parts.append(f"lines skipped: {v.skipped()}")
             elif isinstance(v, list):
                 shown = ", ".join(v[:max_items]) + (", ..." if len(v) > max_items else "")
                 parts.append(f"{k}: {len(v)} ({shown})")

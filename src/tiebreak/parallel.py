@@ -106,8 +106,14 @@ def dask_client(address: str):
         from distributed import Client, LocalCluster
     except ImportError:
         raise ImportError("--dask needs Dask: pip install 'tiebreak[dask]'") from None
+    import logging
+
+    # A task that raises (a malformed run) comes back to the command as its exception, which
+    # the command reports in one line; Dask's own logs of it (the worker's traceback, the
+    # scheduler's "lose scattered data" at shutdown) would only bury that line.
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if address == "local":
         cluster = LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=None, silence_logs=logging.CRITICAL)
         return Client(cluster)
     return Client(address)

@@ -288,7 +288,9 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     if output == "-":
         click.echo(page, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as fh:
+        from .cli import open_output
+
+        with open_output(output) as fh:
             fh.write(page)
         if not quiet:
             click.echo(f"tiebreak: wrote {output}", err=True)

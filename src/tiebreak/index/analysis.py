@@ -2,6 +2,15 @@
 
 The default analyser approximates Lucene's ``EnglishAnalyzer`` (what Anserini indexes with):
 
+0. **Unicode normalisation**: NFKC (``unicodedata.normalize("NFKC", text)``), for documents and
+   queries alike, so ``cafe\u0301`` (e + combining acute) is the term ``café`` and the
+   ligature ``ﬁ``, full-width ``Ｆｏｘ`` or superscript ``²`` become ``fi``, ``Fox``, ``2``. NFKC
+   rather than NFC because a search engine wants compatibility variants folded too: it is the
+   form of ICU's normaliser in Lucene and Elasticsearch (``icu_normalizer``, ``nfkc_cf``,
+   Unicode Standard Annex #15). Indexes built before normalisation was added record none in
+   their analyser configuration and keep analysing queries without it, so documents and
+   queries always agree.
+
 1. **tokenize**: lowercase, then the regex :data:`TOKEN_RE`. A token is a run of word characters
    (letters, digits, underscore). As in Unicode word breaking (UAX #29, which Lucene's
    StandardTokenizer implements), a single ``.``, ``'``, ``’`` or ``:`` between two letters joins
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from functools import lru_cache
 
 __all__ = ["Analyzer", "TOKEN_RE", "STOPWORDS_LUCENE", "STOPWORDS_SMART", "light_stem",
@@ -33,6 +43,8 @@ __all__ = ["Analyzer", "TOKEN_RE", "STOPWORDS_LUCENE", "STOPWORDS_SMART", "light
 
 TOKEN_RE = re.compile(r"\w+(?:(?:(?<=[^\W\d_])[.'’:](?=[^\W\d_])|(?<=\d)[.'’,;](?=\d))\w+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
+#: Unicode normalisation forms an analyser applies (see the module docstring, step 0)
+NORMALIZATIONS = ("NFKC", "NFC", "none")
 
 #: Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), 33 words.
 STOPWORDS_LUCENE = frozenset("""
@@ -155,9 +167,16 @@ class Analyzer:
     stemmer : {"porter", "krovetz", "krovetz-like", "none"}
     stopwords : "lucene" | "smart" | "none" | path of a file (whitespace-separated words) |
         an iterable of words
+    normalize : {"NFKC", "NFC", "none"}
+        Unicode normalisation of the text before tokenizing (default NFKC, see the module
+        docstring).
     """
 
-    def __init__(self, stemmer: str = "porter", stopwords="lucene"):
+    def __init__(self, stemmer: str = "porter", stopwords="lucene", normalize: str = "NFKC"):
+        if normalize not in NORMALIZATIONS:
+            raise ValueError(f"normalize: expected one of {', '.join(NORMALIZATIONS)}, got "
+                             f"{normalize!r}")
+        self.normalize = normalize
         if stemmer not in STEMMERS:
             raise ValueError(f"stemmer: expected one of {', '.join(STEMMERS)}, got {stemmer!r}")
         self.stemmer = stemmer
@@ -183,7 +202,10 @@ class Analyzer:
             self._stem_words = None
 
     def tokenize(self, text: str) -> list[str]:
-        """Lowercased tokens with possessives removed (before stopping and stemming)."""
+        """Normalised, lowercased tokens with possessives removed (before stopping and
+        stemming)."""
+        if self.normalize != "none" and not text.isascii():
+            text = unicodedata.normalize(self.normalize, text)
         toks = TOKEN_RE.findall(text.lower())
         return [_POSSESSIVE.sub("", t) if t.endswith(("'s", "’s")) else t for t in toks]
 
@@ -200,7 +222,8 @@ class Analyzer:
     def config(self) -> dict:
         """JSON-able description, stored in the manifest (``from_config`` rebuilds it)."""
         cfg = {"tokenizer": "regex-v1", "lowercase": True, "possessive": True,
-               "stemmer": self.stemmer, "stopwords": self.stopwords_name}
+               "stemmer": self.stemmer, "stopwords": self.stopwords_name,
+               "normalize": self.normalize}
         if self.stopwords_name in ("file", "list"):
             cfg["stopword_list"] = sorted(self.stopwords)
         return cfg
@@ -212,7 +235,9 @@ class Analyzer:
         sw = cfg.get("stopwords", "lucene")
         if sw in ("file", "list"):
             sw = cfg.get("stopword_list", [])
-        return cls(stemmer=cfg.get("stemmer", "porter"), stopwords=sw)
+        # an index written before normalisation existed analysed its documents without it
+        return cls(stemmer=cfg.get("stemmer", "porter"), stopwords=sw,
+                   normalize=cfg.get("normalize", "none"))
 
     def __repr__(self) -> str:
         return f"Analyzer(stemmer={self.stemmer!r}, stopwords={self.stopwords_name!r})"

@@ -9,13 +9,19 @@ manifest, each naming a complete generation; the old generation is deleted after
 (readers that already mapped it keep their maps; one caught in between re-reads the manifest).
 A failure at any point removes what the build wrote and leaves an existing index untouched; a
 hard crash can leave a ``.NAME.tmp-*`` or ``.v-*.tmp`` directory (never read, safe to delete).
+A rebuild holds an ``flock`` on ``.v-<hex>.lock`` while it writes generation ``v-<hex>``, and
+after its switch removes every generation it can prove unused (:func:`_remove_stale`: a dead
+builder's, or one a racing build superseded). Two fresh builds of one path: the loser says so.
+An ``OSError`` while writing names the destination the user gave; a full disk says so.
 Directories are created with mode 0777 minus the umask, files 0666 minus the umask.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -181,26 +187,176 @@ def _old_manifest(target: Path) -> dict | None:
 
 
 STALE_SECONDS = 3600
+_GEN_RE = re.compile(r"^\.?(v-[0-9a-f]{8,64})(?:\.tmp)?$")
 
 
-def _remove_stale(target: Path, keep: str) -> None:
-    """Remove generations that no manifest names and that were last touched more than
-    :data:`STALE_SECONDS` ago: leftovers of a killed build or of two builds racing."""
+def _lock_path(parent: Path, gen: str) -> Path:
+    """The lock file of generation ``gen`` (``v-<hex>``): ``parent/.v-<hex>.lock``."""
+    return parent / f".{gen}.lock"
+
+
+def _mkdir_locked(parent: Path) -> tuple[Path, int]:
+    """A new staging directory ``parent/.v-<hex>.tmp`` and an open descriptor holding an
+    exclusive ``flock`` on its lock file (taken *before* the directory exists). The lock is held
+    while the build runs and released (never deleted) when it ends; the kernel releases it when
+    the builder dies, so a cleaner that can take it knows no build is using the generation."""
+    import fcntl
+
+    for _ in range(100):
+        gen = f"v-{secrets.token_hex(8)}"
+        lock = _lock_path(parent, gen)
+        fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            d = parent / f".{gen}.tmp"
+            os.mkdir(d)
+            return d, fd
+        except (FileExistsError, BlockingIOError):
+            os.close(fd)
+            continue
+        except BaseException:
+            os.close(fd)
+            raise
+    raise FileExistsError(f"cannot create a temporary directory in {parent}")
+
+
+def _unlock(fd: int | None, gen: Path) -> None:
+    """Release a builder's lock on generation directory ``gen`` (staged or renamed) and delete
+    its lock file: after the manifest switch (the generation is named, or already superseded by
+    a racing build) or after a failure (its directories are removed)."""
+    if fd is None:
+        return
+    _lock_path(gen.parent, _GEN_RE.match(gen.name).group(1)).unlink(missing_ok=True)
+    os.close(fd)
+
+
+def _remove_stale(target: Path, keep: str | None = None) -> None:
+    """Remove the generations in ``target`` that are provably unused: not named by its manifest
+    (re-read here) and
+
+    * with a lock file that can be taken: its builder died (see :func:`_mkdir_locked`);
+    * a finished generation (``v-<hex>``) without a lock file: its builder deletes the lock only
+      after switching the manifest, so it was superseded (two builds racing);
+    * a staging directory (``.v-<hex>.tmp``) without a lock file (left by a tiebreak that did not
+      lock): last touched more than :data:`STALE_SECONDS` ago.
+
+    Leftovers of killed builds and the superseded generations of racing builds go this way;
+    generations of a build in progress (lock held) stay."""
+    import fcntl
+
     now = time.time()
-    for p in target.iterdir():
-        name = p.name[1:-len(".tmp")] if p.name.startswith(".") and p.name.endswith(".tmp") \
-            else p.name
-        if name == keep or not DATA_DIR_RE.match(name) or not p.is_dir():
+    try:
+        entries = list(target.iterdir())
+    except OSError:
+        return
+    for p in entries:
+        m = _GEN_RE.match(p.name)
+        if m is None and p.name.endswith(".lock"):
+            m = _GEN_RE.match(p.name[:-len(".lock")])
+            if m is not None and not (target / m.group(1)).exists() and \
+                    not (target / f".{m.group(1)}.tmp").exists():
+                _remove_orphan_lock(p)
+            continue
+        if m is None or not p.is_dir():
+            continue
+        gen = m.group(1)
+        if gen == keep:
+            continue
+        lock = _lock_path(target, gen)
+        try:
+            fd = os.open(lock, os.O_RDWR)
+        except FileNotFoundError:
+            fd = None
+        except OSError:
             continue
         try:
-            if now - p.stat().st_mtime > STALE_SECONDS:
-                shutil.rmtree(p, ignore_errors=True)
+            if fd is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue                 # a build in progress holds it
+            elif p.name.endswith(".tmp") and now - p.stat().st_mtime <= STALE_SECONDS:
+                continue
+            named = (_old_manifest(target) or {}).get("data")
+            if named == gen:
+                continue
+            shutil.rmtree(p, ignore_errors=True)
+            if fd is not None and not (target / gen).exists() and \
+                    not (target / f".{gen}.tmp").exists():
+                lock.unlink(missing_ok=True)
         except OSError:
             pass
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+
+def _remove_orphan_lock(lock: Path) -> None:
+    """Delete the lock file of a generation that is gone, unless a builder holds it."""
+    import fcntl
+
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.unlink(missing_ok=True)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _rename_fresh(stage: Path, target: Path) -> None:
+    """Rename the staged fresh index onto ``target`` (atomic); a clear error when another build
+    created ``target`` meanwhile (two builds racing for a new index)."""
+    try:
+        os.rename(stage, target)
+    except OSError as e:
+        if e.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR) or \
+                (e.errno == errno.ENOTDIR and target.exists()):
+            raise FileExistsError(errno.EEXIST, f"another build created the index {target} while "
+                                  "this one ran (two builds of one index at a time); that "
+                                  "build's index is kept: run this one again to replace it",
+                                  str(target)) from None
+        raise
+
+
+def _disk_full(e: OSError) -> bool:
+    """ENOSPC / EDQUOT, or numpy's short write without an errno ('N requested and M
+    written'), which only a full device causes."""
+    return e.errno in (errno.ENOSPC, errno.EDQUOT) or \
+        (e.errno is None and re.search(r"\d+ requested and \d+ written", str(e)) is not None)
+
+
+class _DestinationErrors:
+    """Context manager: an :class:`OSError` while writing the index is re-raised naming the
+    destination the user gave (never a staging ``.tmp`` path or byte counts); a full disk says
+    so."""
+
+    def __init__(self, target):
+        self.target = str(target)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, e, tb):
+        if et is None or not issubclass(et, OSError) or isinstance(e, FileExistsError):
+            return False
+        if _disk_full(e):
+            raise OSError(errno.ENOSPC, "No space left on device", self.target) from None
+        if e.errno is not None and e.filename is not None and str(e.filename) != self.target:
+            raise OSError(e.errno, f"{e.strerror} (writing {e.filename})", self.target) from None
+        return False
 
 
 def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -> None:
-    target = Path(target)
+    with _DestinationErrors(target):
+        _write_atomic_(Path(target), arrays, manifest)
+
+
+def _write_atomic_(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -> None:
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and not target.is_dir():
@@ -217,7 +373,7 @@ def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -
                             arrays=_write_generation(gen, arrays, manifest["version"]))
             _write_manifest(stage / MANIFEST, manifest)
             fsync_dir(stage)
-            os.rename(stage, target)     # atomic; fails if someone else created target meanwhile
+            _rename_fresh(stage, target)
             fsync_dir(parent)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
@@ -225,7 +381,7 @@ def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -
         return
     # rebuild in place: a new generation, then swap the manifest
     old = _old_manifest(target)
-    staging = _mkdir_unique(target, ".v-", ".tmp")
+    staging, fd = _mkdir_locked(target)
     gen = None
     tmp_mf = target / f".{MANIFEST}.tmp-{secrets.token_hex(8)}"
     try:
@@ -243,9 +399,10 @@ def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -
             tmp_mf.unlink()
         except OSError:
             pass
+        _unlock(fd, staging)
         raise
+    _unlock(fd, gen)
     # the old generation is no longer named by the manifest (readers that mapped it keep it)
-    _remove_stale(target, keep=gen.name)
     if old is not None:
         data = old.get("data", ".")
         if isinstance(data, str) and DATA_DIR_RE.match(data) and data != gen.name:
@@ -257,6 +414,7 @@ def _write_atomic(target: Path, arrays: dict[str, np.ndarray], manifest: dict) -
                         (target / f"{name}.npy").unlink()
                     except OSError:
                         pass
+    _remove_stale(target)
 
 
 def compress(inv: dict[str, np.ndarray], block: int | None = None) -> dict[str, np.ndarray]:

@@ -91,12 +91,23 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     try:
         idx = build_index(source, output, analyzer=an, fields=flds,
                           progress=(not quiet) and sys.stderr.isatty())
-    except (ValueError, OSError, EOFError) as e:
+    except FileExistsError as e:
+        fail(_exists_message(e))
+    except (ValueError, EOFError) as e:   # any other OSError: tiebreak.cli's one error path
         fail(str(e))
     if not quiet:
         click.echo(f"indexed {idx.num_docs} documents, {idx.vocab_size} terms, "
                    f"{idx.num_postings} postings, {idx.collection_length} tokens "
                    f"in {time.perf_counter() - t0:.1f} s -> {output}", err=True)
+
+
+def _exists_message(e: FileExistsError) -> str:
+    """The destination exists and is not an index, or a racing build created it."""
+    if e.errno is None:
+        return str(e)
+    if e.filename is not None and e.strerror == "File exists":
+        return f"{e.filename} exists and is not a directory; choose another -o"
+    return e.strerror or str(e)
 
 
 def _build_sharded(source, output, an, flds, shards, jobs, dask_address, quiet, t0):
@@ -119,7 +130,9 @@ def _build_sharded(source, output, an, flds, shards, jobs, dask_address, quiet, 
         sidx = build_sharded_index(source, output, shards, analyzer=an, fields=flds,
                                    jobs=min(jobs, shards), client=client,
                                    progress=(not quiet) and sys.stderr.isatty())
-    except (ValueError, OSError, EOFError) as e:
+    except FileExistsError as e:
+        fail(_exists_message(e))
+    except (ValueError, EOFError) as e:   # any other OSError: tiebreak.cli's one error path
         fail(str(e))
     finally:
         if client is not None:

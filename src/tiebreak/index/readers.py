@@ -30,7 +30,6 @@ Anything that is not an existing path is taken as an ``ir_datasets`` id (``cranf
 
 from __future__ import annotations
 
-import gzip
 import html
 import json
 import os
@@ -106,15 +105,23 @@ def _line_counter(text: str):
     return line
 
 
-def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as e:
-            raise ValueError(f"{path}: truncated or corrupt gzip file ({e}); nothing was "
-                             "indexed") from None
+def _read_text(path: str, what: str = "collection") -> str:
+    """The text of a collection or topics file, through :mod:`tiebreak.io.source` like every
+    reader: gzip recognised by content (a corrupt or truncated stream is an
+    :class:`~tiebreak.io.InputError` naming the file), a UTF-8 byte-order mark removed (it would
+    otherwise glue itself to the first id), line ends normalised.
+
+    ``what="topics"`` is strict: a NUL byte, UTF-16 text or invalid UTF-8 is an error naming the
+    line (a query is short; a silently replaced byte changes it). A collection keeps its bytes
+    that are not UTF-8 as U+FFFD (real collections hold stray Latin-1 bytes).
+    """
+    from ..io.source import decode_utf8, open_bytes, text_lines
+
+    data, name = open_bytes(path)
+    if what == "topics":
+        return decode_utf8(text_lines(data, name, {}), name, "topics")
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     return data.decode("utf-8", errors="replace")
 
 
@@ -200,6 +207,18 @@ def _irds(source: str):
         raise ValueError(f"{source!r} is neither a file nor an ir_datasets id") from None
 
 
+def _damaged_archive(e: BaseException) -> bool:
+    """An error of reading a damaged compressed file or archive (not of fetching one)."""
+    import gzip
+    import lzma
+    import tarfile
+    import zipfile
+
+    kinds = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
+             lzma.LZMAError)
+    return isinstance(e, kinds) or type(e).__name__ == "IsalError"
+
+
 def _irds_iter(source: str, it_fn, what: str):
     """Iterate an ir_datasets iterator; a failure to fetch the data (no local copy and no
     network, a broken download) becomes a ValueError that says what to do."""
@@ -212,6 +231,11 @@ def _irds_iter(source: str, it_fn, what: str):
     except Exception as e:  # noqa: BLE001 - ir_datasets raises many kinds (RuntimeError, ...)
         home = os.environ.get("IR_DATASETS_HOME", "~/.ir_datasets")
         why = str(e) if len(str(e)) <= 160 else str(e)[:157] + "..."
+        if _damaged_archive(e):
+            raise ValueError(
+                f"ir_datasets {source!r}: its local copy under IR_DATASETS_HOME={home} is "
+                f"truncated or corrupt ({type(e).__name__}: {why}); delete that copy and let "
+                "ir_datasets download it again, or put a good copy there") from None
         raise ValueError(
             f"ir_datasets {source!r}: cannot read its {what}: no usable local copy under "
             f"IR_DATASETS_HOME={home} and the download failed ({type(e).__name__}: {why}). "
@@ -618,7 +642,7 @@ def read_topics(source: str, field: str = "title", fields=None,
                   for q in _irds_iter(source, ds.queries_iter, "queries")]
         where = [f"ir_datasets {source!r}, query {i}" for i in range(1, len(topics) + 1)]
     else:
-        text = _read_text(source)
+        text = _read_text(source, "topics")
         fmt = _detect(text, source)
         if fmt == "trec-topics":
             topics = _trec_topics(text, field, source)

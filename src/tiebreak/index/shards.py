@@ -15,7 +15,9 @@ Layout of a sharded index directory::
 
     manifest.json       format "tiebreak-sharded-index", version, counts of the whole
                         collection, analyser, the generation directory ("data"), and per shard
-                        its directory, document range and counts; crc32 of the statistics
+                        its directory, document range, counts and the crc32 of its docnos (the
+                        shard order: shards swapped on disk are refused at open); crc32 of the
+                        statistics (checked at open)
     v-<hex>/            one generation (immutable once the manifest names it)
       shard-0000/       an ordinary tiebreak index (tiebreak index --verify works on it) of the
       shard-0001/       shard's documents, with the *whole collection's* vocabulary (a term
@@ -238,7 +240,7 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     FileExistsError
         ``path`` exists and is neither a sharded index nor an empty directory.
     """
-    from .build import _mkdir_unique, _progress, _save, _write_manifest
+    from .build import _DestinationErrors, _progress
     from .readers import count_documents, iter_documents
 
     analyzer = analyzer or Analyzer()
@@ -255,7 +257,28 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     names = [_shard_name(i) for i in range(shards)]
     docnos = [[d for d, _ in docs[lo:hi]] for lo, hi in ranges]
     _check_docnos(names, docnos, source)
-    target = Path(path)
+    box = [docs]    # handed over, so that the writer can free the documents
+    del docs
+    with _DestinationErrors(path):
+        _write_sharded(source, Path(path), box, ranges, names, docnos, analyzer, fields, jobs,
+                       client, progress)
+    return open_sharded(path)
+
+
+def _write_sharded(source, target, box, ranges, names, docnos, analyzer, fields, jobs, client,
+                   progress):
+    from .build import (
+        _mkdir_locked,
+        _mkdir_unique,
+        _remove_stale,
+        _rename_fresh,
+        _save,
+        _unlock,
+        _write_manifest,
+    )
+
+    shards = len(ranges)
+    docs = box.pop()
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     rebuild = is_sharded(target)
@@ -265,7 +288,7 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         raise FileExistsError(f"{target} exists and is not a sharded tiebreak index; refusing "
                               "to replace it")
     stage = target if rebuild else _mkdir_unique(parent, f".{target.name}.tmp-")
-    gen = _mkdir_unique(stage, ".v-", ".tmp")
+    gen, fd = _mkdir_locked(stage)
     try:
         work = gen / ".work"
         work.mkdir()
@@ -315,7 +338,8 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
             "terms_crc32": shard_idx[0].manifest["arrays"]["terms"]["crc32"],
             "shards": [{"path": nm, "docid_offset": lo, "num_docs": hi - lo,
                         "collection_length": ix.collection_length,
-                        "num_postings": ix.num_postings}
+                        "num_postings": ix.num_postings,
+                        "docnos_crc32": ix.manifest["arrays"]["docnos"]["crc32"]}
                        for nm, (lo, hi), ix in zip(names, ranges, shard_idx)],
             "stats": metas, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
@@ -334,12 +358,15 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
         else:
             _write_manifest(stage / MANIFEST, manifest)
             fsync_dir(stage)
-            os.rename(stage, target)     # atomic; fails if someone created target meanwhile
+            _rename_fresh(stage, target)  # atomic; an error if someone created target meanwhile
             fsync_dir(parent)
     except BaseException:
         shutil.rmtree(stage if not rebuild else gen, ignore_errors=True)
+        _unlock(fd, gen)
         raise
-    return open_sharded(target)
+    _unlock(fd, gen if rebuild else target / gen.name)
+    if rebuild:
+        _remove_stale(target)
 
 
 def reduce_stats(shards: list[Index]) -> CollectionStats:
@@ -542,6 +569,14 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
                 ix.manifest["arrays"]["terms"]["crc32"] != m["terms_crc32"]:
             raise IndexFormatError(f"{ix.path}: vocabulary differs from the sharded manifest's; "
                                    "rebuild the index")
+        # shard order: each shard's docnos checksum, recorded at build (absent before it was);
+        # shards swapped or copied from another build hold other documents at these docids
+        want = s.get("docnos_crc32")
+        if want is not None and ix.manifest["arrays"]["docnos"]["crc32"] != want:
+            raise IndexFormatError(f"{ix.path}: not the shard the sharded manifest lists at "
+                                   f"position {len(shards)} (its documents differ: shards "
+                                   "swapped, moved or copied from another build); rebuild the "
+                                   "index or put the shards back")
         shards.append(ix)
     arrays = {}
     for nm in _STATS:
@@ -557,6 +592,8 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
         if (a.dtype, a.shape) != want or crc32(a) != meta.get("crc32"):
             raise IndexFormatError(f"{f}: wrong dtype, shape or checksum; rebuild the index")
         arrays[nm] = np.asarray(a)
+    if any(s.get("docnos_crc32") is None for s in m["shards"]):
+        _check_legacy_order(shards, m, arrays["docno_rank"])
     N, C = m["num_docs"], m["collection_length"]
     stats = CollectionStats(N, C, C / N if N else 0.0, arrays["df"], arrays["cf"],
                             arrays["docno_rank"])
@@ -566,6 +603,23 @@ def open_sharded(path, verify: str = "lazy") -> ShardedIndex:
     if verify == "eager":
         out.verify()
     return out
+
+
+def _check_legacy_order(shards, m, global_rank) -> None:
+    """Shard order of a manifest written before it recorded each shard's docnos crc32: inside
+    each shard, the global docno ranks (``stats/docno_rank``) must put its documents in the
+    order of the shard's own ranks; a swapped shard's documents are other documents."""
+    for i, (ix, s) in enumerate(zip(shards, m["shards"])):
+        lo, n = s["docid_offset"], s["num_docs"]
+        if n < 2:
+            continue
+        g = np.asarray(global_rank[lo:lo + n])
+        loc = np.asarray(ix.docno_rank)
+        if int(np.argmin(g)) != int(np.argmin(loc)) or int(np.argmax(g)) != int(np.argmax(loc)):
+            raise IndexFormatError(f"{ix.path}: not the shard the sharded manifest lists at "
+                                   f"position {i} (its documents differ: shards swapped, moved "
+                                   "or copied from another build); rebuild the index or put "
+                                   "the shards back")
 
 
 def open_searchable(path, verify: str = "lazy") -> Index | ShardedIndex:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 import numpy as np
 
@@ -48,13 +49,29 @@ def _columns(df, schemas: dict, what: str, name: str) -> tuple[str, str, str]:
                      f"{', '.join(map(str, df.columns)) or 'none'}")
 
 
+def _missing(v) -> bool:
+    """None, NaN (float or numpy), ``pd.NA`` or ``pd.NaT``: a missing value, never a topic or a
+    document named ``<NA>`` / ``nan``."""
+    if v is None:
+        return True
+    if isinstance(v, float | np.floating):
+        return math.isnan(v)
+    t = type(v).__name__
+    return t in ("NAType", "NaTType") or (t == "datetime64" and np.isnat(v))
+
+
 def _ids(values, col: str, name: str) -> list[str]:
     out = [str(v) for v in values]
     for i, (v, s) in enumerate(zip(values, out)):
-        if v is None or (isinstance(v, float) and math.isnan(v)) or not s or \
-                any(ch.isspace() for ch in s):
-            raise InputError(f"{name}: row {i}: {col} {s!r} is missing, empty or contains "
-                             "whitespace")
+        if _missing(v):
+            raise InputError(f"{name}: row {i}: {col} is missing ({s}); drop or fill the "
+                             "row")
+        if not s or any(ch.isspace() for ch in s):
+            raise InputError(f"{name}: row {i}: {col} {s!r} is empty or contains whitespace")
+    if out and col in ("qid", "query_id") and any(s.startswith("#") for s in out):
+        i = next(i for i, s in enumerate(out) if s.startswith("#"))
+        raise InputError(f"{name}: row {i}: {col} {out[i]!r} starts with '#', which TREC "
+                         "files read as a comment line")
     return out
 
 
@@ -67,7 +84,15 @@ def _duplicates(q: list[str], d: list[str], name: str, what: str) -> None:
                              f"topic {key[0]!r}")
 
 
+def _no_missing(values, col: str, name: str) -> None:
+    for i, v in enumerate(values):
+        if _missing(v):
+            raise InputError(f"{name}: row {i}: {col} is missing ({v}); drop or fill the row")
+
+
 def _scores(values, col: str, name: str) -> np.ndarray:
+    if getattr(values, "dtype", None) is None or values.dtype.kind not in "fiub":
+        _no_missing(values, col, name)  # (a float NaN score is "not a finite number" below)
     try:
         s = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -134,8 +159,22 @@ def run_from_frame(df, name: str | None = None) -> Run:
     return _finish_run(_run_bytes(q, d, s, rank, _tag(name)), name, src)
 
 
+def _rows(read, data: bytes, src: str, **kw):
+    """``read`` (read_run / read_qrels) over the rows written as TREC lines; an error at line
+    N is reported at row N - 1 of ``src`` (one row is one line)."""
+    fh = io.BytesIO(data)
+    fh.name = src
+    try:
+        return read(fh, **kw)
+    except InputError as e:
+        m = re.match(rf"{re.escape(src)}:(\d+):", str(e))
+        if m is None:
+            raise
+        raise InputError(f"{src}: row {int(m.group(1)) - 1}:{str(e)[m.end():]}") from None
+
+
 def _finish_run(data: bytes, name: str, src: str) -> Run:
-    run = read_run(io.BytesIO(data), name=name)
+    run = _rows(read_run, data, src, name=name)
     run.source = src
     return run
 
@@ -171,6 +210,7 @@ def run_from_dict(d: dict, name: str = "run") -> Run:
 
 
 def _rels(values, col: str, name: str) -> list[int]:
+    _no_missing(values, col, name)
     out = []
     for i, v in enumerate(values):
         try:
@@ -190,7 +230,7 @@ def _qrels_bytes(q: list[str], d: list[str], r: list[int], it=None) -> bytes:
 
 
 def _finish_qrels(data: bytes, src: str) -> Qrels:
-    qr = read_qrels(io.BytesIO(data))
+    qr = _rows(read_qrels, data, src)
     qr.name = src
     return qr
 

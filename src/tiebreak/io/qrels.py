@@ -37,6 +37,9 @@ __all__ = ["Qrels", "SubtopicLines", "read_qrels", "parse_rels"]
 
 LAYOUT = "qid iter docno rel"
 WARN_BLANK = "blank lines skipped"
+WARN_ADHOC = ("ad hoc qrels read as subtopic qrels: the second column is 0 on every line, so "
+              "each topic has one subtopic and a diversity measure (alpha-nDCG, ERR-IA ...) "
+              "rewards no diversity; topics")
 _I64 = (-(1 << 63), (1 << 63) - 1)
 
 
@@ -173,7 +176,7 @@ def parse_rels(tokens: list[bytes], lno, name: str, label: str = "rel") -> np.nd
     raise AssertionError("no bad token")  # pragma: no cover
 
 
-def read_qrels(source, subtopics: bool = False) -> Qrels:
+def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qrels:
     """Read TREC qrels (``qid iter docno rel``).
 
     Parameters
@@ -184,6 +187,9 @@ def read_qrels(source, subtopics: bool = False) -> Qrels:
         Read the ``iter`` column as a subtopic id (diversity qrels ``qid subtopic docno rel``):
         keep every line in :attr:`Qrels.subtopic_lines`, accept a docno judged once per
         subtopic, and give the ad hoc view each document's largest value.
+    allow_empty : bool
+        A file without any judgment (empty, ``/dev/null``, blank or comment lines only) gives
+        qrels with no topics instead of an error: ``tiebreak pool`` builds a fresh pool so.
 
     Returns
     -------
@@ -208,7 +214,7 @@ def read_qrels(source, subtopics: bool = False) -> Qrels:
         blank = comment = 0
     else:
         qids, qcode, udocs, docid, value, lno, blank, comment, iters = _read_strict(
-            data, name, nl, subtopics)
+            data, name, nl, subtopics, allow_empty)
     names = [t.decode("utf-8", "surrogateescape") for t in qids]
     topics = sorted(names, key=natural_key)
     tindex = {t: j for j, t in enumerate(topics)}
@@ -237,6 +243,8 @@ def read_qrels(source, subtopics: bool = False) -> Qrels:
         )
     if blank:
         warnings[WARN_BLANK] = blank
+    if lines is not None and lines.labels and all(lab == "0" for _, lab in lines.labels):
+        warnings[WARN_ADHOC] = len(lines.labels)
     return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
                  LineCounts(nl, comment, blank, len(lno if lines is None else lines.value)),
                  lines)
@@ -302,7 +310,8 @@ def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
             iters)
 
 
-def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False):
+def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
+                 allow_empty: bool = False):
     q: list[bytes] = []
     it: list[bytes] = []
     d: list[bytes] = []
@@ -329,7 +338,7 @@ def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False):
             raise InputError(
                 f"{name}:{i}: expected 4 fields '{LAYOUT}', found {len(f)}{hint}: {shown!r}"
             )
-    if not q:
+    if not q and not allow_empty:
         raise InputError(
             f"{name}: no judgments ({nl} lines: {blank} blank, {comment} comment); qrels need "
             f"lines '{LAYOUT}'"

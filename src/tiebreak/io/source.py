@@ -26,6 +26,8 @@ __all__ = [
     "CR_WARNING",
     "InputError",
     "LineCounts",
+    "decode_utf8",
+    "gunzip",
     "natural_key",
     "open_bytes",
     "show",
@@ -47,20 +49,64 @@ class InputError(ValueError):
 
 
 _GUNZIP: list = []
+#: what a decoder raises on corrupt or truncated data (python-isal adds its IsalError, which is
+#: no OSError: "Invalid lookback distance", "Invalid deflate block found")
+GZIP_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, zlib.error)
 
 
 def _decompress(data: bytes) -> bytes:
     """gunzip (all members of a multi-member file), with python-isal's ISA-L decoder when it is
-    installed (``pip install 'tiebreak[fast]'``: same bytes, same errors, 2-3x faster), else the
-    standard library's zlib."""
+    installed (``pip install 'tiebreak[fast]'``: same bytes, 2-3x faster), else the standard
+    library's zlib. Corrupt data raises one of :data:`GZIP_ERRORS`."""
+    global GZIP_ERRORS
     if not _GUNZIP:
         try:
             from isal import igzip
+            from isal.igzip_lib import IsalError
 
             _GUNZIP.append(igzip.decompress)
+            GZIP_ERRORS = (*GZIP_ERRORS, IsalError)
         except ImportError:
             _GUNZIP.append(gzip.decompress)
     return _GUNZIP[0](data)
+
+
+def gunzip(data: bytes, name: str) -> bytes:
+    """``data`` decompressed when it starts with the gzip magic bytes, else as it is.
+
+    Raises
+    ------
+    InputError
+        ``NAME: corrupt gzip data (REASON): ...`` for any decoder error (zlib's, ISA-L's,
+        a missing end of stream, a CRC mismatch).
+    """
+    if data[:2] != b"\x1f\x8b":
+        return data
+    try:
+        return _decompress(data)
+    except Exception as e:
+        if not isinstance(e, GZIP_ERRORS):
+            raise
+        raise InputError(f"{name}: corrupt gzip data ({e}): the file is truncated or damaged; "
+                         "copy or download it again") from None
+
+
+def decode_utf8(data: bytes, name: str, what: str = "text") -> str:
+    """Strict UTF-8 decoding of normalised text (after :func:`text_lines`).
+
+    Raises
+    ------
+    InputError
+        ``NAME:LINE: invalid UTF-8 (byte 0xNN at column C)``.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        lno = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise InputError(f"{name}:{lno}: invalid UTF-8 in the {what} (byte 0x{data[e.start]:02x} "
+                         f"at column {col}); save the file as UTF-8 (e.g. iconv -f LATIN1 -t "
+                         "UTF-8)") from None
 
 
 def open_bytes(source) -> tuple[bytes, str]:
@@ -98,12 +144,7 @@ def open_bytes(source) -> tuple[bytes, str]:
                 data = fh.read()
         except OSError as e:
             raise InputError(f"{name}: cannot read: {e.strerror or e}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = _decompress(data)
-        except (OSError, EOFError, ValueError, zlib.error) as e:
-            raise InputError(f"{name}: corrupt gzip data: {e}") from None
-    return data, str(name)
+    return gunzip(data, str(name)), str(name)
 
 
 def natural_key(qid: str):
@@ -148,6 +189,13 @@ class LineCounts:
         """Plain dict (for JSON): read, comment, blank, evaluated, dropped."""
         return {"read": self.read, "comment": self.comment, "blank": self.blank,
                 "evaluated": self.evaluated, "dropped": dict(self.dropped)}
+
+    def skipped(self) -> str:
+        """The comment and blank lines skipped, for the default warnings (``1 comment, 2
+        blank``; empty when none): no line is skipped without a word."""
+        parts = [f"{n} {what}" for n, what in ((self.comment, "comment"), (self.blank, "blank"))
+                 if n]
+        return ", ".join(parts)
 
     def summary(self) -> str:
         """One line for a table's warnings: ``1000 read: 2 comment, 1 blank, 997 evaluated``."""

@@ -22,6 +22,7 @@ from .cliopts import (
     _models,
     _rbp_p,
     _stdout_latin1,
+    _warn_uncovered,
 )
 
 # --------------------------------------------------------------------------------- pool
@@ -30,7 +31,7 @@ from .cliopts import (
 @click.command("pool")
 @click.argument("qrels", type=click.Path(allow_dash=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("-d", "--depth", type=int, default=10, show_default=True,
+@click.option("-d", "--depth", type=click.IntRange(min=1), default=10, show_default=True,
               help="Pool depth d (stratum-1 depth for two-strata; budget reference for A/B/C).")
 @click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C"]),
               default="depth", show_default=True,
@@ -42,9 +43,9 @@ from .cliopts import (
               default="trec_eval", show_default=True, help=ORDER_HELP)
 @click.option("--rate", type=float, default=0.1, show_default=True,
               help="Sampling rate (uniform, two-strata).")
-@click.option("--dmax", type=int, default=100, show_default=True,
+@click.option("--dmax", type=click.IntRange(min=1), default=100, show_default=True,
               help="Deepest rank sampled (uniform, two-strata) or weighted (A/B/C).")
-@click.option("--budget", type=int, default=None,
+@click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Documents per topic for A/B/C (default: the size of the depth-d pool).")
 @click.option("--p", "persistence", type=float, default=0.8, show_default=True,
               help="RBP persistence of the A/B/C weights.")
@@ -65,11 +66,13 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
     """
     from .pool import make_pool, restrict_qrels, run_lists, topics_only_qrels, write_qrels
 
-    q, run_objs = _load(qrels, runs, topics)
+    q, run_objs = _load(qrels, runs, topics, allow_empty=True)
     fresh = len(q.topics) == 0
     if fresh:
         q = topics_only_qrels(run_objs)
         unjudged = True
+    else:
+        _warn_uncovered(run_objs, q, "the pool")
     if method == "C" and fresh:
         _fail("method C needs judgments (it simulates the assessor with QRELS)")
     try:
@@ -91,8 +94,13 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
     if len(P.pooled_unjudged):
         msg += f" pooled-unsampled={len(P.pooled_unjudged)}"
     if not fresh:
-        msg += (f"; judgments kept {int((out.value >= 0).sum())} of {len(q)}, relevant "
+        kept = _kept(q, P)
+        msg += (f"; judgments kept {int(kept.sum())} of {len(q)}, relevant "
                 f"{int(out.num_rel().sum())} of {int(q.num_rel().sum())}")
+        neg = q.value[kept] < -1
+        if neg.any():
+            vals = ", ".join(str(v) for v in sorted(set(q.value[kept][neg].tolist())))
+            msg += f" ({int(neg.sum())} kept with negative grades {vals}, written as they are)"
     msg += f"; wrote {n} lines"
     click.echo(msg, err=True)
     if bt:
@@ -100,6 +108,17 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
                    f"the boundary ({bt['inside']} documents inside, {bt['outside']} outside"
                    + (f", {bt['added']} added by --ties include" if bt.get("added") else "")
                    + ")", err=True)
+
+
+def _kept(q, P):
+    """Which judgments of ``q`` the pool ``P`` keeps (bool (len(q),)): every grade counts,
+    negative ones (-2 ...) too."""
+    import numpy as np
+
+    from .pool import _qrels_keys_in
+
+    keys, ok = _qrels_keys_in(q, P.docnos)
+    return np.isin(keys, P.keys) & ok
 
 
 # --------------------------------------------------------------------------- study depth
@@ -113,8 +132,9 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
               help="Shallow judgments (a depth-d' pool).")
 @click.option("--metric", default="RBP(p=0.95)", show_default=True,
               help="The deep metric: RBP(p=...).")
-@click.option("--depth", type=int, default=100, show_default=True, help="Scoring depth d.")
-@click.option("--dprime", type=int, default=None,
+@click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Scoring depth d.")
+@click.option("--dprime", type=click.IntRange(min=1), default=None,
               help="Pool depth d' of the qrels (default per topic: the depth to which every "
                    "contributing run is judged).")
 @click.option("--models", default="lin,zipf,weibull", show_default=True,
@@ -153,8 +173,19 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     from .pool import run_lists
 
     p = _rbp_p(metric)
+    if not 0 <= theta < float("inf"):   # (NaN too)
+        _fail(f"--theta {theta}: the Chao-Lee gate must be a finite number >= 0")
     mlist = _models(models)
     q, run_objs = _load(qrels, runs, topics)
+    _warn_uncovered(run_objs, q, "the estimates")
+    if not any(len(r.topic) for r in run_objs):
+        _fail("the runs retrieve nothing (" + ", ".join(r.source or r.name for r in run_objs)
+              + "): nothing to estimate")
+    for r in run_objs:
+        if not len(r.topic):
+            click.echo(f"tiebreak: warning: run {r.name} retrieved nothing (an empty file, or "
+                       "blank and comment lines only): its estimates are those of an empty "
+                       "ranking", err=True)
     est_name = estimator or f"L_{loss}"
     try:
         L = run_lists(run_objs, q, order)
@@ -190,7 +221,9 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if deep_qrels:
         _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
-        with open(gains_path, "w", encoding="latin-1") as fh:
+        from ..cli import open_output
+
+        with open_output(gains_path, "latin-1") as fh:
             fh.write("qid\tdocno\tgain\n")
             for (name, t), (docs, g) in sorted(E.doc_gains.items(), key=lambda x: x[0][1]):
                 if name != f"L_{loss}":

@@ -42,13 +42,14 @@ def _ints(text: str, what: str) -> list[int]:
     return out
 
 
-def _load(qrels_path, run_args, topics):
-    """Read qrels and runs; restrict to topics. Errors exit with status 2."""
+def _load(qrels_path, run_args, topics, allow_empty: bool = False):
+    """Read qrels and runs; restrict to topics. Errors exit with status 2. ``allow_empty``: an
+    empty qrels file (``/dev/null``) gives qrels without topics (a fresh pool)."""
     from ..io import InputError, read_qrels, read_run, run_paths
     from .pool import parse_topics, subset_topics
 
     try:
-        q = read_qrels(qrels_path)
+        q = read_qrels(qrels_path, allow_empty=allow_empty)
         if topics:
             q = subset_topics(q, parse_topics(topics, q.topics))
         runs = [read_run(p) for p in run_paths(run_args)]
@@ -56,6 +57,8 @@ def _load(qrels_path, run_args, topics):
         _fail(str(e))
     if not runs:
         _fail("no run files")
+    if topics and allow_empty and not q.topics:
+        _fail("--topics selects qrels topics; a fresh pool (empty QRELS) has none")
     seen: dict[str, int] = {}
     for r in runs:
         if r.name in seen:
@@ -64,6 +67,27 @@ def _load(qrels_path, run_args, topics):
         else:
             seen[r.name] = 1
     return q, runs
+
+
+def _warn_uncovered(runs, q, what: str) -> None:
+    """A warning on stderr naming the run topics absent from the qrels (their lines are left
+    out of ``what``), so that no run topic is dropped without a word."""
+    import numpy as np
+
+    have = set(q.topics)
+    lost: dict[str, int] = {}
+    for r in runs:
+        for t, n in zip(r.topics, np.bincount(r.topic, minlength=len(r.topics)).tolist()):
+            if t not in have:
+                lost[t] = lost.get(t, 0) + n
+    if lost:
+        from ..io import natural_key
+
+        ts = sorted(lost, key=natural_key)
+        shown = " ".join(ts[:10]) + (" ..." if len(ts) > 10 else "")
+        click.echo(f"tiebreak: warning: {len(ts)} run topic(s) not in the qrels {q.name} left "
+                   f"out of {what} ({sum(lost.values())} run lines): {shown}; give qrels that "
+                   "cover them", err=True)
 
 
 def _contributing(spec, L, qrels) -> list[str] | None:

@@ -249,6 +249,9 @@ def make(fam: Family, where: str, cutoff=None, name: str = "", summary: str = ""
     if cutoff is not None:
         if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1:
             raise MeasureError(f"{where}: the cutoff must be a positive integer")
+        if cutoff >= 1 << 63:
+            raise MeasureError(f"{where}: the cutoff must be below 2**63 (a rank is a 64-bit "
+                               f"integer), got {cutoff}")
         if fam.cutoff == "none":
             raise MeasureError(f"{where}: {fam.name} takes no cutoff")
     elif fam.cutoff == "required":

@@ -147,7 +147,8 @@ def atof(s: str) -> float:
 def atol(s: str) -> int:
     """C atol: the leading integer, 0 when there is none."""
     m = re.match(r"\s*[+-]?\d+", s)
-    return int(m.group(0)) if m else 0
+    # glibc's atol saturates at LONG_MIN / LONG_MAX
+    return max(min(int(m.group(0)), (1 << 63) - 1), -(1 << 63)) if m else 0
 
 
 @dataclass

@@ -23,6 +23,12 @@ def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
     v = qrels.value
     ok = v >= 0
     L = int(v[ok].max()) + 1 if ok.any() else 1
+    if L * max(len(qrels.topics), 1) > 1 << 25:   # 256 MB of counts: a grade no scale uses
+        from ..io import InputError
+
+        raise InputError(f"{qrels.name}: relevance grade {L - 1} is too large: judgments are "
+                         f"counted per grade 0..{L - 1} for each of {len(qrels.topics)} topics; "
+                         "use a graded scale (e.g. 0-4) or map the grades first")
     full = np.zeros((len(qrels.topics), L), np.int64)
     np.add.at(full, (qrels.topic[ok], v[ok]), 1)
     return full[topic_ids]

@@ -541,9 +541,12 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
         if bidx is None and os.path.isfile(baseline):
             paths = [baseline] + paths
             bidx = 0
-    q = as_qrels(qrels_spec)
-    ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
+    # the Evaluator reads a qrels path itself: with a diversity measure it keeps the subtopic
+    # column (as 'tiebreak eval' does)
+    ev = Evaluator(qrels_spec if isinstance(qrels_spec, str) else as_qrels(qrels_spec),
+                   list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
                    convention=convention if measures else None)
+    q = ev.qrels
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if len(paths) > 3 and sys.stderr.isatty():
         from tqdm import tqdm
@@ -552,6 +555,15 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
             res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
     else:
         res = ev.evaluate(paths, **kw)
+    from ..io.runs import WARN_EMPTY
+
+    empty = [r for r in res.runs if WARN_EMPTY in res.warnings.get(r, {})]
+    if empty:
+        from ..io import InputError
+
+        raise InputError(f"run {', '.join(empty)} retrieved nothing (an empty file, or blank and "
+                         "comment lines only): a comparison would score it 0 on every topic; "
+                         "leave it out or check the file")
     if baseline is not None and bidx is None:
         if baseline not in res.runs:
             raise ValueError(f"--baseline {baseline!r} is neither one of the run files nor a "

@@ -114,8 +114,8 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     # sorted by topic, score desc, file order
     o = np.lexsort((np.arange(n), -s, t))
     ts, ss = t[o], s[o]
-    same_t = np.r_[False, ts[1:] == ts[:-1]]
-    tied = same_t & np.r_[False, ss[1:] == ss[:-1]]
+    same_t = np.r_[False, ts[1:] == ts[:-1]][:n]     # (an empty run: no lines, no groups)
+    tied = same_t & np.r_[False, ss[1:] == ss[:-1]][:n]
     tied_docs = np.bincount(ts[tied], minlength=nt)
     gstart = ~tied
     gid = np.cumsum(gstart) - 1
@@ -288,6 +288,11 @@ def topk_table(per_topic: pd.DataFrame, ks=KS) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _pct(part, whole) -> float:
+    """100 part / whole; NaN (shown '-') when there is nothing (runs without lines)."""
+    return 100.0 * float(part) / float(whole) if whole else float("nan")
+
+
 def stuffing_table(per_run: pd.DataFrame, per_topic: pd.DataFrame) -> pd.DataFrame:
     """Runs with stuffed result lists (Cabanac §6): counts of stuffed and zero-score tails."""
     out = []
@@ -296,7 +301,7 @@ def stuffing_table(per_run: pd.DataFrame, per_topic: pd.DataFrame) -> pd.DataFra
         runs = c.groupby(per_topic["run"].to_numpy()).any()
         out.append({"tail": label, "systems_%": 100.0 * runs.mean(),
                     "system_topics_%": 100.0 * c.mean(),
-                    "documents_%": 100.0 * per_topic["tail"][c].sum() / per_topic["docs"].sum()})
+                    "documents_%": _pct(per_topic["tail"][c].sum(), per_topic["docs"].sum())})
     return pd.DataFrame(out)
 
 

@@ -4,7 +4,8 @@ measures (:mod:`.evaluate`), evaluated by the shared core, printed as trec_eval 
 
 Deliberate differences from trec_eval 10.0, each documented in ``docs/trec_eval.md``: a qrels
 topic with no results, without ``-c``, is skipped with a warning (``--strict``: an error); a
-malformed line stops with ``file:line``; ``rbp`` uses the defined per-topic gain range;
+score or relevance that is not a number stops with ``file:line`` (a line trec_eval itself calls
+malformed gets trec_eval's message and status); ``rbp`` uses the defined per-topic gain range;
 ``--regime`` evaluates under another tie regime; several results files may follow the qrels.
 """
 
@@ -25,12 +26,91 @@ from .render import render
 VERSION = "10.0 (tiebreak trec_eval)"
 
 
+def _first_malformed(path, kind: str) -> int | None:
+    """trec_eval 10.0's record number of the first malformed line of a results (``kind``
+    "results") or qrels file, or None: what ``get_trec_results.c`` / ``get_qrels.c`` count and
+    refuse. Results: lines blank or starting with ``#`` (after blanks) are skipped and not
+    counted; a line with fewer than 6 fields is malformed. Qrels: only lines starting with
+    ``#`` are skipped; a line without exactly 4 fields (a blank line too) is malformed."""
+    from ..io.source import open_bytes
+
+    if path == "-":
+        return None
+    data, _ = open_bytes(path)
+    k = 0
+    for line in data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n"):
+        f = line.split()
+        if kind == "results":
+            if not f or f[0][:1] == b"#":
+                continue
+            k += 1
+            if len(f) < 6:
+                return k
+        else:
+            if line[:1] == b"#":
+                continue
+            k += 1
+            if len(f) != 4:
+                return k
+    return None
+
+
+def _malformed(path, kind: str) -> TrecEvalError | None:
+    """trec_eval's own error (text and exit status 2) for a malformed line of ``path``."""
+    k = _first_malformed(path, kind)
+    if k is None:
+        return None
+    what = "get_results" if kind == "results" else "get_qrels"
+    return TrecEvalError(f"trec_eval.{what}: Malformed line {k}\ntrec_eval: Quit in file "
+                         f"'{path}'", 2)
+
+
+def _cannot_read(path, kind: str) -> TrecEvalError | None:
+    """trec_eval's error for an empty (0-byte) or unreadable file."""
+    import os
+
+    if path == "-":
+        return None
+    try:
+        if os.path.getsize(path) > 0:
+            return None
+    except OSError:
+        pass
+    what = "get_results: Cannot read results" if kind == "results" else \
+        "get_qrels: Cannot read qrels"
+    return TrecEvalError(f"trec_eval.{what} file '{path}'\ntrec_eval: Quit in file '{path}'", 2)
+
+
+def read_like_trec_eval(path, kind: str):
+    """Read a results (``kind="results"``) or qrels file; where trec_eval 10.0 would stop (a
+    line with too few fields, a 5-field results line beside 6-field ones, a blank qrels line,
+    an empty file) raise its :class:`TrecEvalError` (same text, exit status 2) instead of
+    tiebreak's own reading."""
+    from ..io.qrels import WARN_BLANK
+    from ..io.runs import WARN_NO_TAG
+
+    read, warn = (read_run, WARN_NO_TAG) if kind == "results" else (read_qrels, WARN_BLANK)
+    try:
+        obj = read(path)
+    except InputError:
+        e = _cannot_read(path, kind) or _malformed(path, kind)
+        if e is not None:
+            raise e from None
+        raise
+    if warn in (obj.warnings or {}):
+        e = _malformed(path, kind)
+        if e is not None:
+            raise e
+    return obj
+
+
 def evaluate_file(rel_path, run_path, opts, reqs, qrels=None, zs=None, err=sys.stderr) -> str:
     """Evaluate one results file; returns trec_eval's output text."""
-    run = read_run(run_path)
+    run = read_like_trec_eval(run_path, "results")
     if len(run.topic) == 0:
-        raise TrecEvalError(f"trec_eval: Cannot read results file '{run.source}'\n"
-                            "trec_eval: Quit in file 'trec_eval.c'", 2)
+        raise _cannot_read(run_path, "results") or TrecEvalError(
+            f"trec_eval.get_results: Cannot read results file '{run_path}'\n"
+            f"trec_eval: Quit in file '{run_path}'", 2)
     _warn(run, err)
     runid = run.tags[0] if getattr(run, "tags", None) else run.name
     if opts.rel_format in ("prefs", "qrels_prefs"):
@@ -125,7 +205,7 @@ def main(argv: list[str], out=None, err=None) -> int:
         from ..io._arrays import expect_files
 
         expect_files(opts.files)  # enough input to load the compiled reader first?
-        qrels = read_qrels(rel) if opts.rel_format == "qrels" else None
+        qrels = read_like_trec_eval(rel, "qrels") if opts.rel_format == "qrels" else None
         if qrels is not None:
             _warn(qrels, err)
         runs = opts.files[1:]

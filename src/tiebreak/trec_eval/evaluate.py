@@ -41,8 +41,41 @@ def compute(run, qrels, opts: Options, reqs: list[Requested], qids: list[str]):
                 judged_only=opts.judged_only, score_precision=opts.score_precision)
     ms = [m for r in reqs for m in r.measures]
     names = [n for r in reqs for n in (r.names if r.measures else [])]
-    vals, notes = measure_values(P, ms, opts.regime, samples=opts.samples, seed=opts.seed)
-    return dict(zip(names, vals)), notes, P.bogus
+    nan_fams = ("IPrec", "11pt_avg")
+    extra = []
+    if opts.judged_only and any(m.family.name in nan_fams for m in ms):
+        extra = [r.measures[0] for r in mark(["num_ret", "num_rel"], opts.level,
+                                             opts.num_docs_in_coll)]
+    vals, notes = measure_values(P, ms + extra, opts.regime, samples=opts.samples,
+                                 seed=opts.seed)
+    if extra:
+        _nan_like_trec_eval(ms, vals, *vals[len(ms):])
+    return dict(zip(names, vals[:len(ms)])), notes, P.bogus
+
+
+def _nan_like_trec_eval(ms, vals, num_ret, num_rel) -> None:
+    """trec_eval 10.0 under ``-J``: a topic whose retrieved documents are all unjudged has
+    nothing retrieved, and its interpolated precision starts from 0/0: ``iprec_at_recall`` at
+    every level with ``lround(level R) == 0``, and ``11pt_avg`` when any level is such, are NaN
+    (printed ``-nan``; the mean over topics too). In place on ``vals``."""
+    from ..measures.kernels import _lround
+
+    empty = np.asarray(num_ret) == 0
+    if not empty.any():
+        return
+    nrel = np.asarray(num_rel, np.float64)
+    for j, m in enumerate(ms):
+        fam = m.family.name
+        if fam not in ("IPrec", "11pt_avg"):
+            continue
+        p = dict(m.values)
+        levels = [p["recall"]] if fam == "IPrec" else list(p["levels"])
+        hit = np.zeros(len(nrel), bool)
+        for lv in levels:
+            hit |= _lround(lv * nrel) == 0
+        v = np.array(vals[j], np.float64)
+        v[empty & hit] = np.nan
+        vals[j] = v
 
 
 def _jg_values(run, groups, opts, reqs, qids):

@@ -26,6 +26,12 @@ def _long(x: float) -> str:
     return str(int(r)) if abs(x - r) < 1e-9 else f"{x:6.4f}"
 
 
+def _f64(x: float) -> str:
+    """C's ``%6.4f`` as trec_eval 10.0 prints on x86-64: a NaN (from 0.0/0.0, whose sign bit is
+    set there) prints ``  -nan``; a number as ``f"{x:6.4f}"``."""
+    return "  -nan" if x != x else f"{x:6.4f}"
+
+
 def _fmt(r) -> str:
     if r.t.special == "prefs":
         return "long" if r.t.name.startswith("prefs_num") else "float"
@@ -68,7 +74,10 @@ def render(reqs, tv, opts, runid: str, zs: dict | None, qrels=None) -> str:
                     col = [_long(x) for x in np.asarray(v).tolist()]
                 else:
                     head, spec = f"{pz}{name:<22}", "%6.4f"
-                    col = np.asarray(v, np.float64).tolist()
+                    arr = np.asarray(v, np.float64)
+                    col = arr.tolist()
+                    if np.isnan(arr).any():
+                        spec, col = "%s", [_f64(x) for x in col]
                 parts.append(head.replace("%", "%%") + "\t\x00\t" + spec)
                 cols.append(col)
         if cols:
@@ -97,5 +106,5 @@ def render(reqs, tv, opts, runid: str, zs: dict | None, qrels=None) -> str:
                 if fmt == "long" and not zflag:
                     lines.append(f"{name:<22}\tall\t{_long(v)}")
                 else:
-                    lines.append(f"{pz}{name:<22}\tall\t{v:6.4f}")
+                    lines.append(f"{pz}{name:<22}\tall\t{_f64(v)}")
     return "".join(x + "\n" for x in lines)

@@ -138,10 +138,10 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
                 click.echo(f"tiebreak: warning: {item.id}: figure not drawn: {e}", err=True)
     text = {"tsv": _tsv, "md": _md, "table": _table}[fmt](results)
     if out:
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as e:
-            _fail(f"-o {out}: {e.strerror or e}")
+        from ...cli import open_output
+
+        with open_output(out) as fh:   # an OSError: tiebreak.cli's one error path
+            fh.write(text)
     else:
         click.echo(text, nl=False)
     bad = sum(verdict_of(c) == "differs" for _, c in results)
