@@ -467,7 +467,8 @@ def measures_cmd(fmt):
 def example_cmd(name):
     """Print the paths of a shipped example (qrels, then run).
 
-    ymt2016: the 10-document ranking of Yang, Moffat & Turpin (2016), Fig. 1, with its ties.
+    ymt2016: topic 1 is the 10-document ranking of Yang, Moffat & Turpin (2016), Fig. 1, with
+    its ties; topic 8 is Cabanac et al. (2010), Fig. 2.
     Try: tiebreak eval $(tiebreak example)
     """
     from importlib.resources import files
