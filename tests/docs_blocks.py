@@ -9,7 +9,8 @@ data under ``../shared`` is named by the same relative paths the README uses. A 
 in an output stands for any number of lines (a head or a tail of a long output).
 
 Before comparing, both sides are normalised the same way: trailing blanks dropped, the
-project root and temporary directories replaced, and durations (``12.3 s``, ``450 ms``)
+project root, temporary directories and the installed package's data folder (shown as
+``.../tiebreak/data/``) replaced, and durations (``12.3 s``, ``450 ms``)
 replaced by ``<time>``. Nothing else is loosened, so a changed number fails.
 
 Blocks flagged ``slow`` (over about 5 s) are left to ``benchmarks/check_docs.py``.
@@ -87,6 +88,8 @@ class ConsoleParser:
             yield region
 
 
+#: the shipped example's folder, wherever tiebreak is installed (``tiebreak example`` prints it)
+_PACKAGE_DATA = re.compile(r"(?:\S*/)?tiebreak/data/")
 _DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min)(?!\w|\.\w)")
 
 
@@ -96,6 +99,7 @@ def normalise(text: str, tmp: str | None = None) -> list[str]:
         text = text.replace(tmp + "/work", "<root>").replace(tmp + "/shared", "<shared>")
         text = text.replace(tmp, "<tmp>")
     text = text.replace(str(ROOT), "<root>").replace(str(SHARED), "<shared>")
+    text = _PACKAGE_DATA.sub(".../tiebreak/data/", text)
     text = _DURATION.sub("<time>", text)
     lines = [ln.rstrip() for ln in text.split("\n")]
     while lines and not lines[-1]:
