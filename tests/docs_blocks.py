@@ -11,7 +11,9 @@ in an output stands for any number of lines (a head or a tail of a long output).
 Before comparing, both sides are normalised the same way: trailing blanks dropped, the
 project root, temporary directories and the installed package's data folder (shown as
 ``.../tiebreak/data/``) replaced, and durations (``12.3 s``, ``450 ms``)
-replaced by ``<time>``. Nothing else is loosened, so a changed number fails.
+replaced by ``<time>``; progress bars are dropped from what a command prints (the terminal's
+view: a carriage return rewrites its line). Nothing else is loosened, so a changed number
+fails.
 
 Blocks flagged ``slow`` (over about 5 s) are left to ``benchmarks/check_docs.py``.
 ``python`` fences run in order, one namespace per document (Sybil's ``<!-- skip: next -->``
@@ -93,6 +95,18 @@ _PACKAGE_DATA = re.compile(r"(?:\S*/)?tiebreak/data/")
 _DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min)(?!\w|\.\w)")
 
 
+#: a progress bar (tqdm's layout: ``desc: 42%|####  | 60/143 [00:13<00:07, 11.27it/s]``)
+_PROGRESS = re.compile(r"^[^\n]*\d+%\|[^\n]*\|\s*\d+/\d+\s*\[[^\n]*\]\s*$")
+
+
+def as_terminal(text: str) -> str:
+    """What a terminal leaves of an output: a carriage return rewrites its line, so only the
+    text after a line's last ``\\r`` stays; progress bars (the timing of a run, not its
+    result) are dropped."""
+    lines = [ln.rsplit("\r", 1)[-1] for ln in text.split("\n")]
+    return "\n".join(ln for ln in lines if not _PROGRESS.match(ln))
+
+
 def normalise(text: str, tmp: str | None = None) -> list[str]:
     """The lines of an output as compared: paths and durations replaced, trailing blanks gone."""
     if tmp:
@@ -161,8 +175,8 @@ def run_transcript(t: Transcript) -> list[str]:
                 continue
             proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  text=True, timeout=TIMEOUT)
-            actual = normalise(proc.stdout, tmp)
+                                  timeout=TIMEOUT)
+            actual = normalise(as_terminal(proc.stdout.decode("utf-8", "replace")), tmp)
             expected = normalise("\n".join(out), tmp)
             if not matches(expected, actual):
                 import difflib
