@@ -99,12 +99,32 @@ _DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min)(?!\w
 _PROGRESS = re.compile(r"^[^\n]*\d+%\|[^\n]*\|\s*\d+/\d+\s*\[[^\n]*\]\s*$")
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 def as_terminal(text: str) -> str:
-    """What a terminal leaves of an output: a carriage return rewrites its line, so only the
-    text after a line's last ``\\r`` stays; progress bars (the timing of a run, not its
-    result) are dropped."""
-    lines = [ln.rsplit("\r", 1)[-1] for ln in text.split("\n")]
-    return "\n".join(ln for ln in lines if not _PROGRESS.match(ln))
+    """What a terminal leaves of an output, less its progress bars: a carriage return rewrites
+    its line, so only the text after a line's last ``\\r`` stays; cursor escapes are removed;
+    a stretch of progress bars and blank lines (the timing of a run, not its result) is
+    dropped, or kept as one blank line between two lines of output."""
+    lines = [_ANSI.sub("", ln.rsplit("\r", 1)[-1]) for ln in text.split("\n")]
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and (not lines[j].strip() or _PROGRESS.match(lines[j])):
+            j += 1
+        if j == i:
+            out.append(lines[i])
+            i += 1
+            continue
+        stretch = lines[i:j]
+        if not any(_PROGRESS.match(ln) for ln in stretch):
+            out.extend(stretch)
+        elif out and j < len(lines) and any(not ln.strip() for ln in stretch):
+            out.append("")
+        i = j
+    return "\n".join(out)
 
 
 def normalise(text: str, tmp: str | None = None) -> list[str]:
