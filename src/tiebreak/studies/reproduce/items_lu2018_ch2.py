@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from . import Cell, Context, Item, compare_number, register
 
-WHERE_T25 = "§2.4.3 p. 33-35 (Table 2.5 and the text after Eqs. 2.28, 2.29, 2.32, 2.34); §2.4.4"
+WHERE_T25 = "§2.4.3 p. 37 (Table 2.5 and the text after Eqs. 2.28, 2.29, 2.32, 2.34); §2.4.4"
 
 # Table 2.5: ranks 1..10, then 20, 100, 200, 1000 (binary relevance); d = 100, R = 20.
 T25_RANKS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 100, 200, 1000)
@@ -164,7 +164,7 @@ def _fig29(ctx: Context) -> list[Cell]:
 register(Item(
     id="lu2018:fig2.9",
     title="ΔR%: relevant documents found by deeper pools, against the pooling depth",
-    where="§2.5 p. 41 (Fig. 2.9); no numbers printed, the shape is read from the curves",
+    where="§2.5 p. 50 (Fig. 2.9); no numbers printed, the shape is read from the curves",
     command=("tiebreak pool ../shared/data/robust03_trectools/qrels/robust03_qrels.txt.gz "
              "../shared/data/robust03_trectools/runs/ --depth D > /dev/null  # D = 1 .. 100"),
     compute=_fig29,
@@ -189,7 +189,7 @@ def _table26(ctx: Context) -> list[Cell]:
 register(Item(
     id="lu2018:table2.6",
     title="The test collections of the thesis (pool depth d, contributing systems n)",
-    where="§2.5 p. 42 (Table 2.6)",
+    where="§2.5 p. 51 (Table 2.6)",
     command="(none: the collections are not available here)",
     compute=_table26,
     quick=True,
