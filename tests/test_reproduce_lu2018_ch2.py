@@ -14,7 +14,7 @@ def _cells(item_id):
 
 def test_ch2_items_registered():
     ids = items()
-    for i in ("lu2018:table2.5", "lu2018:table2.6", "lu2018:fig2.9"):
+    for i in ("lu2018:table2.4", "lu2018:table2.5", "lu2018:table2.6", "lu2018:fig2.9"):
         assert i in ids
     assert ids["lu2018:table2.5"].quick and ids["lu2018:table2.6"].quick
     assert not ids["lu2018:fig2.9"].quick
@@ -47,3 +47,10 @@ def test_table_2_6_not_reproducible_here():
 def test_fig_2_9_needs_data():
     [cell] = run_item(items()["lu2018:fig2.9"], Context(None))
     assert cell.verdict == "not-reproducible-here"
+
+
+def test_table_2_4_every_weight_exact():
+    cells = run_item(items()["lu2018:table2.4"], Context(None))
+    assert len(cells) == 7
+    assert {c.verdict for c in cells} == {"exact"}
+    assert all(c.ours < 1e-12 for c in cells)

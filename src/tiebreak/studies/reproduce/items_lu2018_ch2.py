@@ -3,6 +3,8 @@
 X. Lu, *Efficient and Effective Retrieval Using Higher-Order Proximity Models*, PhD thesis,
 RMIT University, 2018, ch. 2 (Background).
 
+* Table 2.4 (§2.4.3): the rank weight W_M(i) of each weighted-precision metric, against the
+  registered measures on single-relevant-document lists.
 * Table 2.5 (§2.4.3, "Truncation in Evaluation Metrics", and §2.4.4): the worked example of
   three binary relevance vectors with R = 20, whose P, DCG, AP_a/AP_b and NDCG_a values the text
   prints. Computed with the registered measures on the vectors as given.
@@ -192,5 +194,55 @@ register(Item(
     where="§2.5 p. 51 (Table 2.6)",
     command="(none: the collections are not available here)",
     compute=_table26,
+    quick=True,
+))
+
+
+# Table 2.4: W_M(i) of the weighted-precision metrics (formulas, no numbers).
+T24_L = 10
+
+
+def _table24(ctx: Context) -> list[Cell]:
+    """Each row's W_M(i), i = 1..L, against our measure on a list whose only relevant document
+    (grade 1) sits at rank i: the measure's value is then W_M(i) times the gain."""
+    import math
+
+    import tiebreak as tb
+
+    L = T24_L
+    rows = [  # (row of Table 2.4, formula as printed, our measure, W(i) * gain(1))
+        ("Prec", "1/L", f"P@{L}", lambda i: 1 / L),
+        ("DCG, Log (b = 2)", "1/log_b(b-1+i)", f"DCG_lu@{L}", lambda i: 1 / math.log2(1 + i)),
+        ("DCG, Log (b = 3)", "1/log_b(b-1+i)", f"DCG_lu(discount='log_shift', base=3)@{L}",
+         lambda i: 1 / math.log(2 + i, 3)),
+        ("DCG, Linear", "L+1-i/L (read as (L+1-i)/L)", f"DCG_lu(discount='linear')@{L}",
+         lambda i: (L + 1 - i) / L),
+        ("DCG, Zipf", "1/i", f"DCG_lu(discount='zipf')@{L}", lambda i: 1 / i),
+        ("RBP (p = 0.8)", "(1-p) p^(i-1)", "RBP(p=0.8)", lambda i: 0.2 * 0.8 ** (i - 1)),
+        ("ERR (gmax = 4)", "1/i prod_{j<i} (1 - gain(r_j))", f"ERR@{L}",
+         lambda i: (2 ** 1 - 1) / 2 ** 4 / i),
+    ]
+    measures = [m for _, _, m, _ in rows]
+    worst = dict.fromkeys(measures, 0.0)
+    for i in range(1, L + 1):
+        run = {"1": {f"d{r:02d}": float(100 - r) for r in range(1, L + 1)}}
+        qrels = {"1": {f"d{r:02d}": int(r == i) for r in range(1, L + 1)}}
+        res = tb.evaluate(qrels, [run], measures, ["trec_eval"])
+        for _row, _, m, w in rows:
+            got = res.value(res.runs[0], m, "trec_eval")
+            worst[m] = max(worst[m], abs(got - w(i)))
+    return [Cell(f"{name}: W(i), i = 1..{L}", formula, worst[m],
+                 "exact" if worst[m] < 1e-12 else "differs",
+                 f"largest |ours - formula| over the ranks, with {m}")
+            for name, formula, m, _ in rows]
+
+
+register(Item(
+    id="lu2018:table2.4",
+    title="Weighted-precision metrics: the rank weight W_M(i) of each discount",
+    where="§2.4.3 p. 34 (Table 2.4, Eq. 2.20); formulas, no numbers",
+    command=("tiebreak eval QRELS RUN -m P@10 -m DCG_lu@10 -m \"DCG_lu(discount='zipf')@10\" "
+             "-m \"DCG_lu(discount='linear')@10\" -m 'RBP(p=0.8)' -m ERR@10"),
+    compute=_table24,
     quick=True,
 ))
