@@ -25,8 +25,8 @@ __all__ = ["parse_measure", "parse_measures", "DEFAULT_MEASURES"]
 DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR", "R@1000", "RBP(p=0.8)", "bpref")
 _IRM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?$", re.S)
 _HINT = ("try e.g. AP, nDCG@10, P@10, RR, R@1000, RBP(p=0.8), bpref, ERR@20, Success@10, "
-         "Judged@10, or trec_eval names map, P.10, ndcg_cut.10 (tiebreak eval --list-measures "
-         "shows every name)")
+         "Judged@10, or trec_eval names map, P.10, ndcg_cut.10 (`tiebreak measures` lists "
+         "every name)")
 
 
 def _literal(node, text):

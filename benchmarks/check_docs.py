@@ -1,0 +1,65 @@
+"""Run the console blocks of README.md and docs/*.md and compare their outputs.
+
+The test suite (tests/test_docs.py) runs every quick block; the blocks flagged ``slow``
+(```` ```console slow ````, over about 5 s each) are run here. Prints one line per block
+(status, wall-clock and CPU seconds, place) and how many matched; the exit status is 1 when
+any block differs.
+
+    python benchmarks/check_docs.py            # the slow blocks
+    python benchmarks/check_docs.py --all      # every block
+    python benchmarks/check_docs.py --all docs/studies.md   # the blocks of some files
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import docs_blocks  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--all", action="store_true", help="run the quick blocks too")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print the diffs")
+    ap.add_argument("files", nargs="*", help="only the blocks of these files (e.g. README.md)")
+    args = ap.parse_args(argv)
+    import pytest
+
+    examples = docs_blocks.console_examples(slow=None if args.all else True)
+    if args.files:
+        wanted = {Path(f).as_posix() for f in args.files}
+        examples = [e for e in examples if docs_blocks.example_id(e).split(":")[0] in wanted]
+    n_ok = n_bad = n_skip = 0
+    for ex in examples:
+        t0 = time.perf_counter()
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            failures = docs_blocks.run_transcript(ex.parsed)
+        except pytest.skip.Exception as e:
+            n_skip += 1
+            where = docs_blocks.example_id(ex)
+            print(f"skipped  {0:7.1f}s {0:7.1f}s cpu  {where}  ({e})", flush=True)
+            continue
+        dt = time.perf_counter() - t0
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = c1.ru_utime - c0.ru_utime + c1.ru_stime - c0.ru_stime
+        status = "matched" if not failures else "DIFFERS"
+        n_ok += not failures
+        n_bad += bool(failures)
+        flag = " slow" if ex.parsed.slow else ""
+        where = docs_blocks.example_id(ex)
+        print(f"{status:8} {dt:7.1f}s {cpu:7.1f}s cpu  {where}{flag}", flush=True)
+        if failures and args.verbose:
+            print("\n".join(failures), flush=True)
+    print(f"{n_ok} of {n_ok + n_bad} blocks matched ({n_skip} skipped)")
+    return 1 if n_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
