@@ -298,9 +298,9 @@ def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PA
             row = {"metric": m, "A": a, "B": b, "systems": n,
                    "sig_B>A": int(np.sum(paired_t_rows(sb, sa) < alpha)),
                    "sig_A>B": int(np.sum(paired_t_rows(sa, sb) < alpha))}
-            const = np.ptp(ma) == 0 or np.ptp(mb) == 0
+            const = n < 2 or np.ptp(ma) == 0 or np.ptp(mb) == 0
             row["pearson_r"] = np.nan if const else float(pearsonr(ma, mb)[0])
-            row["kendall_tau"] = kendall_tau(ma, mb)
+            row["kendall_tau"] = kendall_tau(ma, mb) if n >= 2 else np.nan
             row["tau_ap"] = np.nan if const else tau_ap(ma, mb)
             if study.scores.shape[-1] >= 2 and n >= 2:
                 pa = all_pairs(sa)[0][iu] < alpha
