@@ -189,3 +189,20 @@ def test_slow_items_need_data():
     reg = items()
     cells = run_item(reg["cabanac2010:table5"], Context(data=None))
     assert verdict_of(cells) == "not-reproducible-here"
+
+
+def test_gains_ranked_by_percent():
+    # sA q1: 0.01 -> 0.05 (+0.04, +400 %); sB q2: 0.2 -> 0.5 (+0.3, +150 %)
+    ap = {"realistic": np.array([[0.01, 0.3, 0.3], [0.3, 0.2, 0.3]]),
+          "trec_eval": np.array([[0.05, 0.3, 0.3], [0.3, 0.5, 0.3]])}
+    st = _study({"trec_eval": np.ones((2, 3))}, ap)
+    from tiebreak.studies.study_ties import result_list_gains, system_gains
+
+    pair = [("realistic", "trec_eval")]
+    by_d = result_list_gains(st, 1, ["AP"], pair)
+    by_p = result_list_gains(st, 1, ["AP"], pair, rank_by="pct")
+    assert (by_d.iloc[0]["run"], by_d.iloc[0]["topic"]) == ("sB", "2")
+    assert (by_p.iloc[0]["run"], by_p.iloc[0]["topic"]) == ("sA", "1")
+    assert by_p.iloc[0]["pct"] == pytest.approx(400.0)
+    # means: sA 0.2033 -> 0.2167 (+6.6 %), sB 0.2667 -> 0.3667 (+37.5 %)
+    assert system_gains(st, 1, ["AP"], pair, rank_by="pct").iloc[0]["run"] == "sB"

@@ -34,6 +34,8 @@ Cabanac et al.'s own definitions, one option away (the defaults above are kept):
 * ``--pooled`` writes ``table5_pooled.tsv`` (:func:`pooled_table`): one one-tailed paired
   Student t-test of M_C > M_R over every result list of every system (RR, AP) and over the
   systems' means (MAP), with δ_RC (%) and Pearson's r (Table 5), instead of one test per system.
+* ``--gain-order pct`` ranks ``result_lists.tsv`` and ``system_gains.tsv`` by the percent gain
+  ``100 (B - A) / A`` (Tables 3-4) instead of the difference ``B - A``.
 * ``--drop-worst FRAC`` computes ``summary.tsv`` without the worst FRAC of the systems by
   trec_eval mean of each metric (Cabanac et al. §5.2: "When removing the 25% worst systems,
   there is still 17% of affected systems").
@@ -141,10 +143,12 @@ def _pct(frm: np.ndarray, delta: np.ndarray) -> np.ndarray:
                         np.where(delta > 0, np.inf, 0.0))
 
 
-def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS,
+                      rank_by: str = "delta"):
     """Cabanac Tables 2-3: per metric and regime pair (A, B), the ``top`` (run, topic) result
-    lists with the largest ``B - A``. DataFrame: metric, from, to, rank, run, topic, from_value,
-    to_value, delta, pct."""
+    lists with the largest ``B - A`` (``rank_by="delta"``, the default) or the largest percent
+    gain ``100 (B - A) / A`` (``rank_by="pct"``, the order of Cabanac et al.'s Tables 3-4).
+    DataFrame: metric, from, to, rank, run, topic, from_value, to_value, delta, pct."""
     import pandas as pd
 
     rows = []
@@ -152,7 +156,8 @@ def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pair
         for a, b in pairs:
             va, vb = study.get(m, a), study.get(m, b)
             d = vb - va
-            flat = np.argsort(-d, axis=None, kind="stable")[:top]
+            key = _pct(va, d) if rank_by == "pct" else d
+            flat = np.argsort(-key, axis=None, kind="stable")[:top]
             for k, f in enumerate(flat, 1):
                 i, t = np.unravel_index(f, d.shape)
                 rows.append({"metric": m, "from": a, "to": b, "rank": k,
@@ -162,9 +167,11 @@ def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pair
     return pd.DataFrame(rows)
 
 
-def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS,
+                 rank_by: str = "delta"):
     """Cabanac Tables 4-5: per metric and regime pair (A, B), the ``top`` systems with the
-    largest gain of the mean over topics. DataFrame: metric, from, to, rank, run, from_mean,
+    largest gain of the mean over topics (``rank_by`` as in :func:`result_list_gains`; "pct" is
+    Cabanac et al.'s Table 4 order). DataFrame: metric, from, to, rank, run, from_mean,
     to_mean, delta, pct, p (one-tailed paired t, H1: B > A), tied_docs."""
     import pandas as pd
 
@@ -174,7 +181,8 @@ def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAI
             ma, mb = study.means(m, a), study.means(m, b)
             d = mb - ma
             p = paired_t_rows(study.get(m, b), study.get(m, a))
-            for k, i in enumerate(np.argsort(-d, kind="stable")[:top], 1):
+            key = _pct(ma, d) if rank_by == "pct" else d
+            for k, i in enumerate(np.argsort(-key, kind="stable")[:top], 1):
                 rows.append({"metric": m, "from": a, "to": b, "rank": k,
                              "run": study.systems[i], "from_mean": ma[i], "to_mean": mb[i],
                              "delta": d[i], "pct": float(_pct(ma[i], d[i])), "p": p[i],
@@ -421,6 +429,10 @@ def _fmt(x):
               show_default=True,
               help="delta-rc: also write table2_delta_rc.tsv, result lists ranked by Cabanac et "
                    "al.'s delta_RC = 1/RR_R - 1/RR_C (their Table 2).")
+@click.option("--gain-order", type=click.Choice(["delta", "pct"]), default="delta",
+              show_default=True,
+              help="Rank result_lists.tsv and system_gains.tsv by the score difference or by the "
+                   "percent gain 100 (B - A) / A (Cabanac et al. Tables 3-4).")
 @click.option("--pooled", is_flag=True,
               help="Also write table5_pooled.tsv: one one-tailed paired t-test of trec_eval > "
                    "realistic over all result lists of all systems (RR, AP) and over the "
@@ -431,8 +443,8 @@ def _fmt(x):
                    "(Cabanac et al.: 0.25).")
 @dask_option()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
-def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, pooled, drop,
-             dask_address, runs):
+def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_order, pooled,
+             drop, dask_address, runs):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
@@ -456,8 +468,8 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, pooled, 
         df.to_csv(p, sep="\t", index=False, float_format=fmt)
         written.append(p)
 
-    rl = result_list_gains(study, top, study.metrics)
-    sg = system_gains(study, top, study.metrics)
+    rl = result_list_gains(study, top, study.metrics, rank_by=gain_order)
+    sg = system_gains(study, top, study.metrics, rank_by=gain_order)
     sm = summary(study, alpha, drop=drop)
     ov = overlaps(study, top)
     save(rl, "result_lists.tsv")
