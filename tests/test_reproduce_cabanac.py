@@ -206,3 +206,15 @@ def test_gains_ranked_by_percent():
     assert by_p.iloc[0]["pct"] == pytest.approx(400.0)
     # means: sA 0.2033 -> 0.2167 (+6.6 %), sB 0.2667 -> 0.3667 (+37.5 %)
     assert system_gains(st, 1, ["AP"], pair, rank_by="pct").iloc[0]["run"] == "sB"
+
+
+def test_table2_paper_cells_use_our_delta_rc():
+    from tiebreak.studies.reproduce.items_cabanac2010 import T2, _table2_paper_cells
+
+    cells = _table2_paper_cells()
+    delta = [c for c in cells if "delta_RC" in c.name]
+    assert len(delta) == len(T2) == 12 and all(c.verdict == "exact" for c in delta)
+    # the three filtering rows print RR_R 0.0000 beside 1/RR_R = 988: a paper error
+    err = [c for c in cells if "RR_R vs 1/RR_R" in c.name]
+    assert len(err) == 3 and all(c.verdict == "differs" and "paper error" in c.note
+                                 for c in err)

@@ -91,7 +91,7 @@ def _evaluate_lines(run_lines: list[str], qrels_lines: list[str], measures, regi
 
 
 def _fig1(ctx: Context) -> list[Cell]:
-    # Fig. 1, §3 (p. 3): run (a) LA12 0.8, WSJ5 0.8, FT8 0.5 with WSJ5 relevant and 5 relevant
+    # Fig. 1, §3: run (a) LA12 0.8, WSJ5 0.8, FT8 0.5 with WSJ5 relevant and 5 relevant
     # documents for the topic; run (c) the same with WSJ5 renamed AP8. trec_eval's order gives
     # (b) WSJ5 first and (d) LA12 first.
     others = [f"3 0 REL{i} 1" for i in range(1, 5)]  # the 4 relevant documents not retrieved
@@ -123,7 +123,7 @@ def _fig1(ctx: Context) -> list[Cell]:
 
 register(Item(
     "cabanac2010:fig1", "Effect of document naming on the reordered run (WSJ5 vs AP8)",
-    "§3, Fig. 1 (p. 3-4)",
+    "§3, Fig. 1",
     "tiebreak trec_eval -m recip_rank -m map -m P.1,2,3 QRELS RUN  (the two runs of Fig. 1)",
     _fig1, quick=True, kind="figure",
     description="Fig. 1 is a pair of tables, not a plot: run (a) with WSJ5 relevant is "
@@ -147,7 +147,7 @@ def _fig2(ctx: Context) -> list[Cell]:
     O = orderings(judge(run, qrels))
     lines = [i for i in range(len(run.topic)) if run.topic[i] == ti]
     cells = []
-    # Fig. 2 (p. 5): (b) realistic, (c) conventional, (d) optimistic reordering of topic 8
+    # Fig. 2: (b) realistic, (c) conventional, (d) optimistic reordering of topic 8
     paper = {"realistic": "CT5 WSJ9 AP5 AP8 FT12", "trec_eval": "CT5 WSJ9 AP8 AP5 FT12",
              "optimistic": "CT5 AP8 WSJ9 AP5 FT12"}
     names = {"realistic": "(b) Realistic", "trec_eval": "(c) Conventional",
@@ -172,7 +172,7 @@ def _fig2(ctx: Context) -> list[Cell]:
                           " <= ".join(f"{v:.6g}" for v in vals),
                           "exact" if ok else "differs",
                           f"exact values {txt} (tie oracle, R = 2)" if ok else "our defect"))
-    # §5.1 (p. 6): "the result-list featured in Fig. 2 contains 3/5 = 60% of tied documents, and
+    # §5.1: "the result-list featured in Fig. 2 contains 3/5 = 60% of tied documents, and
     # presents an average of (1+3+1)/3 = 1.7 tied documents per sim"
     _, pt = run_stats(run)
     row = pt[pt["topic"] == "8"].iloc[0]
@@ -188,7 +188,7 @@ def _fig2(ctx: Context) -> list[Cell]:
 
 register(Item(
     "cabanac2010:fig2", "Realistic, Conventional and Optimistic reordering of a run (qid 8)",
-    "§4, Fig. 2 (p. 5) and §5.1 (p. 6)",
+    "§4, Fig. 2 and §5.1",
     "tiebreak eval $(tiebreak example) -m AP,RR,P@2 --regime realistic,trec_eval,optimistic; "
     "tiebreak ties RUN (topic 8 of the shipped example)",
     _fig2, quick=True, kind="figure",
@@ -200,7 +200,7 @@ register(Item(
 
 # ------------------------------------------------------------------------------ Table 1
 
-# Table 1 (p. 6): "Total avg over 1,360 runs" and the range of the per-track-year rows.
+# Table 1: "Total avg over 1,360 runs" and the range of the per-track-year rows.
 T1_TOTAL = {"tied_min": "0.0", "tied_avg": "25.2", "tied_max": "100.0", "tied_sd": "32.7",
             "dps_min": "6.2", "dps_avg": "10.6", "dps_max": "40.3", "dps_sd": "7.8"}
 T1_AVG_RANGE = (7.5, 34.6)     # % tied documents, Avg column over the 22 track-years
@@ -246,14 +246,14 @@ def _table1(ctx: Context) -> list[Cell]:
 
 register(Item(
     "cabanac2010:table1", "Proportion of document ties in the runs (per result list)",
-    "§5.1, Table 1 (p. 6)",
+    "§5.1, Table 1",
     "tiebreak ties RUNS --table cabanac  (row '% tied documents (group members, Cabanac)')",
     _table1, data=tuple(DATASETS)))
 
 
 # ------------------------------------------------------------------------------ Table 2
 
-# Table 2 (p. 7): track, result-list, RR_R, RR_C, RR_O, 1/RR_R, 1/RR_C, 1/RR_O, delta_RC
+# Table 2: track, result-list, RR_R, RR_C, RR_O, 1/RR_R, 1/RR_C, 1/RR_O, delta_RC
 T2 = [
     ("ad hoc", "padre2 1994 q195", "0.0011", "0.0667", "0.0769", 946, 15, 13, 931),
     ("ad hoc", "anu5aut1 1996 q297", "0.0010", "0.0149", "1.0000", 992, 67, 1, 925),
@@ -320,17 +320,17 @@ def _table2(ctx: Context) -> list[Cell]:
 
 register(Item(
     "cabanac2010:table2", "Top differences between 1/RR_C and 1/RR_R (delta_RC)",
-    "§5.2, Table 2 (p. 7)",
+    "§5.2, Table 2",
     "tiebreak study ties --qrels QRELS RUNS --rr-order delta-rc  (table2_delta_rc.tsv)",
     _table2, data=tuple(DATASETS)))
 
 
 # ------------------------------------------------------------------------------ Tables 3, 4
 
-# Table 3 (p. 8), top rows per track: AP_R, AP_C, AP_O, gain_OR, gain_CR, gain_CO (%)
+# Table 3, top rows per track: AP_R, AP_C, AP_O, gain_OR, gain_CR, gain_CO (%)
 T3_TOP = {"ad hoc": ("ibmgd2 1996 q291", "318"), "filtering": ("IAHKaf12 1998 q13", "2,200"),
           "routing": ("cir6roul 1997 q161", "1,435"), "web": ("ICTWebTD12A 2003 q15", "3,856")}
-# Table 4 (p. 8), top rows per track: MAP gain_CR (%)
+# Table 4, top rows per track: MAP gain_CR (%)
 T4_TOP = {"ad hoc": ("padre1 1994", "37"), "filtering": ("IAHKaf12 1998", "779"),
           "routing": ("cir6rou1 1997", "45"), "web": ("ictweb10nf 2001", "121")}
 # the gain_CR (%) column of all 12 rows (ad hoc, filtering, routing, web; 3 rows each)
@@ -389,13 +389,13 @@ def _gains(ctx: Context, by: str) -> list[Cell]:
 
 register(Item(
     "cabanac2010:table3", "Top 3 gains between AP_C and AP_R (result lists)",
-    "§5.2, Table 3 (p. 8)",
+    "§5.2, Table 3",
     "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (result_lists.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "lists"), data=tuple(DATASETS)))
 register(Item(
     "cabanac2010:table4", "Top 3 gains between MAP_C and MAP_R (systems)",
-    "§5.2, Table 4 (p. 8)",
+    "§5.2, Table 4",
     "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (system_gains.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "systems"), data=tuple(DATASETS)))
@@ -403,7 +403,7 @@ register(Item(
 
 # ------------------------------------------------------------------------------ Table 5
 
-# Table 5 (p. 9): track -> measure -> (delta_RC %, r); every p < 0.001 ('*').
+# Table 5: track -> measure -> (delta_RC %, r); every p < 0.001 ('*').
 T5 = {"ad hoc": {"RR": ("0.60", "0.99"), "AP": ("0.37", "1.00"), "MAP": ("0.37", "1.00")},
       "filtering": {"RR": ("9.39", "0.89"), "AP": ("3.14", "0.99"), "MAP": ("3.12", "0.99")},
       "routing": {"RR": ("1.14", "0.99"), "AP": ("0.57", "1.00"), "MAP": ("0.58", "1.00")},
@@ -449,6 +449,10 @@ def _table5(ctx: Context) -> list[Cell]:
             float(drop["rank_changes_pct"]) > 0,
             f"still some systems change rank ({drop['systems']} of {full['systems']} kept, by "
             "trec_eval MAP; the paper does not say by which strategy it ranks 'worst')", name))
+        tau = float(full["kendall_tau"])
+        cells.append(_shape(f"set={name} col=Kendall tau of the MAP_R and MAP_C rankings (§5.2)",
+                            "no value ('do not differ significantly')", tau, tau >= 0.9,
+                            "the system rankings agree (tau >= 0.9)", name))
         cells.append(_shape(f"set={name} col=system pairs whose t-test conclusion flips (§5.2)",
                             "up to 9 %", float(full["sig_flips_pct"]),
                             0.0 <= float(full["sig_flips_pct"]) <= 9.0,
@@ -458,7 +462,7 @@ def _table5(ctx: Context) -> list[Cell]:
 
 register(Item(
     "cabanac2010:table5", "Correlation and significance of M_C - M_R (one pooled test per track)",
-    "§5.2, Table 5 (p. 9) and the text before it",
+    "§5.2, Table 5 and the text before it",
     "tiebreak study ties --qrels QRELS RUNS --pooled --drop-worst 0.25  (table5_pooled.tsv, "
     "summary.tsv)",
     _table5, data=tuple(DATASETS)))
