@@ -24,6 +24,25 @@ Outputs (in ``--out``):
   t significance flips between A and B; percent of systems whose rank changes.
 * ``overlaps.tsv``: the top ``--top`` systems by trec_eval MAP, their MAP intervals and which of
   the others' intervals they overlap.
+
+Cabanac et al.'s own definitions, one option away (the defaults above are kept):
+
+* ``--rr-order delta-rc`` writes ``table2_delta_rc.tsv`` (:func:`rr_delta_rc`): result lists
+  ranked by δ_RC = 1/RR_R - 1/RR_C, the rank displacement of the first relevant document between
+  the realistic and the conventional (trec_eval) order (Cabanac et al. 2010, Table 2), instead
+  of by the RR gain.
+* ``--pooled`` writes ``table5_pooled.tsv`` (:func:`pooled_table`): one one-tailed paired
+  Student t-test of M_C > M_R over every result list of every system (RR, AP) and over the
+  systems' means (MAP), with δ_RC (%) and Pearson's r (Table 5), instead of one test per system.
+* ``--gain-order pct`` ranks ``result_lists.tsv`` and ``system_gains.tsv`` by the percent gain
+  ``100 (B - A) / A`` (Tables 3-4) instead of the difference ``B - A``.
+* ``--drop-worst FRAC`` computes ``summary.tsv`` without the worst FRAC of the systems by
+  trec_eval mean of each metric (Cabanac et al. §5.2: "When removing the 25% worst systems,
+  there is still 17% of affected systems").
+
+Reference: G. Cabanac, G. Hubert, M. Boughanem and C. Chrisment, "Tie-breaking bias: effect of
+an uncontrolled parameter on information retrieval evaluation", CLEF 2010, LNCS 6360,
+pp. 112-123.
 """
 
 from __future__ import annotations
@@ -40,8 +59,9 @@ from ..evaluate import WARN_TIED
 from ..stats import paired_t_rows
 from . import pyplot
 
-__all__ = ["TieStudy", "fig2", "overlaps", "result_list_gains", "run_study", "summary",
-           "system_gains", "ties_cmd"]
+__all__ = ["TieStudy", "delta_rc", "drop_worst", "fig2", "overlaps", "pooled_table", "pooled_test",
+           "result_list_gains", "rr_delta_rc", "run_study", "summary", "system_gains",
+           "ties_cmd"]
 
 BASE_METRICS = ("AP", "RR")
 REGIMES = ("trec_eval", "realistic", "optimistic", "lower", "upper", "expected")
@@ -123,10 +143,12 @@ def _pct(frm: np.ndarray, delta: np.ndarray) -> np.ndarray:
                         np.where(delta > 0, np.inf, 0.0))
 
 
-def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS,
+                      rank_by: str = "delta"):
     """Cabanac Tables 2-3: per metric and regime pair (A, B), the ``top`` (run, topic) result
-    lists with the largest ``B - A``. DataFrame: metric, from, to, rank, run, topic, from_value,
-    to_value, delta, pct."""
+    lists with the largest ``B - A`` (``rank_by="delta"``, the default) or the largest percent
+    gain ``100 (B - A) / A`` (``rank_by="pct"``, the order of Cabanac et al.'s Tables 3-4).
+    DataFrame: metric, from, to, rank, run, topic, from_value, to_value, delta, pct."""
     import pandas as pd
 
     rows = []
@@ -134,7 +156,8 @@ def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pair
         for a, b in pairs:
             va, vb = study.get(m, a), study.get(m, b)
             d = vb - va
-            flat = np.argsort(-d, axis=None, kind="stable")[:top]
+            key = _pct(va, d) if rank_by == "pct" else d
+            flat = np.argsort(-key, axis=None, kind="stable")[:top]
             for k, f in enumerate(flat, 1):
                 i, t = np.unravel_index(f, d.shape)
                 rows.append({"metric": m, "from": a, "to": b, "rank": k,
@@ -144,9 +167,11 @@ def result_list_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pair
     return pd.DataFrame(rows)
 
 
-def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS):
+def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAIN_PAIRS,
+                 rank_by: str = "delta"):
     """Cabanac Tables 4-5: per metric and regime pair (A, B), the ``top`` systems with the
-    largest gain of the mean over topics. DataFrame: metric, from, to, rank, run, from_mean,
+    largest gain of the mean over topics (``rank_by`` as in :func:`result_list_gains`; "pct" is
+    Cabanac et al.'s Table 4 order). DataFrame: metric, from, to, rank, run, from_mean,
     to_mean, delta, pct, p (one-tailed paired t, H1: B > A), tied_docs."""
     import pandas as pd
 
@@ -156,7 +181,8 @@ def system_gains(study: TieStudy, top: int = 10, metrics=BASE_METRICS, pairs=GAI
             ma, mb = study.means(m, a), study.means(m, b)
             d = mb - ma
             p = paired_t_rows(study.get(m, b), study.get(m, a))
-            for k, i in enumerate(np.argsort(-d, kind="stable")[:top], 1):
+            key = _pct(ma, d) if rank_by == "pct" else d
+            for k, i in enumerate(np.argsort(-key, kind="stable")[:top], 1):
                 rows.append({"metric": m, "from": a, "to": b, "rank": k,
                              "run": study.systems[i], "from_mean": ma[i], "to_mean": mb[i],
                              "delta": d[i], "pct": float(_pct(ma[i], d[i])), "p": p[i],
@@ -170,31 +196,121 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     return rankdata(-x, method="min").astype(int)
 
 
-def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PAIRS):
+def delta_rc(rr_r, rr_c) -> np.ndarray:
+    """Cabanac et al.'s δ_RC = 1/RR_R - 1/RR_C (Table 2): how many ranks the first relevant
+    document moves up from the realistic to the conventional order. Arrays of any (equal)
+    shape, float64; 0 where RR_R = 0 (no relevant document retrieved, so RR_C = 0 too)."""
+    r = np.asarray(rr_r, np.float64)
+    c = np.asarray(rr_c, np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(r > 0, 1.0 / np.where(r > 0, r, 1.0) - 1.0 / np.where(c > 0, c, 1.0), 0.0)
+
+
+def rr_delta_rc(study: TieStudy, top: int = 10):
+    """Cabanac Table 2: the ``top`` (run, topic) result lists by descending δ_RC (ties: file
+    order of runs, then topics). DataFrame: rank, run, topic, RR_R, RR_C, RR_O, 1/RR_R, 1/RR_C,
+    1/RR_O (inf where RR is 0), delta_RC."""
+    import pandas as pd
+
+    rr = {k: study.get("RR", reg) for k, reg in (("R", "realistic"), ("C", "trec_eval"),
+                                                   ("O", "optimistic"))}
+    d = delta_rc(rr["R"], rr["C"])
+    rows = []
+    for k, f in enumerate(np.argsort(-d, axis=None, kind="stable")[:top], 1):
+        i, t = np.unravel_index(f, d.shape)
+        row = {"rank": k, "run": study.systems[i], "topic": study.topics[t]}
+        row.update({f"RR_{x}": float(v[i, t]) for x, v in rr.items()})
+        row.update({f"1/RR_{x}": (1.0 / v[i, t] if v[i, t] > 0 else np.inf)
+                    for x, v in rr.items()})
+        row["delta_RC"] = float(d[i, t])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pooled_test(m_c, m_r) -> dict:
+    """One paired one-tailed Student t-test of ``m_c > m_r`` over all pairs pooled (Cabanac et
+    al. Table 5: every result list of every system of a track, or every system's mean for MAP).
+
+    ``m_c``, ``m_r``: arrays of equal shape (flattened). Returns a dict: n, mean_C, mean_R,
+    delta_RC_pct = 100 (mean_C - mean_R) / mean_R (the relative difference; the paper's
+    "δ_RC (%)" does not say relative to what, this reading is ours), delta_pp = 100 (mean_C -
+    mean_R) (percentage points), t, p (one-tailed), pearson_r (NaN when either side is
+    constant). ValueError as :func:`tiebreak.stats.paired_t` (e.g. fewer than 2 pairs)."""
+    from scipy.stats import pearsonr
+
+    from ..stats import paired_t
+
+    c = np.asarray(m_c, np.float64).ravel()
+    r = np.asarray(m_r, np.float64).ravel()
+    res = paired_t(c, r, alternative="greater")
+    mc, mr = float(c.mean()), float(r.mean())
+    const = np.ptp(c) == 0 or np.ptp(r) == 0
+    return {"n": int(c.size), "mean_C": mc, "mean_R": mr,
+            "delta_RC_pct": 100.0 * (mc - mr) / mr if mr > 0 else np.nan,
+            "delta_pp": 100.0 * (mc - mr), "t": float(res.statistic), "p": float(res.pvalue),
+            "pearson_r": np.nan if const else float(pearsonr(c, r)[0])}
+
+
+def pooled_table(study: TieStudy):
+    """Cabanac Table 5 on one set of runs: :func:`pooled_test` of trec_eval (C) against
+    realistic (R) for RR and AP over every (system, topic) result list, and for MAP over the
+    systems' means. DataFrame: measure, level, n, mean_C, mean_R, delta_RC_pct, delta_pp, t, p,
+    pearson_r. A topic a run lacks counts as a result list scoring 0 under both orders."""
+    import pandas as pd
+
+    rows = []
+    for name, m, level in (("RR", "RR", "result lists"), ("AP", "AP", "result lists"),
+                           ("MAP", "AP", "systems")):
+        c, r = study.get(m, "trec_eval"), study.get(m, "realistic")
+        if level == "systems":
+            c, r = c.mean(axis=1), r.mean(axis=1)
+        rows.append({"measure": name, "level": level, **pooled_test(c, r)})
+    return pd.DataFrame(rows)
+
+
+def drop_worst(study: TieStudy, frac: float, metric: str = "AP",
+               regime: str = "trec_eval") -> np.ndarray:
+    """Indices (ascending) of the systems kept after dropping the worst ``frac`` (0 <= frac < 1)
+    of them by mean ``metric`` under ``regime`` (floor(frac * n) systems dropped; ties among
+    equal means: the later run is dropped first). ValueError for frac outside [0, 1)."""
+    if not 0.0 <= frac < 1.0:
+        raise ValueError(f"drop fraction {frac} not in [0, 1)")
+    n = len(study.systems)
+    k = int(np.floor(frac * n + 1e-9))
+    order = np.argsort(-study.means(metric, regime), kind="stable")
+    return np.sort(order[:n - k])
+
+
+def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PAIRS,
+            drop: float = 0.0):
     """Per metric and regime pair (A, B). DataFrame: metric, A, B, systems, sig_B>A, sig_A>B
     (systems with one-tailed paired t p < alpha), pearson_r, kendall_tau, tau_ap (reference A),
     sig_flips_pct (system pairs whose two-sided paired t significance differs between A and B,
-    percent of all pairs), rank_changes_pct (percent of systems whose rank by mean changes)."""
+    percent of all pairs), rank_changes_pct (percent of systems whose rank by mean changes).
+
+    ``drop``: leave out the worst ``drop`` fraction of systems by the metric's trec_eval mean
+    first (:func:`drop_worst`; Cabanac et al.'s 25 % variant is ``drop=0.25``)."""
     import pandas as pd
     from scipy.stats import pearsonr
 
     from ..stats import all_pairs, kendall_tau, tau_ap
 
-    n = len(study.systems)
-    iu = np.triu_indices(n, 1)
     rows = []
     for m in metrics or study.metrics:
+        keep = drop_worst(study, drop, m) if drop else np.arange(len(study.systems))
+        n = len(keep)
+        iu = np.triu_indices(n, 1)
         for a, b in pairs:
-            sa, sb = study.get(m, a), study.get(m, b)
+            sa, sb = study.get(m, a)[keep], study.get(m, b)[keep]
             ma, mb = sa.mean(axis=1), sb.mean(axis=1)
             row = {"metric": m, "A": a, "B": b, "systems": n,
                    "sig_B>A": int(np.sum(paired_t_rows(sb, sa) < alpha)),
                    "sig_A>B": int(np.sum(paired_t_rows(sa, sb) < alpha))}
-            const = np.ptp(ma) == 0 or np.ptp(mb) == 0
+            const = n < 2 or np.ptp(ma) == 0 or np.ptp(mb) == 0
             row["pearson_r"] = np.nan if const else float(pearsonr(ma, mb)[0])
-            row["kendall_tau"] = kendall_tau(ma, mb)
+            row["kendall_tau"] = kendall_tau(ma, mb) if n >= 2 else np.nan
             row["tau_ap"] = np.nan if const else tau_ap(ma, mb)
-            if study.scores.shape[-1] >= 2:
+            if study.scores.shape[-1] >= 2 and n >= 2:
                 pa = all_pairs(sa)[0][iu] < alpha
                 pb = all_pairs(sb)[0][iu] < alpha
                 row["sig_flips_pct"] = 100.0 * float(np.mean(pa != pb))
@@ -309,9 +425,26 @@ def _fmt(x):
               type=click.Path(file_okay=False), help="Directory for figures and tables.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Worker processes for the evaluation (0 = all cores).")
+@click.option("--rr-order", type=click.Choice(["gain", "delta-rc"]), default="gain",
+              show_default=True,
+              help="delta-rc: also write table2_delta_rc.tsv, result lists ranked by Cabanac et "
+                   "al.'s delta_RC = 1/RR_R - 1/RR_C (their Table 2).")
+@click.option("--gain-order", type=click.Choice(["delta", "pct"]), default="delta",
+              show_default=True,
+              help="Rank result_lists.tsv and system_gains.tsv by the score difference or by the "
+                   "percent gain 100 (B - A) / A (Cabanac et al. Tables 3-4).")
+@click.option("--pooled", is_flag=True,
+              help="Also write table5_pooled.tsv: one one-tailed paired t-test of trec_eval > "
+                   "realistic over all result lists of all systems (RR, AP) and over the "
+                   "system means (MAP), as Cabanac et al. Table 5.")
+@click.option("--drop-worst", "drop", type=click.FloatRange(0.0, 1.0, max_open=True),
+              default=0.0, show_default=True, metavar="FRAC",
+              help="Compute summary.tsv without the worst FRAC of systems by trec_eval mean "
+                   "(Cabanac et al.: 0.25).")
 @dask_option()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
-def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, dask_address, runs):
+def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_order, pooled,
+             drop, dask_address, runs):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
@@ -335,22 +468,29 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, dask_address, runs
         df.to_csv(p, sep="\t", index=False, float_format=fmt)
         written.append(p)
 
-    rl = result_list_gains(study, top, study.metrics)
-    sg = system_gains(study, top, study.metrics)
-    sm = summary(study, alpha)
+    rl = result_list_gains(study, top, study.metrics, rank_by=gain_order)
+    sg = system_gains(study, top, study.metrics, rank_by=gain_order)
+    sm = summary(study, alpha, drop=drop)
     ov = overlaps(study, top)
     save(rl, "result_lists.tsv")
     save(sg, "system_gains.tsv")
     save(sm, "summary.tsv")
     save(ov, "overlaps.tsv")
+    t2 = rr_delta_rc(study, top) if rr_order == "delta-rc" else None
+    t5 = pooled_table(study) if pooled else None
+    if t2 is not None:
+        save(t2, "table2_delta_rc.tsv")
+    if t5 is not None:
+        save(t5, "table5_pooled.tsv")
     paths_fig, floor = fig2(study, os.path.join(out_dir, "fig2_ranges"), top)
     written += paths_fig
 
     n_tied = int(np.sum(study.tied > 0))
     click.echo(f"{len(study.systems)} systems, {len(study.topics)} topics; {n_tied} systems "
                f"with tied documents (median {int(np.median(study.tied))} tied docs per run)")
+    dropped = (f"; without the worst {drop:.0%} of systems by trec_eval mean" if drop else "")
     click.echo(f"\nSummary (A vs B; sig = systems with one-tailed paired t p < {alpha}; "
-               "flips/rank changes in %)")
+               f"flips/rank changes in %{dropped})")
     click.echo(sm.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     click.echo(f"\nTables 4-5: systems with the largest gain of the mean (first {show} of "
                f"{top} per block)")
@@ -360,6 +500,15 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, dask_address, runs
                "block)")
     shown = rl[rl["rank"] <= show].drop(columns=["rank"])
     click.echo(shown.to_string(index=False, formatters={c: _fmt for c in shown}))
+    if t5 is not None:
+        click.echo("\nTable 5 (pooled): one-tailed paired t of trec_eval > realistic over all "
+                   "result lists (RR, AP) / systems (MAP); delta_RC_pct = 100 (C - R) / R")
+        click.echo(t5.to_string(index=False, formatters={c: _fmt for c in t5}))
+    if t2 is not None:
+        click.echo(f"\nTable 2: result lists by delta_RC = 1/RR_R - 1/RR_C (first {show} of "
+                   f"{top})")
+        shown = t2[t2["rank"] <= show].drop(columns=["rank"])
+        click.echo(shown.to_string(index=False, formatters={c: _fmt for c in shown}))
     click.echo(f"\nTop {top} systems by trec_eval MAP: MAP intervals [lower, upper] and overlaps")
     click.echo(ov.to_string(index=False, formatters={c: _fmt for c in ov}))
     if floor is not None:

@@ -7,17 +7,23 @@ order) with :func:`numpy.lexsort` and per-topic counts are taken with :func:`num
 
 Definitions (per result list = one topic of one run)
 ----------------------------------------------------
-tied document
+tied document (Yang et al.: successors)
     A line whose score equals its predecessor's after sorting by score descending (so a group
     of ``s`` equal scores contributes ``s - 1`` tied documents). ``tie_frac`` = tied docs /
-    docs. This is the definition used in ``../shared/data/tie_stats_per_run.tsv`` (checked by
-    recomputation: the alternative "documents in a group of size >= 2" does not reproduce it,
-    e.g. input.InexpC2 gives 0.0329 instead of 0.0177).
+    docs. This is Yang, Moffat & Turpin's (2016, Table 1) reading, and the one behind
+    ``tie_stats_per_run.tsv`` of the reference data (checked by recomputation: input.InexpC2
+    gives 0.0177 under it, 0.0329 under the group-members reading). The default; on Cabanac et
+    al.'s Fig. 2 list (scores 0.9, 0.7, 0.7, 0.7, 0.6) it is 2/5 = 40 %.
+tied document (Cabanac et al.: group members)
+    A line that belongs to a group of ``s >= 2`` equal scores (the group contributes ``s``).
+    ``tie_frac_members`` = such lines / docs. Cabanac et al. (2010, §5.1) count this way: their
+    Fig. 2 list has "3/5 = 60 % of tied documents".
 tied group
     Maximal run of equal scores in a topic; ``max_tie_group`` is the largest group size (1 when
     there are no ties, as in the TSV).
 docs per score
-    Documents / distinct scores (Cabanac et al. Table 1); 1.0 means no ties.
+    Documents / distinct scores: Cabanac et al.'s "average number of tied documents per sim"
+    (Table 1; Fig. 2's list: (1 + 3 + 1) / 3 = 1.7); 1.0 means no ties.
 rank/score contradiction
     Lines of a topic are ordered by their rank column (ascending, file order among equal ranks;
     lines whose rank is not a number are left out); a contradiction is an adjacent pair where
@@ -53,7 +59,9 @@ Summaries
   (runs with at least one occurrence), of system-topics (result lists with one) and of
   documents (lines counted as above).
 * :func:`cabanac_table` (Cabanac et al. Table 1): min / avg / max / SD (population) over all
-  result lists of the percentage of tied documents and of the documents per distinct score.
+  result lists of the percentage of tied documents, under both definitions (rows
+  ``% tied documents`` = Yang et al.'s successors, ``% tied documents (group members, Cabanac)``),
+  and of the documents per distinct score.
 * :func:`topk_table`: share of result lists with a tie inside the top k and with a group
   straddling k.
 """
@@ -77,6 +85,7 @@ __all__ = [
     "runs_stats",
     "yang_table",
     "cabanac_table",
+    "CABANAC_ROWS",
     "topk_table",
     "exponent_lines",
     "ties_cmd",
@@ -126,6 +135,9 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     if n:
         np.maximum.at(max_group, gtopic, gsize)
     tie_groups = np.bincount(gtopic[gsize > 1], minlength=nt)
+    # Cabanac et al.: every member of a group of size >= 2 is a tied document
+    tied_members = np.bincount(gtopic, weights=np.where(gsize > 1, gsize, 0),
+                               minlength=nt).astype(np.int64)
     # position within topic (0-based)
     first = np.r_[0, np.cumsum(docs)[:-1]]
     pos = np.arange(n) - first[ts]
@@ -161,6 +173,8 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     per_topic = pd.DataFrame({
         "run": run.name, "topic": run.topics, "docs": docs, "tied_docs": tied_docs,
         "tie_frac": np.divide(tied_docs, docs, out=np.zeros(nt), where=docs > 0),
+        "tied_members": tied_members,
+        "tie_frac_members": np.divide(tied_members, docs, out=np.zeros(nt), where=docs > 0),
         "distinct_scores": distinct,
         "docs_per_score": np.divide(docs, distinct, out=np.full(nt, np.nan), where=distinct > 0),
         "tie_groups": tie_groups, "max_tie_group": max_group,
@@ -194,6 +208,8 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     row = {
         "run": run.name, "source": run.source, "topics": nt, "docs": int(n),
         "tied_docs": int(tied_docs.sum()), "tie_frac": float(tied_docs.sum() / n) if n else 0.0,
+        "tied_members": int(tied_members.sum()),
+        "tie_frac_members": float(tied_members.sum() / n) if n else 0.0,
         "topics_with_ties": int((tied_docs > 0).sum()),
         "max_tie_group": int(max_group.max()) if nt else 0,
         "docs_per_score": float(n / distinct.sum()) if n else float("nan"),
@@ -263,12 +279,23 @@ def yang_table(per_run: pd.DataFrame, per_topic: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: Row labels of :func:`cabanac_table`: Yang et al.'s share, Cabanac et al.'s share, docs/score.
+CABANAC_ROWS = ("% tied documents", "% tied documents (group members, Cabanac)",
+                "docs per distinct score")
+
+
 def cabanac_table(per_topic: pd.DataFrame) -> pd.DataFrame:
-    """min / avg / max / SD over result lists of % tied documents and docs per distinct score."""
+    """min / avg / max / SD (population) over result lists (Cabanac et al. 2010, Table 1).
+
+    Rows (:data:`CABANAC_ROWS`): ``% tied documents`` (Yang et al.'s definition, a group of
+    ``s`` contributes ``s - 1``; the default kept from earlier versions), ``% tied documents
+    (group members, Cabanac)`` (Cabanac et al.'s, a group contributes ``s``) and ``docs per
+    distinct score`` (Cabanac et al.'s "tied documents per sim"). Columns: statistic, lists,
+    min, avg, max, sd."""
     pt = per_topic[per_topic["docs"] > 0]
     out = []
-    for label, v in (("% tied documents", 100.0 * pt["tie_frac"]),
-                     ("docs per distinct score", pt["docs_per_score"])):
+    for label, v in zip(CABANAC_ROWS, (100.0 * pt["tie_frac"], 100.0 * pt["tie_frac_members"],
+                                       pt["docs_per_score"])):
         v = v.to_numpy(float)
         out.append({"statistic": label, "lists": len(v),
                     "min": v.min() if len(v) else np.nan, "avg": v.mean() if len(v) else np.nan,
@@ -381,7 +408,9 @@ def ties_cmd(runs, qrels, fmt, per_run, only):
     titles = {
         "yang": f"Tie prevalence (Yang et al. Table 1): {len(pr)} runs, {len(pt)} result lists, "
                 f"{int(pt['docs'].sum())} documents",
-        "cabanac": "Over result lists (Cabanac et al. Table 1)",
+        "cabanac": "Over result lists (Cabanac et al. Table 1; '% tied documents' = same score as "
+                   "its predecessor, Yang et al.; 'group members' = every member of a tied "
+                   "group, Cabanac et al.)",
         "topk": "Ties near the top (result lists where @k measures depend on the tie rule)",
         "stuffing": f"Stuffing: tail of equal scores >= {STUFF_FRAC:.0%} of the list or "
                     f">= {STUFF_MIN} documents",
