@@ -32,11 +32,18 @@ from .cliopts import (
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-d", "--depth", type=int, default=10, show_default=True,
               help="Pool depth d (stratum-1 depth for two-strata; budget reference for A/B/C).")
-@click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C"]),
+@click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C",
+                                            "mtf", "isj-sim"]),
               default="depth", show_default=True,
               help="depth: top-d union; uniform: a sample of the depth-dmax pool; two-strata: "
                    "top d plus a sample to dmax (Voorhees 2014); A/B/C: targeted judgments "
-                   "(Moffat, Webber & Zobel 2007; C simulates the assessor with the qrels).")
+                   "(Moffat, Webber & Zobel 2007; C simulates the assessor with the qrels); "
+                   "mtf: move-to-front (Cormack, Palmer & Clarke 1998), isj-sim: simulated "
+                   "interactive searching and judging (both with the qrels as the assessor, "
+                   "budget as for A/B/C).")
+@click.option("--residual", type=float, default=None,
+              help="Set the pool depth to the smallest d whose RBP residual p^d is below this "
+                   "bound (with --p; Moffat & Zobel 2008, d ~ 9.21/(1-p) for 1e-4); replaces -d.")
 @click.option("--contributing", default=None, help=CONTRIB_HELP)
 @click.option("--ties", "order", type=click.Choice(["trec_eval", "file", "include"]),
               default="trec_eval", show_default=True, help=ORDER_HELP)
@@ -53,8 +60,8 @@ from .cliopts import (
 @click.option("--unjudged", is_flag=True,
               help="Also write pooled documents the qrels do not judge (and unsampled "
                    "candidates) with relevance -1, trec_eval's 'pooled but unjudged'.")
-def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget, persistence,
-             seed, topics, unjudged):
+def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dmax, budget,
+             persistence, seed, topics, unjudged):
     """Build the judgment pool of RUNS, or simulate a shallower pool from deep QRELS.
 
     Writes TREC qrels to standard output: the QRELS judgments of the pooled documents (with
@@ -63,15 +70,32 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
     (pool size, judgments kept, tied groups straddling the pool depth) goes to standard error.
     RUNS may be files or directories.
     """
-    from .pool import make_pool, restrict_qrels, run_lists, topics_only_qrels, write_qrels
+    from .pool import (
+        make_pool,
+        residual_depth,
+        restrict_qrels,
+        run_lists,
+        topics_only_qrels,
+        write_qrels,
+    )
 
+    if residual is not None:
+        import math
+
+        try:
+            depth = residual_depth(residual, persistence)
+        except ValueError as e:
+            _fail(f"--residual: {e}")
+        click.echo(f"pool: depth {depth} bounds the RBP(p={persistence}) residual p^d below "
+                   f"{residual:g} (approximation -ln(eps)/(1-p) = "
+                   f"{-math.log(residual) / (1 - persistence):.1f})", err=True)
     q, run_objs = _load(qrels, runs, topics)
     fresh = len(q.topics) == 0
     if fresh:
         q = topics_only_qrels(run_objs)
         unjudged = True
-    if method == "C" and fresh:
-        _fail("method C needs judgments (it simulates the assessor with QRELS)")
+    if method in ("C", "mtf", "isj-sim") and fresh:
+        _fail(f"method {method} needs judgments (it simulates the assessor with QRELS)")
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q)
