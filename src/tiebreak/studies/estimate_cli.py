@@ -43,6 +43,13 @@ from ..judgments.cliopts import (
 @click.option("--two-strata", "rate", type=float, default=0.1, show_default=True,
               help="Sampling rate of stratum 2 for the InfRBP estimator (0 = leave it out).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample.")
+@click.option("--baselines", default="lb,ub,mid,rm,infrbp,webber-park,anti-precision,prediction",
+              show_default=True,
+              help="Baselines beside the gain-model estimators: lb, ub, mid (midpoint), rm "
+                   "(Ravana & Moffat 2010), infrbp (two-strata sample), webber-park (Webber & "
+                   "Park 2009 leave-one-out score adjustment), anti-precision (after Lipani, "
+                   "Lupu & Hanbury 2015), prediction (relevance of unjudged documents predicted "
+                   "from their ranks, after Buttcher et al. 2007 / Carterette & Allan 2007).")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
@@ -53,7 +60,7 @@ from ..judgments.cliopts import (
 @dask_option("Estimate (one shallow depth per task)")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
-                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs,
+                       order, leave_one_out, rate, seed, baselines, topics, fmt, out_dir, jobs,
                        dask_address, runs):
     """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
 
@@ -80,7 +87,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, jobs, rate, seed,
+            order, leave_one_out, jobs, rate, seed, _split([baselines]),
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
             client=open_client(dask_address))
     except ValueError as e:
@@ -101,7 +108,9 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
                    f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
         click.echo("\nGoodness of fit, RMSE on ranks d'..d (Table 6.4)")
         click.echo(_fmt_table(fit, "{:.4f}"))
-        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9)")
+        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9); RMSE: Eq. 6.3, per "
+                   "topic over systems, mean over topics; RMSE_sys: Section 6.3.1, per system "
+                   "over topics, mean over systems")
         click.echo(_fmt_table(acc, "{:.4f}"))
         if loo is not None:
             click.echo("\nLeave one run out (system bias, Table 6.8)")
