@@ -123,3 +123,116 @@ def test_prediction_is_logistic_regression_on_rank_features():
                         rank_level=())
     pr = adjusted_scores(L, full, L.names, 25, E.lower, E.upper, 0.9, 25, ("prediction",))
     assert pr["prediction"] == pytest.approx(E.lower, abs=1e-12)
+
+
+# ------------------------------------------------------------- recall-based estimation
+
+
+def _binary_collection(seed):
+    runs, deep = _random_collection(seed, n_runs=4, n_docs=30, n_topics=2, length=12)
+    return runs, deep
+
+
+@pytest.mark.parametrize("family", ["AP", "nDCG"])
+def test_recall_estimate_equals_truth_when_the_shallow_pool_is_the_deep_one(family):
+    from tiebreak.judgments.estimate import recall_scores
+
+    runs, deep = _binary_collection(11)
+    L = run_lists(runs, deep)
+    truth = score_runs(deep, runs, [family], [10])["scores"][:, 0, 0, 0]
+    gains = {(t, f"x{d:02d}"): 0.7 for t in deep.topics for d in range(30)}  # never used
+    R = recall_scores(L, deep, family, 10, gains, 0.3)
+    for key in ("estimate", "lower", "upper"):
+        assert R[key] == pytest.approx(truth, abs=1e-12)
+
+
+@pytest.mark.parametrize("family", ["AP", "nDCG"])
+@pytest.mark.parametrize("seed", [3, 4])
+def test_recall_bounds_are_the_exact_range_and_hold_the_estimate(family, seed):
+    import itertools
+
+    from tiebreak.judgments.estimate import (
+        _judgment_lookup,
+        _recall_metric,
+        _values,
+        recall_scores,
+    )
+
+    runs, deep = _binary_collection(seed)
+    runs = runs[:3]
+    L = run_lists(runs, deep)
+    shallow = restrict_qrels(deep, pool_depth(L, 2))
+    k = 5
+    rng = np.random.default_rng(seed)
+    gains = {(t, f"x{d:02d}"): float(rng.random()) for t in deep.topics for d in range(30)}
+    R = recall_scores(L, shallow, family, k, gains)
+    ks, vs = _judgment_lookup(shallow, L)
+    for t in range(len(L.topics)):
+        sel = (L.topic == t) & (L.rank <= k)
+        U = np.unique(L.doc[sel])
+        U = U[_values(ks, vs, (t << 32) | U) < 0]
+        R0 = float(((shallow.value >= 1) & (shallow.topic == t)).sum())
+        lists = []
+        for s in range(3):
+            m = sel & (L.run == s)
+            doc = L.doc[m][np.argsort(L.rank[m])]
+            lists.append((doc, _values(ks, vs, (t << 32) | doc)))
+        lo = np.full(3, np.inf)
+        hi = np.full(3, -np.inf)
+        for bits in itertools.product([0.0, 1.0], repeat=len(U)):  # every assignment
+            val = dict(zip(U.tolist(), bits))
+            for s, (doc, v) in enumerate(lists):
+                g = np.array([val.get(int(d), 0.0) if x < 0 else float(x >= 1)
+                              for d, x in zip(doc, v)])
+                m = _recall_metric(family, g, R0 + sum(bits), k)
+                lo[s], hi[s] = min(lo[s], m), max(hi[s], m)
+        assert R["lower"][:, t] == pytest.approx(lo, abs=1e-12)
+        assert R["upper"][:, t] == pytest.approx(hi, abs=1e-12)
+    assert (R["estimate"] >= R["lower"] - 1e-12).all()
+    assert (R["estimate"] <= R["upper"] + 1e-12).all()
+    assert (R["upper"] > R["lower"]).any()
+
+
+def test_estimate_cli_recall_metric_and_gains_round_trip(tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    runs, deep = _random_collection(21, n_runs=4, n_docs=40, n_topics=2, length=25)
+    L = run_lists(runs, deep)
+    shallow = restrict_qrels(deep, pool_depth(L, 5))
+    from tiebreak.judgments.pool import write_qrels
+
+    with open(tmp_path / "q", "w") as fh:
+        write_qrels(shallow, fh)
+    paths = []
+    for r in runs:
+        p = tmp_path / r.name
+        with open(p, "w") as fh:
+            for i in range(len(r.topic)):
+                fh.write(f"{r.topics[r.topic[i]]} Q0 {r.docnos[r.docid[i]]} {r.rank[i]} "
+                         f"{r.score[i]} {r.name}\n")
+        paths.append(str(p))
+    base = ["estimate", "--qrels", str(tmp_path / "q"), "--format", "tsv", "--theta", "0"]
+    g = tmp_path / "gains.tsv"
+    a = CliRunner().invoke(main, [*base, "--metric", "AP@20", "--gains", str(g), *paths])
+    assert a.exit_code == 0, a.output
+    head, *rows = a.stdout.splitlines()
+    assert head.split("\t") == ["run", "qid", "estimate", "lower", "upper", "gamma_n",
+                                "adjusted"]
+    vals = np.array([[float(x) for x in r.split("\t")[2:5]] for r in rows])
+    assert (vals[:, 0] >= vals[:, 1] - 1e-6).all() and (vals[:, 0] <= vals[:, 2] + 1e-6).all()
+    assert (vals[:, 2] > vals[:, 1]).any()
+    # the written gains read back give the same AP estimate
+    b = CliRunner().invoke(main, [*base, "--metric", "AP@20", "--gains-from", str(g), *paths])
+    assert b.exit_code == 0, b.output
+    assert b.stdout.splitlines()[1:] == rows
+    # and the same RBP as the fitted estimator
+    c1 = CliRunner().invoke(main, [*base, "--depth", "20", *paths])
+    c2 = CliRunner().invoke(main, [*base, "--depth", "20", "--gains-from", str(g), *paths])
+    assert c1.exit_code == 0 and c2.exit_code == 0, c1.output + c2.output
+    v1 = np.array([float(r.split("\t")[2]) for r in c1.stdout.splitlines()[1:]])
+    v2 = np.array([float(r.split("\t")[2]) for r in c2.stdout.splitlines()[1:]])
+    assert v1 == pytest.approx(v2, abs=2e-6)
+    bad = CliRunner().invoke(main, [*base, "--metric", "AP", *paths])
+    assert bad.exit_code == 2

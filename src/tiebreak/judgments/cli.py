@@ -17,10 +17,10 @@ from .cliopts import (
     CONTRIB_HELP,
     ORDER_HELP,
     _contributing,
+    _estimate_metric,
     _fmt_table,
     _load,
     _models,
-    _rbp_p,
     _stdout_latin1,
 )
 
@@ -136,7 +136,9 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
 @click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Shallow judgments (a depth-d' pool).")
 @click.option("--metric", default="RBP(p=0.95)", show_default=True,
-              help="The deep metric: RBP(p=...).")
+              help="The deep metric: RBP(p=...) (scored to --depth), or the recall-based "
+                   "AP@k / nDCG@k (Lu 2018 ch. 7: the fitted gains plugged into AP and nDCG, "
+                   "with the exact range over the unjudged documents of the runs' top k).")
 @click.option("--depth", type=int, default=100, show_default=True, help="Scoring depth d.")
 @click.option("--dprime", type=int, default=None,
               help="Pool depth d' of the qrels (default per topic: the depth to which every "
@@ -157,6 +159,11 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
 @click.option("--gains", "gains_path", default=None, type=click.Path(dir_okay=False),
               help="Write per-document estimated gains (qid docno gain) of the two-stage "
                    "estimator to this file.")
+@click.option("--gains-from", "gains_from", default=None,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Read per-document gains (qid docno gain, as written by --gains) instead "
+                   "of fitting: unjudged documents take their gain (0 when absent from the "
+                   "file); the estimate column is this plug-in estimate.")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--deep-qrels", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Deeper judgments of the same topics: also print every estimator's accuracy "
@@ -166,17 +173,22 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
               show_default=True)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
-                 order, clip, gains_path, topics, deep_qrels, fmt, runs):
-    """Estimate deep RBP scores of RUNS from shallow QRELS (Lu 2018, ch. 6).
+                 order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs):
+    """Estimate deep RBP, AP@k or nDCG@k scores of RUNS from shallow QRELS (Lu 2018, ch. 6-7).
 
     Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
-    allow (unjudged = 0 / unjudged = 1, tail included), with the topic's Chao-Lee gamma / n and
-    whether it was adjusted.
+    allow (RBP: unjudged = 0 / unjudged = 1, tail included; AP@k, nDCG@k: the exact minimum and
+    maximum over the unjudged documents of the runs' top k), with the topic's Chao-Lee gamma / n
+    and whether it was adjusted.
     """
-    from .estimate import estimate_scores
+    import numpy as np
+
+    from .estimate import estimate_scores, gains_lookup, read_gains, recall_scores
     from .pool import run_lists
 
-    p = _rbp_p(metric)
+    family, p, k = _estimate_metric(metric)
+    if family != "RBP":
+        p, depth = 0.95, k
     mlist = _models(models)
     q, run_objs = _load(qrels, runs, topics)
     est_name = estimator or f"L_{loss}"
@@ -188,9 +200,32 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                             clip=clip)
         if est_name not in E.estimators:
             _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
+        file_gains = read_gains(gains_from) if gains_from else None
     except ValueError as e:
         _fail(str(e))
-    S = E.get(est_name)
+    if file_gains is not None:
+        est_name = "gains-from"
+    if family != "RBP":
+        if file_gains is not None:
+            G, absent = file_gains, 0.0
+        elif est_name in ("LB", "UB", "mid"):
+            G, absent = None, 0.0
+        elif est_name.startswith("L_"):
+            G, absent = gains_lookup(E, L, est_name)
+        else:
+            _fail(f"--estimator {est_name}: {family}@{k} is estimated with L_a, L_b, LB, UB, "
+                  "mid or --gains-from")
+        R = recall_scores(L, q, family, k, G, absent)
+        E.lower, E.upper = R["lower"], R["upper"]
+        S = {"LB": R["lower"], "UB": R["upper"],
+             "mid": (R["lower"] + R["upper"]) / 2}.get(est_name, R["estimate"])
+        if clip:
+            S = np.clip(S, E.lower, E.upper)
+    elif file_gains is not None:
+        S = _rbp_from_gains(L, q, file_gains, p, depth, E.lower)
+    else:
+        S = E.get(est_name)
+    label = f"RBP(p={p})@{depth}" if family == "RBP" else f"{family}@{k}"
     rows = [(r, t, float(S[i, j]), float(E.lower[i, j]), float(E.upper[i, j]),
              float(E.gamma[j]), bool(E.adjusted[j]))
             for i, r in enumerate(E.runs) for j, t in enumerate(E.topics)]
@@ -204,7 +239,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
         json.dump([dict(zip(cols, r)) for r in rows], sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        click.echo(f"{est_name} estimate of RBP(p={p})@{depth}, mean over topics "
+        click.echo(f"{est_name} estimate of {label}, mean over topics "
                    f"({int(E.adjusted.sum())} of {len(E.topics)} topics adjusted, "
                    f"theta={theta})")
         click.echo(f"{'run':30s} {'estimate':>9s} {'lower':>9s} {'upper':>9s}")
@@ -212,6 +247,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
             click.echo(f"{r:30s} {S[i].mean():9.4f} {E.lower[i].mean():9.4f} "
                        f"{E.upper[i].mean():9.4f}")
     if deep_qrels:
+        if family != "RBP":
+            _fail("--deep-qrels: the accuracy table is for RBP; use study estimate")
         _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
         with open(gains_path, "w", encoding="latin-1") as fh:
@@ -221,6 +258,22 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                     continue
                 for d, v in zip(docs, g):
                     fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+
+
+def _rbp_from_gains(L, q, gains, p, depth, lower):
+    """RBP(p)@depth with unjudged documents at their gain from a --gains-from file."""
+    import numpy as np
+
+    from .estimate import _judgment_lookup, _values
+
+    ks, vs = _judgment_lookup(q, L)
+    v = _values(ks, vs, L.key())
+    sel = (v < 0) & (L.rank <= depth)
+    extra = np.zeros_like(lower)
+    for i in np.flatnonzero(sel):
+        g = gains.get((L.topics[L.topic[i]], str(L.docnos[L.doc[i]])), 0.0)
+        extra[L.run[i], L.topic[i]] += (1 - p) * p ** (L.rank[i] - 1.0) * g
+    return lower + extra
 
 
 def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) -> None:
