@@ -82,6 +82,7 @@ __all__ = [
     "pool_isj_sim",
     "residual_depth",
     "make_pool",
+    "pool_relevant_counts",
     "restrict_qrels",
     "topics_only_qrels",
     "infer_contributing",
@@ -591,6 +592,17 @@ def make_pool(L: RunLists, method: str = "depth", depth: int = 10, contributing=
     if method in ("A", "B", "C"):
         return pool_targeted(L, method, budget, depth, p, max(dmax, depth), contributing, qrels)
     raise ValueError(f"unknown pool method {method!r}; choose from {', '.join(METHODS)}")
+
+
+def pool_relevant_counts(L: RunLists, qrels: Qrels, k: int, contributing=None) -> np.ndarray:
+    """``R_k`` per topic: the relevant documents (value >= 1 in ``qrels``) in the depth-k pool of
+    the contributing runs, int64 (n_topics,) over ``L.topics`` (Lu 2018 Eq. 2.33, the normaliser
+    of AP_c@k)."""
+    P = pool_depth(L, k, contributing)
+    keys, ok = _qrels_keys_in(qrels, L.docnos)
+    rel = keys[ok & (qrels.value >= 1)]
+    hit = P.keys[np.isin(P.keys, rel)]
+    return np.bincount(hit >> 32, minlength=len(L.topics)).astype(np.int64)
 
 
 def _qrels_keys_in(qrels: Qrels, docnos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
