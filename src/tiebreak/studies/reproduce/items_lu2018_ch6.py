@@ -366,7 +366,7 @@ def _missing(what):
 register(Item("lu2018:table6.6", "Rank-level estimators on the TeraByte collections",
               "Section 6.3.3, Table 6.6", "tiebreak study estimate ...",
               _missing("the TB04-06 (GOV2) runs and qrels are not in the reference data; "
-                       "docs/judgments.md gives TREC-COVID round 1 at d' = 3, 5, 10 as the "
+                       "docs/judgments.md gives TREC-COVID round 1 at d' = 5, 10, 20 as the "
                        "shallow web-like substitute")))
 register(Item("lu2018:table6.8", "System bias: leave-group-out",
               "Section 6.4.1, Table 6.8", "tiebreak study estimate --leave-one-out ...",
