@@ -145,8 +145,11 @@ def _estimate_metric(metric: str) -> tuple[str, float | None, int | None]:
     fam = m.family.name
     if fam in ("AP", "nDCG"):
         if m.cutoff is None:
-            _fail(f"--metric {metric}: give the cutoff, e.g. {fam}@100")
+            _fail(f"--metric {metric}: give the cutoff, e.g. {fam}@100 (estimable: "
+                  "RBP(p=...), AP@k, nDCG@k)")
         return fam, None, int(m.cutoff)
+    if fam != "RBP":
+        _fail(f"--metric {metric}: only RBP(p=...), AP@k and nDCG@k can be estimated")
     return "RBP", _rbp_p(metric), None
 
 
