@@ -236,3 +236,14 @@ def test_estimate_cli_recall_metric_and_gains_round_trip(tmp_path):
     assert v1 == pytest.approx(v2, abs=2e-6)
     bad = CliRunner().invoke(main, [*base, "--metric", "AP", *paths])
     assert bad.exit_code == 2
+
+
+def test_sampled_orderings_with_everything_sampled_match_the_deep_orderings():
+    from tiebreak.studies.estimate import sampled_orderings
+
+    runs, q = _random_collection(4, n_runs=5, n_docs=40, n_topics=3, length=25)
+    full = sampled_orderings(q, runs, 3, rate=1.0, depth=20, p=0.8, seeds=[0])
+    assert set(full.estimator) == {"InfRBP", "L_a", "L_b", "LB", "infAP"}
+    assert (full.tau_dist == 0).all() and (full.wdist < 1e-3).all()
+    part = sampled_orderings(q, runs, 3, rate=0.3, depth=20, p=0.8, seeds=[0, 1])
+    assert len(part) == 10 and (part.tau_dist > 0).any()

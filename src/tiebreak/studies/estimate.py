@@ -250,3 +250,53 @@ def fit_table(st: EstimateStudy):
     import pandas as pd
 
     return pd.DataFrame([{"dprime": dp, **st.fit_rmse[dp]} for dp in st.dprimes])
+
+
+def sampled_orderings(qrels: Qrels, runs, dprime: int, rate: float = 0.1, depth: int = 100,
+                      p: float = 0.95, contributing: list[str] | None = None, seeds=range(3),
+                      losses=("a", "b"), order: str = "trec_eval"):
+    """Lu (2018) Fig. 6.11: system orderings from two-strata samples against the deep ones.
+
+    For each seed, the two-strata pool (stratum 1 the depth-``dprime`` pool, stratum 2 a
+    ``rate`` sample of the rest to ``depth``; :func:`tiebreak.judgments.pool.pool_two_strata`)
+    takes its judgments from the deep ``qrels``. On it are computed InfRBP (Eq. 6.1), the
+    two-stage estimators ``L_a`` / ``L_b`` fitted on ranks 1..d' with the sampled judgments
+    counted as judged, and infAP@depth (Yilmaz & Aslam 2006; unsampled candidates are -1,
+    pooled but unjudged; whole runs, as trec_eval). Each ordering of the contributing runs by mean
+    score is compared with the deep one (RBP(p)@depth for the RBP estimators, AP for infAP) by
+    the normalised tau
+    distance and the weighted distance (Eq. 6.4).
+
+    Returns a DataFrame: seed, estimator, tau_dist, wdist.
+    """
+    import pandas as pd
+
+    from ..judgments.pool import pool_two_strata, restrict_qrels, run_lists
+    from ..judgments.scoring import score_runs
+
+    names = [r.name for r in runs]
+    contributing = list(names) if contributing is None else list(contributing)
+    crun = [runs[names.index(c)] for c in contributing]
+    L = run_lists(runs, qrels, order)
+    from ..evaluate import Evaluator
+
+    deep = score_runs(qrels, crun, [f"RBP(p={p})"], [depth])["scores"][:, :, 0, 0]
+    ap = Evaluator(qrels, ["AP"], ["trec_eval"]).evaluate(crun).per_topic[:, 0, 0]
+    deep = np.stack([deep[:, 0], ap], axis=1)
+    rows = []
+    for s in seeds:
+        P = pool_two_strata(L, dprime, rate, depth, contributing, seed=s)
+        J = restrict_qrels(qrels, P)
+        E = estimate_scores(L, J, contributing, dprime, p, depth, TWO_STAGE_MODELS, losses,
+                            0.0, contributing, rank_level=())
+        inf = infrbp_scores(L, qrels, contributing, dprime, rate, depth, p, depth, s,
+                            contributing)
+        Ju = restrict_qrels(qrels, P, with_unjudged=True)
+        infap = Evaluator(Ju, ["infAP"], ["trec_eval"]).evaluate(crun).per_topic[:, 0, 0]
+        cands = [("InfRBP", inf, 0)] + [(f"L_{x}", E.get(f"L_{x}"), 0) for x in losses] + [
+            ("LB", E.get("LB"), 0), ("infAP", infap, 1)]
+        for name, S, ref in cands:
+            rows.append({"seed": s, "estimator": name,
+                         "tau_dist": tau_distance(deep[:, ref].mean(1), S.mean(1)),
+                         "wdist": weighted_distance(deep[:, ref], S)})
+    return pd.DataFrame(rows)
