@@ -201,3 +201,27 @@ def test_rbo_of_system_orderings():
     a = np.array([0.5, 0.4, 0.3, 0.2])
     assert _rbo_of_means(a, a) == pytest.approx(1.0)
     assert _rbo_of_means(a, a[::-1]) < _rbo_of_means(a, np.array([0.5, 0.3, 0.4, 0.2])) < 1.0
+
+
+def test_volatility_with_tau_ap_and_rbo():
+    from types import SimpleNamespace
+
+    from tiebreak.stats import tau_ap
+    from tiebreak.studies.depth import _rbo_of_means, volatility
+
+    rng = np.random.default_rng(3)
+    vm = rng.random((6, 1, 4, 1))  # 6 systems, 1 metric, 4 depths, 1 regime
+    stub = SimpleNamespace(contributing=np.ones(6, bool), systems=list("abcdef"),
+                           metrics=["AP"], vol_means=vm)
+    T = volatility(stub, "AP")
+    A = volatility(stub, "AP", stat="tau_ap")
+    R = volatility(stub, "AP", stat="rbo")
+    for i in range(4):
+        for j in range(4):
+            assert T[i, j] == pytest.approx(kendall_tau(vm[:, 0, i, 0], vm[:, 0, j, 0]))
+            assert A[i, j] == pytest.approx(tau_ap(vm[:, 0, i, 0], vm[:, 0, j, 0]))
+            assert R[i, j] == pytest.approx(_rbo_of_means(vm[:, 0, i, 0], vm[:, 0, j, 0]))
+    assert np.diag(A) == pytest.approx(1) and np.diag(R) == pytest.approx(1)
+    assert not np.allclose(A, T)
+    with pytest.raises(ValueError):
+        volatility(stub, "AP", stat="pearson")

@@ -262,3 +262,134 @@ def test_condensed_run_keeps_judged_lines_in_file_order(toy):
 
     s = score_runs(q, [runs[1], c], ["P"], [2], ["file"])["scores"][:, 0, 0, 0, 0]
     assert s.tolist() == [0.0, 0.5]
+
+
+# ------------------------------------------------------------------ mtf, isj-sim, residual
+
+
+def _brute_mtf(lists, rel, budget):
+    """Move-to-front by hand: a queue of runs; the front run is followed while it finds
+    relevant documents, a non-relevant one sends it to the back (priority - 1 with ties in run
+    order is the same queue)."""
+    judged, out = set(), []
+    prio = [0] * len(lists)
+    pos = [0] * len(lists)
+    while len(out) < budget:
+        live = [i for i in range(len(lists)) if any(d not in judged for d in lists[i][pos[i]:])]
+        if not live:
+            break
+        i = max(live, key=lambda r: (prio[r], -r))
+        while lists[i][pos[i]] in judged:
+            pos[i] += 1
+        d = lists[i][pos[i]]
+        pos[i] += 1
+        judged.add(d)
+        out.append(d)
+        if d not in rel:
+            prio[i] -= 1
+    return set(out)
+
+
+def _brute_isj(lists, rel, budget, p, step):
+    import math
+
+    docs = sorted({d for lst in lists for d in lst})
+    judged: set = set()
+    while len(judged) < min(budget, len(docs)):
+        q = []
+        for lst in lists:
+            nj = sum(d in judged for d in lst)
+            nr = sum(d in judged and d in rel for d in lst)
+            q.append((1 + nr) / (2 + nj))
+        score = {d: sum(q[i] * (1 - p) * p ** lst.index(d) for i, lst in enumerate(lists)
+                        if d in lst) for d in docs if d not in judged}
+        ranked = sorted(score, key=lambda d: (-score[d], d))
+        judged |= set(ranked[: min(step, budget - len(judged))])
+        assert not math.isnan(len(judged))
+    return judged
+
+
+def _lists_of(runs, topic):
+    out = []
+    for r in runs:
+        rows = [(int(r.rank[i]), str(r.docnos[r.docid[i]])) for i in range(len(r.topic))
+                if r.topics[r.topic[i]] == topic]
+        out.append([d for _, d in sorted(rows)])
+    return out
+
+
+def test_mtf_and_isj_match_brute_force_on_random_runs():
+    from tiebreak.judgments.pool import pool_isj_sim, pool_mtf
+
+    rng = np.random.default_rng(7)
+    for trial in range(6):
+        runs = []
+        for name in "abcd":
+            lines = []
+            for t in ("1", "2"):
+                docs = rng.choice(30, size=12, replace=False)
+                lines += [f"{t} Q0 x{d:02d} {i + 1} {100 - i} {name}" for i, d in enumerate(docs)]
+            runs.append(_run("\n".join(lines) + "\n", name))
+        relset = {t: {f"x{d:02d}" for d in rng.choice(30, size=8, replace=False)} for t in "12"}
+        q = _qrels("".join(f"{t} 0 x{d:02d} {int(f'x{d:02d}' in relset[t])}\n"
+                           for t in "12" for d in range(30)))
+        L = run_lists(runs, q)
+        budget = int(rng.integers(3, 25))
+        for t in ("1", "2"):
+            lists = _lists_of(runs, t)
+            got = {d for tt, d in _docs(pool_mtf(L, q, budget), L) if tt == t}
+            assert got == _brute_mtf(lists, relset[t], budget), trial
+            step = int(rng.integers(1, 5))
+            got = {d for tt, d in _docs(pool_isj_sim(L, q, budget, p=0.8, step=step), L)
+                   if tt == t}
+            assert got == _brute_isj(lists, relset[t], budget, 0.8, step), trial
+
+
+def test_mtf_follows_a_run_while_it_finds_relevant_documents(toy):
+    runs, q = toy
+    L = run_lists(runs, q)
+    from tiebreak.judgments.pool import pool_mtf
+
+    # topic 1: a = d1(R) d2(N) d3(R); b = d9(N) then the tied d5 d4 d3 (trec_eval order);
+    # c = d1 d8(R). Budget 4: a gives d1, d2 (N -> back); b gives d9 (N); c: d1 judged, d8 (R).
+    P = pool_mtf(L, q, budget=4)
+    assert {d for t, d in _docs(P, L) if t == "1"} == {"d1", "d2", "d9", "d8"}
+
+
+def test_residual_depth_formula():
+    import math
+
+    from tiebreak.judgments.pool import residual_depth
+
+    for p in (0.5, 0.8, 0.9, 0.95, 0.99):
+        d = residual_depth(1e-4, p)
+        assert p ** d < 1e-4 <= p ** (d - 1)
+        # Lu 2018 Section 2.5: d ~ 9.21 / (1 - p), within the first-order error of ln p
+        assert d <= math.ceil(9.2104 / (1 - p)) + 1
+    assert residual_depth(1e-4, 0.95) == 180
+    assert residual_depth(1e-4, 0.8) == 42
+    with pytest.raises(ValueError):
+        residual_depth(0, 0.8)
+
+
+def test_pool_cli_residual_and_mtf(toy, tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    runs, _ = toy
+    for n, text in (("a", RUN_A), ("b", RUN_B), ("c", RUN_C)):
+        (tmp_path / n).write_text(text)
+    (tmp_path / "q").write_text(QRELS)
+    r = CliRunner().invoke(main, ["pool", str(tmp_path / "q"), str(tmp_path / "a"),
+                                  str(tmp_path / "b"), "--residual", "0.0001", "--p", "0.8"])
+    assert r.exit_code == 0, r.output
+    assert "depth 42 bounds" in r.stderr
+    r = CliRunner().invoke(main, ["pool", str(tmp_path / "q"), str(tmp_path / "a"),
+                                  str(tmp_path / "b"), str(tmp_path / "c"), "--method", "mtf",
+                                  "--budget", "4"])
+    assert r.exit_code == 0, r.output
+    assert sorted(ln.split()[2] for ln in r.stdout.splitlines() if ln.startswith("1 ")) == \
+        ["d1", "d2", "d8", "d9"]
+    r = CliRunner().invoke(main, ["pool", "/dev/null", str(tmp_path / "a"), "--method", "mtf"])
+    assert r.exit_code == 2

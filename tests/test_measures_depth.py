@@ -254,3 +254,43 @@ def test_err_gdeval_convention(dl20):
     assert round(float(ours.mean()), 4) == 0.3347
     with pytest.raises(ValueError):
         depth.err_stop(f.grade, f.judged, form="cubic")
+
+
+# --------------------------------------------- Section 5.6.3: AP_a@k monotone, AP_b@k not
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.integers(0, 10))
+def test_ap_a_never_decreases_in_k(rels, extra):
+    rel = np.array(rels)
+    n = len(rel)
+    top, rk = np.zeros(n, np.int64), np.arange(1, n + 1)
+    R = np.array([int(rel.sum()) + extra])
+    vals = [depth.ap_a(top, rk, rel, 1, k, R)[0] for k in range(1, n + 1)]
+    assert all(b >= a - 1e-12 for a, b in zip(vals, vals[1:]))
+
+
+def test_ap_b_is_not_monotone_in_k():
+    # R = 3: relevant at rank 1, then non-relevant: AP_b@1 = 1, AP_b@2 = 1/2, AP_b@3 = 1/3;
+    # a relevant document at rank 4 raises it again (Lu 2018 Section 5.6.3)
+    rel = np.array([1, 0, 0, 1], bool)
+    top, rk = np.zeros(4, np.int64), np.arange(1, 5)
+    vals = [depth.ap_b(top, rk, rel, 1, k, np.array([3]))[0] for k in (1, 2, 3, 4)]
+    assert vals == pytest.approx([1, 1 / 2, 1 / 3, (1 + 2 / 4) / 3])
+
+
+def test_ap_c_with_the_pool_count():
+    import io
+
+    from tiebreak.io import read_qrels, read_run
+    from tiebreak.judgments.pool import pool_relevant_counts, run_lists
+
+    a = read_run(io.BytesIO(b"1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n1 Q0 d3 3 1 a\n"), name="a")
+    b = read_run(io.BytesIO(b"1 Q0 d4 1 3 b\n1 Q0 d1 2 2 b\n"), name="b")
+    q = read_qrels(io.BytesIO(b"1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n1 0 d4 1\n"))
+    L = run_lists([a, b], q)
+    Rk = pool_relevant_counts(L, q, 2)
+    assert Rk.tolist() == [2]  # d1, d4 (d3 is at rank 3)
+    top, rk, rel = np.zeros(2, np.int64), np.array([1, 2]), np.array([True, False])
+    assert depth.ap_c_pool(top, rk, rel, 1, 2, Rk)[0] == pytest.approx(1 / 2)
+    assert depth.ap_c(top, rk, rel, 1, 2)[0] == pytest.approx(1.0)  # the single-run form

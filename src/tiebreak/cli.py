@@ -67,6 +67,7 @@ LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.studies.study_bands:bands_cmd",
     "ties": "tiebreak.studies.study_ties:ties_cmd",
     "depth": "tiebreak.studies.depth_cli:depth_cmd",
+    "dropout": "tiebreak.studies.dropout_cli:dropout_cmd",
     "estimate": "tiebreak.studies.estimate_cli:study_estimate_cmd",
     "precision": "tiebreak.studies.study_precision:precision_cmd",
     "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
@@ -124,6 +125,7 @@ COMMAND_HELP: dict[str, str] = {
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
     "depth": "Evaluation depth against pooling depth (Lu 2018, ch. 5).",
+    "dropout": "Score variance under random judgment drop-out (Lu 2018, Section 7.2.2).",
     "error-rate": "Error rate with fuzziness and swap rate over topic sets (Lu 2018 Eq. 2.45).",
     "estimate": "Deep RBP estimated from simulated shallow pools (Lu 2018, ch. 6).",
     "power": "Topic set size and achieved power of the paired t-test (Sakai 2016).",

@@ -17,10 +17,10 @@ from .cliopts import (
     CONTRIB_HELP,
     ORDER_HELP,
     _contributing,
+    _estimate_metric,
     _fmt_table,
     _load,
     _models,
-    _rbp_p,
     _stdout_latin1,
     _warn_uncovered,
 )
@@ -33,11 +33,18 @@ from .cliopts import (
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("-d", "--depth", type=click.IntRange(min=1), default=10, show_default=True,
               help="Pool depth d (stratum-1 depth for two-strata; budget reference for A/B/C).")
-@click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C"]),
+@click.option("--method", type=click.Choice(["depth", "uniform", "two-strata", "A", "B", "C",
+                                            "mtf", "isj-sim"]),
               default="depth", show_default=True,
               help="depth: top-d union; uniform: a sample of the depth-dmax pool; two-strata: "
                    "top d plus a sample to dmax (Voorhees 2014); A/B/C: targeted judgments "
-                   "(Moffat, Webber & Zobel 2007; C simulates the assessor with the qrels).")
+                   "(Moffat, Webber & Zobel 2007; C simulates the assessor with the qrels); "
+                   "mtf: move-to-front (Cormack, Palmer & Clarke 1998), isj-sim: simulated "
+                   "interactive searching and judging (both with the qrels as the assessor, "
+                   "budget as for A/B/C).")
+@click.option("--residual", type=float, default=None,
+              help="Set the pool depth to the smallest d whose RBP residual p^d is below this "
+                   "bound (with --p; Moffat & Zobel 2008, d ~ 9.21/(1-p) for 1e-4); replaces -d.")
 @click.option("--contributing", default=None, help=CONTRIB_HELP)
 @click.option("--ties", "order", type=click.Choice(["trec_eval", "file", "include"]),
               default="trec_eval", show_default=True, help=ORDER_HELP)
@@ -54,8 +61,8 @@ from .cliopts import (
 @click.option("--unjudged", is_flag=True,
               help="Also write pooled documents the qrels do not judge (and unsampled "
                    "candidates) with relevance -1, trec_eval's 'pooled but unjudged'.")
-def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget, persistence,
-             seed, topics, unjudged):
+def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dmax, budget,
+             persistence, seed, topics, unjudged):
     """Build the judgment pool of RUNS, or simulate a shallower pool from deep QRELS.
 
     Writes TREC qrels to standard output: the QRELS judgments of the pooled documents (with
@@ -64,8 +71,25 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
     (pool size, judgments kept, tied groups straddling the pool depth) goes to standard error.
     RUNS may be files or directories.
     """
-    from .pool import make_pool, restrict_qrels, run_lists, topics_only_qrels, write_qrels
+    from .pool import (
+        make_pool,
+        residual_depth,
+        restrict_qrels,
+        run_lists,
+        topics_only_qrels,
+        write_qrels,
+    )
 
+    if residual is not None:
+        import math
+
+        try:
+            depth = residual_depth(residual, persistence)
+        except ValueError as e:
+            _fail(f"--residual: {e}")
+        click.echo(f"pool: depth {depth} bounds the RBP(p={persistence}) residual p^d below "
+                   f"{residual:g} (approximation -ln(eps)/(1-p) = "
+                   f"{-math.log(residual) / (1 - persistence):.1f})", err=True)
     q, run_objs = _load(qrels, runs, topics, allow_empty=True)
     fresh = len(q.topics) == 0
     if fresh:
@@ -73,8 +97,8 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
         unjudged = True
     else:
         _warn_uncovered(run_objs, q, "the pool")
-    if method == "C" and fresh:
-        _fail("method C needs judgments (it simulates the assessor with QRELS)")
+    if method in ("C", "mtf", "isj-sim") and fresh:
+        _fail(f"method {method} needs judgments (it simulates the assessor with QRELS)")
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q)
@@ -131,7 +155,9 @@ def _kept(q, P):
 @click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Shallow judgments (a depth-d' pool).")
 @click.option("--metric", default="RBP(p=0.95)", show_default=True,
-              help="The deep metric: RBP(p=...).")
+              help="The deep metric: RBP(p=...) (scored to --depth), or the recall-based "
+                   "AP@k / nDCG@k (Lu 2018 ch. 7: the fitted gains plugged into AP and nDCG, "
+                   "with the exact range over the unjudged documents of the runs' top k).")
 @click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
               help="Scoring depth d.")
 @click.option("--dprime", type=click.IntRange(min=1), default=None,
@@ -153,6 +179,11 @@ def _kept(q, P):
 @click.option("--gains", "gains_path", default=None, type=click.Path(dir_okay=False),
               help="Write per-document estimated gains (qid docno gain) of the two-stage "
                    "estimator to this file.")
+@click.option("--gains-from", "gains_from", default=None,
+              type=click.Path(exists=True, dir_okay=False),
+              help="Read per-document gains (qid docno gain, as written by --gains) instead "
+                   "of fitting: unjudged documents take their gain (0 when absent from the "
+                   "file); the estimate column is this plug-in estimate.")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--deep-qrels", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Deeper judgments of the same topics: also print every estimator's accuracy "
@@ -162,17 +193,22 @@ def _kept(q, P):
               show_default=True)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
-                 order, clip, gains_path, topics, deep_qrels, fmt, runs):
-    """Estimate deep RBP scores of RUNS from shallow QRELS (Lu 2018, ch. 6).
+                 order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs):
+    """Estimate deep RBP, AP@k or nDCG@k scores of RUNS from shallow QRELS (Lu 2018, ch. 6-7).
 
     Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
-    allow (unjudged = 0 / unjudged = 1, tail included), with the topic's Chao-Lee gamma / n and
-    whether it was adjusted.
+    allow (RBP: unjudged = 0 / unjudged = 1, tail included; AP@k, nDCG@k: the exact minimum and
+    maximum over the unjudged documents of the runs' top k), with the topic's Chao-Lee gamma / n
+    and whether it was adjusted.
     """
-    from .estimate import estimate_scores
+    import numpy as np
+
+    from .estimate import estimate_scores, gains_lookup, read_gains, recall_scores
     from .pool import run_lists
 
-    p = _rbp_p(metric)
+    family, p, k = _estimate_metric(metric)
+    if family != "RBP":
+        p, depth = 0.95, k
     if not 0 <= theta < float("inf"):   # (NaN too)
         _fail(f"--theta {theta}: the Chao-Lee gate must be a finite number >= 0")
     mlist = _models(models)
@@ -195,9 +231,32 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                             clip=clip)
         if est_name not in E.estimators:
             _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
+        file_gains = read_gains(gains_from) if gains_from else None
     except ValueError as e:
         _fail(str(e))
-    S = E.get(est_name)
+    if file_gains is not None:
+        est_name = "gains-from"
+    if family != "RBP":
+        if file_gains is not None:
+            G, absent = file_gains, 0.0
+        elif est_name in ("LB", "UB", "mid"):
+            G, absent = None, 0.0
+        elif est_name.startswith("L_"):
+            G, absent = gains_lookup(E, L, est_name)
+        else:
+            _fail(f"--estimator {est_name}: {family}@{k} is estimated with L_a, L_b, LB, UB, "
+                  "mid or --gains-from")
+        R = recall_scores(L, q, family, k, G, absent)
+        E.lower, E.upper = R["lower"], R["upper"]
+        S = {"LB": R["lower"], "UB": R["upper"],
+             "mid": (R["lower"] + R["upper"]) / 2}.get(est_name, R["estimate"])
+        if clip:
+            S = np.clip(S, E.lower, E.upper)
+    elif file_gains is not None:
+        S = _rbp_from_gains(L, q, file_gains, p, depth, E.lower)
+    else:
+        S = E.get(est_name)
+    label = f"RBP(p={p})@{depth}" if family == "RBP" else f"{family}@{k}"
     rows = [(r, t, float(S[i, j]), float(E.lower[i, j]), float(E.upper[i, j]),
              float(E.gamma[j]), bool(E.adjusted[j]))
             for i, r in enumerate(E.runs) for j, t in enumerate(E.topics)]
@@ -211,7 +270,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
         json.dump([dict(zip(cols, r)) for r in rows], sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        click.echo(f"{est_name} estimate of RBP(p={p})@{depth}, mean over topics "
+        click.echo(f"{est_name} estimate of {label}, mean over topics "
                    f"({int(E.adjusted.sum())} of {len(E.topics)} topics adjusted, "
                    f"theta={theta})")
         click.echo(f"{'run':30s} {'estimate':>9s} {'lower':>9s} {'upper':>9s}")
@@ -219,6 +278,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
             click.echo(f"{r:30s} {S[i].mean():9.4f} {E.lower[i].mean():9.4f} "
                        f"{E.upper[i].mean():9.4f}")
     if deep_qrels:
+        if family != "RBP":
+            _fail("--deep-qrels: the accuracy table is for RBP; use study estimate")
         _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
         from ..cli import open_output
@@ -230,6 +291,22 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                     continue
                 for d, v in zip(docs, g):
                     fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+
+
+def _rbp_from_gains(L, q, gains, p, depth, lower):
+    """RBP(p)@depth with unjudged documents at their gain from a --gains-from file."""
+    import numpy as np
+
+    from .estimate import _judgment_lookup, _values
+
+    ks, vs = _judgment_lookup(q, L)
+    v = _values(ks, vs, L.key())
+    sel = (v < 0) & (L.rank <= depth)
+    extra = np.zeros_like(lower)
+    for i in np.flatnonzero(sel):
+        g = gains.get((L.topics[L.topic[i]], str(L.docnos[L.doc[i]])), 0.0)
+        extra[L.run[i], L.topic[i]] += (1 - p) * p ** (L.rank[i] - 1.0) * g
+    return lower + extra
 
 
 def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) -> None:

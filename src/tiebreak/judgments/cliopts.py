@@ -157,6 +157,26 @@ def _rbp_p(metric: str) -> float:
     return float(m["p"])
 
 
+def _estimate_metric(metric: str) -> tuple[str, float | None, int | None]:
+    """``("RBP", p, None)`` for RBP(p=...), ``(family, None, k)`` for AP@k / nDCG@k (the
+    recall-based metrics ``tiebreak estimate`` can estimate); exits with status 2 otherwise."""
+    from ..measures import MeasureError, parse_measure
+
+    try:
+        m = parse_measure(metric)
+    except MeasureError as e:
+        _fail(str(e))
+    fam = m.family.name
+    if fam in ("AP", "nDCG"):
+        if m.cutoff is None:
+            _fail(f"--metric {metric}: give the cutoff, e.g. {fam}@100 (estimable: "
+                  "RBP(p=...), AP@k, nDCG@k)")
+        return fam, None, int(m.cutoff)
+    if fam != "RBP":
+        _fail(f"--metric {metric}: only RBP(p=...), AP@k and nDCG@k can be estimated")
+    return "RBP", _rbp_p(metric), None
+
+
 def _models(text: str) -> list[str]:
     from .estimate import MODELS
 

@@ -86,6 +86,17 @@ __all__ = [
     "tau_distance",
     "weighted_distance",
     "infrbp_scores",
+    "ADJUSTMENTS",
+    "leave_one_out_losses",
+    "webber_park",
+    "anti_precision",
+    "predicted_relevance",
+    "prediction_scores",
+    "adjusted_scores",
+    "RECALL_FAMILIES",
+    "recall_scores",
+    "read_gains",
+    "gains_lookup",
 ]
 
 KMAX = 1000
@@ -385,6 +396,8 @@ class Estimates:
         Per topic, the empirical gains g_1..g_d'.
     doc_gains : dict
         ``(estimator, topic index) -> (docno ids, gains)`` for the two-stage estimators.
+    absent : dict
+        ``(estimator, topic index) -> gain`` of a document no contributing run retrieves.
     """
 
     runs: list[str]
@@ -398,6 +411,7 @@ class Estimates:
     models: list
     empirical: list
     doc_gains: dict = field(default_factory=dict)
+    absent: dict = field(default_factory=dict)
 
     def get(self, estimator: str) -> np.ndarray:
         """Scores of one estimator, shape (n_runs, n_topics)."""
@@ -476,7 +490,7 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
     upper = np.zeros((len(sidx), nT))
     gam = np.zeros(nT)
     adj = np.zeros(nT, bool)
-    fitted, emp, dg = [], [], {}
+    fitted, emp, dg, ab = [], [], {}, {}
     ks, vs = _judgment_lookup(shallow, L)
     w = (1 - p) * p ** np.arange(depth)
     tail = p ** depth
@@ -499,6 +513,7 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
                 res = two_stage(tl, [fm[m] for m in models], x, p, depth)
                 combined[f"L_{x}"] = res
                 dg[(f"L_{x}", t)] = (tl.docs[~tl.judged], res["gain"][~tl.judged])
+                ab[(f"L_{x}", t)] = res["absent"]
             else:
                 combined[f"L_{x}"] = None
         for a, s in enumerate(sidx):
@@ -535,7 +550,7 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
     if clip:
         scores = np.clip(scores, lower[None], upper[None])
     return Estimates([L.names[s] for s in sidx], list(L.topics), est_names, scores, lower, upper,
-                     gam, adj, fitted, emp, dg)
+                     gam, adj, fitted, emp, dg, ab)
 
 
 def infrbp_scores(L: RunLists, deep: Qrels, contributing: list[str], dprime: int,
@@ -580,6 +595,363 @@ def infrbp_scores(L: RunLists, deep: Qrels, contributing: list[str], dprime: int
     est = base + unj * (total(w * gain * ins) + 1e-5) / (total(w * ins) + 3e-5)
     idx = [L.names.index(r) for r in (score_runs or L.names)]
     return est[idx]
+
+
+# ---------------------------------------------------------- adjustments for unjudged documents
+
+ADJUSTMENTS = ("webber-park", "anti-precision", "prediction")
+
+
+def _rbp_weights(L: RunLists, p: float, depth: int) -> np.ndarray:
+    return np.where(L.rank <= depth, (1 - p) * p ** (L.rank - 1.0), 0.0)
+
+
+def leave_one_out_losses(L: RunLists, shallow: Qrels, contributing: list[str], dprime: int,
+                         p: float = 0.95, depth: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """What each contributing run loses when the depth-``dprime`` pool is built without it.
+
+    For contributing run s and topic t: ``dP[s, t] = RBP_s(J') - RBP_s(J'_{-s})`` (RBP(p)@depth
+    with unjudged = 0, binary gain) and ``dA[s, t]`` the same for anti-RBP, the RBP weight of
+    the judged non-relevant documents (Lipani, Lupu & Hanbury 2015's anti-precision with RBP
+    weights). ``J'_{-s}`` keeps the judgments of ``shallow`` on the documents some other
+    contributing run ranks in its top ``dprime``.
+
+    Returns (dP, dA), float64 (n_contributing, n_topics), both >= 0.
+    """
+    cidx = np.array([L.names.index(c) for c in contributing], np.int64)
+    ks, vs = _judgment_lookup(shallow, L)
+    key = L.key()
+    v = _values(ks, vs, key)
+    w = _rbp_weights(L, p, depth)
+    contrib = np.isin(L.run, cidx)
+    top = contrib & (L.rank <= dprime)
+    # how many contributing runs have each key in their top dprime (a run lists a doc once)
+    tk, cnt = np.unique(key[top], return_counts=True)
+    c = _values(tk, cnt, key)
+    c = np.where(c < 0, 0, c)
+    others = c - (top.astype(np.int64))  # runs other than this one with the key in their top d'
+    lost = (v >= 0) & top & (others <= 0)
+    nT = len(L.topics)
+    cell = L.run * nT + L.topic
+    size = L.n_runs * nT
+    dP = np.bincount(cell, weights=w * lost * (v >= 1), minlength=size).reshape(L.n_runs, nT)
+    dA = np.bincount(cell, weights=w * lost * (v == 0), minlength=size).reshape(L.n_runs, nT)
+    return dP[cidx], dA[cidx]
+
+
+def webber_park(lower: np.ndarray, dP: np.ndarray) -> np.ndarray:
+    """Webber & Park (2009), method 1: a run's score plus the mean, over the contributing runs,
+    of what leaving each out of the pool cost it (per topic).
+
+    W. Webber and L. A. F. Park, "Score adjustment for correction of pooling bias", SIGIR 2009,
+    pp. 444-451. ``lower``: (n_runs, n_topics) scores with unjudged = 0; ``dP``: (n_contrib,
+    n_topics) from :func:`leave_one_out_losses`. Returns (n_runs, n_topics)."""
+    return np.asarray(lower, float) + np.asarray(dP, float).mean(axis=0)[None, :]
+
+
+def anti_precision(lower: np.ndarray, upper: np.ndarray, dP: np.ndarray,
+                   dA: np.ndarray) -> np.ndarray:
+    """An anti-precision adjustment after Lipani, Lupu & Hanbury (2015): the judged documents a
+    leave-one-out removes split into relevant (precision lost, ``dP``) and non-relevant
+    (anti-precision lost, ``dA``); their relevant share ``rho_t = sum_s dP / sum_s (dP + dA)``
+    is the rate at which a run's unjudged weight is taken to be relevant:
+    ``lower + rho_t * (upper - lower)``. With no loss on a topic (``dP + dA = 0``) there is no
+    evidence and the score is left at ``lower`` (the paper adjusts only when its indicator
+    says so).
+
+    A. Lipani, M. Lupu and A. Hanbury, "Splitting water: precision and anti-precision to reduce
+    pool bias", SIGIR 2015, pp. 103-112 (their estimator for P@k merges three indicators; this
+    is the simpler ratio form, with RBP weights, described in Lu 2018 Section 2.4.4). Arrays:
+    ``lower``, ``upper`` (n_runs, n_topics); ``dP``, ``dA`` (n_contrib, n_topics)."""
+    num = np.asarray(dP, float).sum(axis=0)
+    den = num + np.asarray(dA, float).sum(axis=0)
+    rho = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    return np.asarray(lower, float) + rho[None, :] * (np.asarray(upper, float) - lower)
+
+
+def _rank_features(ranks: np.ndarray, p: float) -> np.ndarray:
+    """(n_docs, 3) features of documents from their ranks in the contributing runs (n_docs,
+    n_runs; > KMAX when absent): mean RBP(p) weight, share of runs retrieving the document,
+    and -log of its best rank."""
+    present = ranks <= KMAX
+    w = np.where(present, (1 - p) * p ** (np.minimum(ranks, KMAX) - 1.0), 0.0)
+    best = np.where(present, ranks, KMAX + 1).min(axis=1)
+    return np.stack([w.mean(axis=1), present.mean(axis=1), -np.log(best)], axis=1)
+
+
+def _logistic_fit(X: np.ndarray, y: np.ndarray, lam: float = 1.0) -> np.ndarray:
+    """L2-penalised logistic regression (penalty ``lam/2 ||beta||^2`` on the weights, not the
+    intercept) by L-BFGS; returns (intercept, weights...)."""
+    from scipy.optimize import minimize
+
+    Xa = np.hstack([np.ones((len(X), 1)), X])
+
+    def f(b):
+        z = Xa @ b
+        nll = np.sum(np.logaddexp(0, z) - y * z)
+        return nll + 0.5 * lam * b[1:] @ b[1:]
+
+    def g(b):
+        pr = 1 / (1 + np.exp(-(Xa @ b)))
+        gr = Xa.T @ (pr - y)
+        gr[1:] += lam * b[1:]
+        return gr
+
+    return minimize(f, np.zeros(Xa.shape[1]), jac=g, method="L-BFGS-B",
+                    options={"gtol": 1e-10, "maxiter": 1000}).x
+
+
+def predicted_relevance(tl: TopicLists, p: float = 0.95, lam: float = 1.0):
+    """Probability of relevance of every document of one topic, predicted from the ranks the
+    contributing runs give it (a rank-only variant of Büttcher, Clarke, Yeung & Soboroff,
+    "Reliable information retrieval evaluation with incomplete and biased judgements", SIGIR
+    2007, and Carterette & Allan, "Semiautomatic evaluation of retrieval systems using document
+    similarities", CIKM 2007, who use document text; here there is none).
+
+    An L2-penalised (``lam``) logistic regression on the standardised
+    :func:`_rank_features` of the judged documents predicts the unjudged ones. With fewer than
+    two classes among the judged documents every document gets the smoothed relevant rate
+    ``(rel + 0.5) / (judged + 1)``. Returns (probabilities (n_docs,), probability of a
+    document no contributing run retrieves)."""
+    X = _rank_features(tl.ranks, p)
+    X0 = _rank_features(np.full((1, tl.ranks.shape[1]), KMAX + 1), p)
+    J = tl.judged
+    y = tl.gain[J]
+    if J.sum() == 0 or y.min() == y.max():
+        rate = (y.sum() + 0.5) / (J.sum() + 1.0)
+        return np.full(len(tl.docs), rate), float(rate)
+    mu, sd = X[J].mean(axis=0), X[J].std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    b = _logistic_fit((X[J] - mu) / sd, y, lam)
+
+    def prob(Z):
+        return 1 / (1 + np.exp(-(b[0] + ((Z - mu) / sd) @ b[1:])))
+
+    return prob(X), float(prob(X0)[0])
+
+
+def prediction_scores(L: RunLists, shallow: Qrels, contributing: list[str], p: float = 0.95,
+                      depth: int = 100, score_runs: list[str] | None = None) -> np.ndarray:
+    """RBP(p)@depth with judged documents at their binary gain and unjudged ones at their
+    :func:`predicted_relevance` (tail beyond ``depth`` not counted, as LB). Returns float64
+    (n_runs, n_topics) for ``score_runs`` (default all runs of ``L``)."""
+    cidx = [L.names.index(c) for c in contributing]
+    sidx = [L.names.index(s) for s in (score_runs or L.names)]
+    ks, vs = _judgment_lookup(shallow, L)
+    tls = topic_lists(L, shallow, cidx, KMAX)
+    nT = len(L.topics)
+    out = np.zeros((len(sidx), nT))
+    w = (1 - p) * p ** np.arange(depth)
+    for t in range(nT):
+        tl = tls[t]
+        prob, absent = predicted_relevance(tl, p)
+        for a, s in enumerate(sidx):
+            sel = (L.run == s) & (L.topic == t) & (L.rank <= depth)
+            doc, wr = L.doc[sel], w[L.rank[sel] - 1]
+            v = _values(ks, vs, (t << 32) | doc)
+            g = (v >= 1).astype(np.float64)
+            if len(tl.docs):
+                pos = np.minimum(np.searchsorted(tl.docs, doc), len(tl.docs) - 1)
+                est = np.where(tl.docs[pos] == doc, prob[pos], absent)
+            else:
+                est = np.full(len(doc), absent)
+            out[a, t] = float(np.sum(wr * np.where(v >= 0, g, est)))
+    return out
+
+
+def adjusted_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime: int,
+                    lower: np.ndarray, upper: np.ndarray, p: float = 0.95, depth: int = 100,
+                    methods=ADJUSTMENTS, score_runs: list[str] | None = None) -> dict:
+    """The adjustments for unjudged documents of :data:`ADJUSTMENTS` on a depth-``dprime``
+    pool: name -> float64 (n_runs, n_topics) for ``score_runs`` (rows aligned with ``lower`` /
+    ``upper``, the LB and UB of those runs). Raises ValueError for an unknown method."""
+    bad = [m for m in methods if m not in ADJUSTMENTS]
+    if bad:
+        raise ValueError(f"unknown adjustment {bad[0]!r}; choose from {', '.join(ADJUSTMENTS)}")
+    out = {}
+    if "webber-park" in methods or "anti-precision" in methods:
+        dP, dA = leave_one_out_losses(L, shallow, contributing, dprime, p, depth)
+        if "webber-park" in methods:
+            out["webber-park"] = webber_park(lower, dP)
+        if "anti-precision" in methods:
+            out["anti-precision"] = anti_precision(lower, upper, dP, dA)
+    if "prediction" in methods:
+        out["prediction"] = prediction_scores(L, shallow, contributing, p, depth, score_runs)
+    return out
+
+
+# ------------------------------------------------------------- recall-based metrics (ch. 7)
+
+RECALL_FAMILIES = ("AP", "nDCG")
+
+
+def _ideal_dcg(x: float, k: int) -> float:
+    """Binary ideal DCG@k for x (possibly fractional) relevant documents: the first
+    ``floor(x)`` ranks at gain 1 and the fraction at the next (log2 discount)."""
+    n = int(min(np.floor(x), k))
+    v = float(np.sum(1.0 / np.log2(np.arange(2, n + 2)))) if n else 0.0
+    if n < k and x > n:
+        v += (x - n) / np.log2(n + 2)
+    return v
+
+
+def _recall_metric(family: str, g: np.ndarray, R: float, k: int) -> float:
+    """AP@k (trec_eval's map_cut: divided by R) or nDCG@k (log2 discount, binary ideal over R
+    relevant) of a list of gains g (ranks 1..len(g) <= k, fractional allowed: the expected
+    numerator ``g_i (1 + sum_{j<i} g_j) / i`` under independence) with R relevant in all."""
+    if R <= 0:
+        return 0.0
+    i = np.arange(1, len(g) + 1, dtype=np.float64)
+    if family == "AP":
+        before = np.concatenate([[0.0], np.cumsum(g)[:-1]])
+        return float(np.sum(g * (1.0 + before) / i) / R)
+    idcg = _ideal_dcg(R, k)
+    return float(np.sum(g / np.log2(i + 1)) / idcg) if idcg > 0 else 0.0
+
+
+def _recall_bounds(family: str, g: np.ndarray, unj: np.ndarray, R0: float, n_out: int,
+                   k: int) -> tuple[float, float]:
+    """Exact range of a binary AP@k / nDCG@k when the ``unj`` positions of the list (binary
+    ``g`` elsewhere) and ``n_out`` unjudged documents outside it may be relevant or not, with
+    R0 judged relevant. Swapping a relevant document above a non-relevant one never lowers
+    either metric's numerator and leaves R alone, so the maximum sets a prefix (in rank order)
+    of the unjudged positions relevant and nothing outside; the minimum a suffix and every
+    outside document."""
+    pos = np.flatnonzero(unj)
+    base = np.where(unj, 0.0, g)
+    lo = hi = None
+    for m in range(len(pos) + 1):
+        top = base.copy()
+        top[pos[:m]] = 1.0
+        v = _recall_metric(family, top, R0 + m, k)
+        hi = v if hi is None else max(hi, v)
+        bot = base.copy()
+        if m:
+            bot[pos[-m:]] = 1.0
+        v = _recall_metric(family, bot, R0 + m + n_out, k)
+        lo = v if lo is None else min(lo, v)
+    return float(lo), float(hi)
+
+
+def read_gains(path: str) -> dict:
+    """Read a per-document gains file as written by ``tiebreak estimate --gains`` (a header
+    ``qid docno gain``, then tab-separated lines). Returns ``{(qid, docno): gain}``. Raises
+    ValueError naming the file and line for a malformed line or a gain outside [0, 1]."""
+    out = {}
+    with open(path, encoding="latin-1") as fh:
+        for i, ln in enumerate(fh, 1):
+            f = ln.split()
+            if not f or (i == 1 and f[:3] == ["qid", "docno", "gain"]):
+                continue
+            if len(f) != 3:
+                raise ValueError(f"{path}:{i}: expected 'qid docno gain', got {ln.strip()!r}")
+            try:
+                v = float(f[2])
+            except ValueError:
+                raise ValueError(f"{path}:{i}: gain {f[2]!r} is not a number") from None
+            if not 0 <= v <= 1:
+                raise ValueError(f"{path}:{i}: gain {v} outside [0, 1]")
+            out[(f[0], f[1])] = v
+    return out
+
+
+def gains_lookup(E: Estimates, L: RunLists, estimator: str) -> tuple[dict, np.ndarray]:
+    """Per-document gains of a two-stage estimator of ``E`` as ``{(qid, docno): gain}`` and
+    the gain of a document no contributing run retrieves, per topic (n_topics,)."""
+    out = {}
+    for (name, t), (docs, g) in E.doc_gains.items():
+        if name == estimator and E.adjusted[t]:
+            out.update({(E.topics[t], str(L.docnos[d])): float(v) for d, v in zip(docs, g)})
+    absent = np.array([E.absent.get((estimator, t), 0.0) if E.adjusted[t] else 0.0
+                       for t in range(len(E.topics))])
+    return out, absent
+
+
+def recall_scores(L: RunLists, shallow: Qrels, family: str, k: int, gains: dict | None = None,
+                  absent=None, score_runs: list[str] | None = None) -> dict:
+    """Estimate a recall-based metric, AP@k or nDCG@k, from shallow judgments and per-document
+    gains of the unjudged documents (Lu 2018 ch. 7 proposes carrying the ch. 6 gain estimates
+    over to recall-based metrics; this is that plug-in estimate).
+
+    The universe of unjudged documents of a topic is the top k of every run of ``L``. With R'
+    the relevant documents ``shallow`` judges (value >= 1, binary gain) and ``g(D)`` the
+    estimated gain of an unjudged document (``gains[(qid, docno)]``, else ``absent[t]``, else
+    0), the estimated relevant count is ``R = R' + sum_{D unjudged} g(D)``. A run's estimate is
+    AP@k (trec_eval's ``map_cut``, divided by R) or nDCG@k (log2 discount, binary ideal DCG of R
+    relevant documents, fractional R interpolated) of its top k with judged documents at their
+    binary gain and unjudged ones at g(D), the AP numerator taken in expectation under
+    independence. The bounds are the exact minimum and maximum over every 0/1 assignment of
+    the universe's unjudged documents (see :func:`_recall_bounds`); with every document of the
+    universe judged, estimate = lower = upper = the metric on ``shallow``. The AP estimate lies
+    in its range by construction (the numerator is multilinear and the denominator linear in
+    the gains, so the ratio is monotone in each gain and its extremes are at 0/1 points); the
+    nDCG estimate is clipped to its range because the interpolated ideal DCG is only piecewise
+    linear in R.
+
+    Parameters
+    ----------
+    family : {"AP", "nDCG"}
+    k : int
+        Cutoff.
+    gains : dict, optional
+        ``{(qid, docno): gain in [0, 1]}``; default none (every unjudged document at
+        ``absent``, i.e. 0: the LB estimate).
+    absent : float or ndarray (n_topics,), optional
+
+    Returns
+    -------
+    dict
+        ``estimate``, ``lower``, ``upper``: float64 (n_runs, n_topics) for ``score_runs``
+        (default all runs of ``L``); ``R``: float64 (n_topics,), the estimated relevant count.
+
+    Raises
+    ------
+    ValueError
+        Unknown family or k < 1.
+    """
+    if family not in RECALL_FAMILIES:
+        raise ValueError(f"recall-based estimation supports {', '.join(RECALL_FAMILIES)}, "
+                         f"not {family!r}")
+    if k < 1:
+        raise ValueError(f"cutoff must be >= 1, got {k}")
+    gains = gains or {}
+    nT = len(L.topics)
+    absent = np.broadcast_to(np.asarray(0.0 if absent is None else absent, float), (nT,))
+    sidx = [L.names.index(s) for s in (score_runs or L.names)]
+    ks, vs = _judgment_lookup(shallow, L)
+    R0 = np.zeros(nT)
+    tix = {q: i for i, q in enumerate(L.topics)}
+    for q, v in zip(shallow.topic, shallow.value):
+        i = tix.get(shallow.topics[q])
+        if i is not None and v >= 1:
+            R0[i] += 1
+    top = L.rank <= k
+    est = np.zeros((len(sidx), nT))
+    lower = np.zeros_like(est)
+    upper = np.zeros_like(est)
+    Rhat = np.zeros(nT)
+    for t in range(nT):
+        qid = L.topics[t]
+        udocs = np.unique(L.doc[top & (L.topic == t)])
+        uv = _values(ks, vs, (t << 32) | udocs)
+        unj_docs = udocs[uv < 0]
+        ug = np.array([gains.get((qid, str(L.docnos[d])), absent[t]) for d in unj_docs])
+        Rhat[t] = R0[t] + float(ug.sum())
+        for a, s in enumerate(sidx):
+            sel = (L.run == s) & (L.topic == t) & top
+            doc = L.doc[sel][np.argsort(L.rank[sel])]
+            v = _values(ks, vs, (t << 32) | doc)
+            unj = v < 0
+            g = (v >= 1).astype(np.float64)
+            if unj.any():
+                pos = np.searchsorted(unj_docs, doc[unj])
+                g[unj] = ug[pos]
+            est[a, t] = _recall_metric(family, g, Rhat[t], k)
+            n_out = len(unj_docs) - int(unj.sum())
+            lower[a, t], upper[a, t] = _recall_bounds(family, g, unj, R0[t], n_out, k)
+            if family == "nDCG":
+                est[a, t] = min(max(est[a, t], lower[a, t]), upper[a, t])
+    return {"estimate": est, "lower": lower, "upper": upper, "R": Rhat}
 
 
 # ------------------------------------------------------------------------------ accuracy

@@ -31,6 +31,26 @@ Methods (Lu 2018, Section 2.4.1; Table 2.3):
     The budget defaults to the size of the depth-``d`` pool of the same topic, so that the
     methods are compared at equal judging effort. Ties in the contribution score are broken by
     docno ascending (byte order), so the result is deterministic.
+``mtf``
+    Move-to-front pooling (Cormack, Palmer & Clarke, "Efficient construction of large test
+    collections", SIGIR 1998, pp. 282-289): every run has a priority (initially 0); the run of
+    highest priority (the first in run order among equals) sends its next not yet judged
+    document (in rank order, to ``dmax``) to the assessor; a non-relevant answer lowers that run's
+    priority by 1. So a run is followed while it keeps finding relevant documents and then goes
+    to the back of the queue. The given qrels play the assessor (a document they do not judge
+    counts as non-relevant); stops after ``budget`` documents per topic or when every run is
+    exhausted.
+``isj-sim``
+    A simulation of interactive searching and judging (Cormack et al. 1998; Lu 2018 Section
+    2.4.1) from deep qrels, in which the runs stand in for the searcher's queries: documents are
+    judged in batches of ``step``; each batch is the ``step`` unjudged candidates with the largest
+    ``sum_i q_i W(k_{D,i})``, where ``W`` is the RBP weight and ``q_i = (1 + rel_i) / (2 +
+    judged_i)`` is the current estimate of run i's precision (its relevant and judged documents
+    so far, a Beta(1, 1) posterior mean). The qrels play the assessor; equal scores go by docno
+    ascending. A simulation, not the human process: the searcher's own queries are not modelled.
+
+The pool depth that bounds the RBP residual (Moffat & Zobel 2008; Lu 2018 Section 2.5):
+:func:`residual_depth`.
 
 Ties in the run order. Which documents are "the top d" of a run depends on how tied scores are
 ordered. ``order="trec_eval"`` (default) uses trec_eval's order (score descending, then docno
@@ -58,7 +78,11 @@ __all__ = [
     "pool_uniform",
     "pool_two_strata",
     "pool_targeted",
+    "pool_mtf",
+    "pool_isj_sim",
+    "residual_depth",
     "make_pool",
+    "pool_relevant_counts",
     "restrict_qrels",
     "topics_only_qrels",
     "infer_contributing",
@@ -69,7 +93,7 @@ __all__ = [
 ]
 
 ORDERS = ("trec_eval", "file", "include")
-METHODS = ("depth", "uniform", "two-strata", "A", "B", "C")
+METHODS = ("depth", "uniform", "two-strata", "A", "B", "C", "mtf", "isj-sim")
 
 
 @dataclass
@@ -409,10 +433,156 @@ def _binary_gains(qrels: Qrels, L: RunLists) -> list[np.ndarray]:
     return out
 
 
+def residual_depth(eps: float, p: float) -> int:
+    """The smallest pool depth d whose RBP(p) residual ``p^d`` (binary gain, every contributing
+    run judged to d) is below ``eps``: ``d = floor(ln eps / ln p) + 1`` (Moffat & Zobel, "Rank-
+    biased precision for measurement of retrieval effectiveness", ACM TOIS 27(1), 2008; Lu 2018
+    Section 2.5, whose ``d ~ 9.21 / (1 - p)`` for eps = 1e-4 uses ``ln p ~ -(1 - p)``).
+
+    Raises ValueError for eps outside (0, 1) or p outside (0, 1)."""
+    import math
+
+    if not 0 < eps < 1:
+        raise ValueError(f"the residual bound must be in (0, 1), got {eps}")
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    return int(math.floor(math.log(eps) / math.log(p))) + 1
+
+
+def _topic_matrix(L: RunLists, t: int, m: np.ndarray):
+    """(docs, run order, lists): the sorted doc ids of topic t and, per contributing run (in
+    run-index order), its doc-position indices in rank order."""
+    sel = m & (L.topic == t)
+    docs, col = np.unique(L.doc[sel], return_inverse=True)
+    runs = L.run[sel]
+    order = np.lexsort((L.rank[sel], runs))
+    lists = [col[order][runs[order] == r] for r in np.unique(runs)]
+    return docs, lists
+
+
+def pool_mtf(L: RunLists, qrels: Qrels, budget=None, depth: int = 10, dmax: int = 100,
+             contributing=None) -> Pool:
+    """Move-to-front pool (Cormack, Palmer & Clarke 1998; see the module docstring).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The assessor (documents it does not judge, or judges < 1, count as non-relevant).
+    budget : int or ndarray (n_topics,), optional
+        Judgments per topic; default the size of the depth-``depth`` pool of the topic.
+    dmax : int
+        Deepest rank of a run that is ever sent to the assessor.
+
+    Raises
+    ------
+    ValueError
+        Negative budget.
+    """
+    m = _select_runs(L, contributing) & (L.rank <= dmax)
+    if budget is None:
+        budget = pool_depth(L, depth, contributing).per_topic()
+    budget = np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+    if (budget < 0).any():
+        raise ValueError("the judging budget must be >= 0")
+    gain = _binary_gains(qrels, L)
+    chosen = []
+    for t in range(len(L.topics)):
+        docs, lists = _topic_matrix(L, t, m)
+        if not len(docs):
+            continue
+        rel = gain[t][docs] > 0
+        judged = np.zeros(len(docs), bool)
+        prio = np.zeros(len(lists), np.int64)
+        nxt = np.zeros(len(lists), np.int64)
+        left = min(int(budget[t]), len(docs))
+        while left > 0:
+            live = np.array([nxt[i] < len(lst) for i, lst in enumerate(lists)])
+            if not live.any():
+                break
+            i = int(np.argmax(np.where(live, prio, np.iinfo(np.int64).min)))
+            lst = lists[i]
+            while nxt[i] < len(lst) and judged[lst[nxt[i]]]:
+                nxt[i] += 1  # already judged: costs nothing
+            if nxt[i] >= len(lst):
+                continue
+            j = lst[nxt[i]]
+            nxt[i] += 1
+            judged[j] = True
+            left -= 1
+            if not rel[j]:
+                prio[i] -= 1
+        chosen.append((t << 32) | docs[judged])
+    keys = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
+    return Pool(L.topics, L.docnos, keys, "mtf", depth, _contrib_names(L, contributing))
+
+
+def pool_isj_sim(L: RunLists, qrels: Qrels, budget=None, depth: int = 10, dmax: int = 100,
+                 p: float = 0.8, step: int = 10, contributing=None) -> Pool:
+    """Simulated interactive searching and judging (see the module docstring).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The assessor (deep judgments).
+    budget : int or ndarray (n_topics,), optional
+        Judgments per topic; default the size of the depth-``depth`` pool of the topic.
+    p : float
+        RBP persistence of the rank weights.
+    step : int
+        Documents judged between two updates of the run estimates.
+
+    Raises
+    ------
+    ValueError
+        step < 1 or p outside (0, 1).
+    """
+    if step < 1:
+        raise ValueError(f"step must be >= 1, got {step}")
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    m = _select_runs(L, contributing) & (L.rank <= dmax)
+    if budget is None:
+        budget = pool_depth(L, depth, contributing).per_topic()
+    budget = np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+    gain = _binary_gains(qrels, L)
+    run_ids = np.unique(L.run[m])
+    chosen = []
+    for t in range(len(L.topics)):
+        sel = m & (L.topic == t)
+        if not sel.any():
+            continue
+        docs, col = np.unique(L.doc[sel], return_inverse=True)
+        rows = np.searchsorted(run_ids, L.run[sel])
+        W = np.zeros((len(docs), len(run_ids)))
+        W[col, rows] = (1 - p) * p ** (L.rank[sel] - 1.0)
+        inrun = W > 0
+        rel = gain[t][docs] > 0
+        judged = np.zeros(len(docs), bool)
+        left = min(int(budget[t]), len(docs))
+        while left > 0:
+            nj = inrun[judged].sum(axis=0)
+            nr = inrun[judged & rel].sum(axis=0)
+            q = (1.0 + nr) / (2.0 + nj)
+            score = np.where(judged, -np.inf, W @ q)
+            take = np.lexsort((docs, -score))[: min(step, left)]
+            judged[take] = True
+            left -= len(take)
+        chosen.append((t << 32) | docs[judged])
+    keys = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
+    return Pool(L.topics, L.docnos, keys, "isj-sim", depth, _contrib_names(L, contributing))
+
+
 def make_pool(L: RunLists, method: str = "depth", depth: int = 10, contributing=None,
               rate: float = 0.1, dmax: int = 100, seed: int = 0, budget=None, p: float = 0.8,
               qrels: Qrels | None = None) -> Pool:
-    """Dispatch to the pool builders by ``method`` (one of :data:`METHODS`)."""
+    """Dispatch to the pool builders by ``method`` (one of :data:`METHODS`); ``mtf`` and
+    ``isj-sim`` need ``qrels`` (the simulated assessor)."""
+    if method in ("mtf", "isj-sim"):
+        if qrels is None:
+            raise ValueError(f"method {method} needs qrels to play the assessor")
+        if method == "mtf":
+            return pool_mtf(L, qrels, budget, depth, dmax, contributing)
+        return pool_isj_sim(L, qrels, budget, depth, dmax, p, contributing=contributing)
     if method == "depth":
         return pool_depth(L, depth, contributing)
     if method == "uniform":
@@ -422,6 +592,17 @@ def make_pool(L: RunLists, method: str = "depth", depth: int = 10, contributing=
     if method in ("A", "B", "C"):
         return pool_targeted(L, method, budget, depth, p, max(dmax, depth), contributing, qrels)
     raise ValueError(f"unknown pool method {method!r}; choose from {', '.join(METHODS)}")
+
+
+def pool_relevant_counts(L: RunLists, qrels: Qrels, k: int, contributing=None) -> np.ndarray:
+    """``R_k`` per topic: the relevant documents (value >= 1 in ``qrels``) in the depth-k pool of
+    the contributing runs, int64 (n_topics,) over ``L.topics`` (Lu 2018 Eq. 2.33, the normaliser
+    of AP_c@k)."""
+    P = pool_depth(L, k, contributing)
+    keys, ok = _qrels_keys_in(qrels, L.docnos)
+    rel = keys[ok & (qrels.value >= 1)]
+    hit = P.keys[np.isin(P.keys, rel)]
+    return np.bincount(hit >> 32, minlength=len(L.topics)).astype(np.int64)
 
 
 def _qrels_keys_in(qrels: Qrels, docnos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -84,6 +84,16 @@ def ap_c(topic, rank, rel, n_topics, k, nrel_k=None) -> np.ndarray:
     return div(ap_sum(topic, rank, rel, n_topics, k), nrel_k)
 
 
+def ap_c_pool(topic, rank, rel, n_topics, k, pool_nrel_k) -> np.ndarray:
+    """AP_c@k with the thesis's normaliser (Lu Eq. 2.33): ``ap_sum / R_k``, where ``R_k``
+    (``pool_nrel_k``, (T,)) is the number of relevant documents a depth-k pool of the
+    contributing runs finds, the same for every run (compute it with
+    :func:`tiebreak.judgments.pool.pool_relevant_counts`). :func:`ap_c` without ``nrel_k`` is
+    the single-run variant (the run's own relevant documents in its top k), which is not the
+    thesis's definition."""
+    return div(ap_sum(topic, rank, rel, n_topics, k), np.asarray(pool_nrel_k, np.float64))
+
+
 def e_ap_sum(topic, rank, rel, n_topics, gid, g_first, g_size, k=None) -> np.ndarray:
     """Closed form of E[ap_sum@k] over all orderings inside tied groups (so E[AP_a@k] and
     E[AP_b@k], whose normalisers depend only on the qrels, are this divided by R or min(R, k)).

@@ -51,6 +51,7 @@ __all__ = [
     "run_depth_study",
     "depth_table",
     "volatility",
+    "VOLATILITY_STATS",
     "leave_out_table",
     "counts_table",
     "new_systems_table",
@@ -512,18 +513,31 @@ def depth_table(st: DepthStudy, systems: str = "contributing"):
     return pd.DataFrame(rows)
 
 
+VOLATILITY_STATS = ("tau", "tau_ap", "rbo")
+
+
 def volatility(st: DepthStudy, metric: str, other: str | None = None, regime: int = 0,
-               systems: str = "contributing") -> np.ndarray:
+               systems: str = "contributing", stat: str = "tau") -> np.ndarray:
     """Volatility matrix (Lu 2018 Eq. 5.5) of ``metric`` over :attr:`DepthStudy.vol_depths`;
-    with ``other`` the cross-metric matrix ``T[k1, k2] = tau(metric@k1, other@k2)``. Returns
-    ndarray (n_vol, n_vol)."""
+    with ``other`` the cross-metric matrix ``T[k1, k2] = stat(metric@k1, other@k2)``.
+
+    ``stat``: ``tau`` (Kendall's tau-b, the thesis's), ``tau_ap`` (Yilmaz, Aslam & Robertson
+    2008, top-weighted and asymmetric: the row ordering is the reference) or ``rbo`` (rank-biased
+    overlap, extrapolated, p = 0.9, tie-aware; Webber, Moffat & Zobel 2010) of the system
+    orderings by mean score. Returns ndarray (n_vol, n_vol). Raises ValueError for an unknown
+    stat."""
+    if stat not in VOLATILITY_STATS:
+        raise ValueError(f"stat must be one of {', '.join(VOLATILITY_STATS)}, got {stat!r}")
     sel = st.contributing if systems == "contributing" else np.ones(len(st.systems), bool)
     a = st.metrics.index(metric)
     A = st.vol_means[sel, a, :, regime].T
-    if other is None:
-        return tau_matrix(A)
-    B = st.vol_means[sel, st.metrics.index(other), :, regime].T
-    return tau_matrix(A, B)
+    B = A if other is None else st.vol_means[sel, st.metrics.index(other), :, regime].T
+    if stat == "tau":
+        return tau_matrix(A) if other is None else tau_matrix(A, B)
+    from ..stats import tau_ap
+
+    f = tau_ap if stat == "tau_ap" else _rbo_of_means
+    return np.array([[f(x, y) for y in B] for x in A], dtype=np.float64)
 
 
 def leave_out_table(res: dict, metrics: list[str]):

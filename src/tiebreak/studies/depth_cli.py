@@ -55,6 +55,10 @@ from ..judgments.cliopts import (
 @click.option("--cross", "cross", multiple=True, metavar="M1,M2",
               help="Cross-metric volatility pair, repeatable (default: the first three metric "
                    "pairs of the list).")
+@click.option("--volatility-stat", "vol_stats", multiple=True,
+              type=click.Choice(["tau", "tau_ap", "rbo"]),
+              help="Rank statistic of the volatility matrices, repeatable (default tau; tau_ap "
+                   "and rbo are top-weighted: Yilmaz et al. 2008, Webber et al. 2010).")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
@@ -67,7 +71,7 @@ from ..judgments.cliopts import (
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
               regimes, order, contributing, systems, groups, no_leave_out, condensed, cross,
-              topics, alpha, fmt, out_dir, jobs, dask_address, runs):
+              vol_stats, topics, alpha, fmt, out_dir, jobs, dask_address, runs):
     """Evaluation depth against pooling depth (Lu 2018, ch. 5) for RUNS.
 
     Per metric and evaluation depth k: discrimination, coverage and inversion ratio against the
@@ -131,7 +135,8 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
                 click.echo(f"\n{title}")
                 click.echo(_fmt_table(df))
     if out_dir:
-        written = _write_outputs(st, D, table, extra, out_dir, systems, cross)
+        written = _write_outputs(st, D, table, extra, out_dir, systems, cross,
+                                 vol_stats or ("tau",))
         click.echo("\nwrote " + " ".join(written), err=fmt != "table")
 
 
@@ -149,7 +154,8 @@ def _extra_tables(st, D) -> dict:
     return out
 
 
-def _write_outputs(st, D, table, extra, out_dir, systems, cross) -> list[str]:
+def _write_outputs(st, D, table, extra, out_dir, systems, cross,
+                   vol_stats=("tau",)) -> list[str]:
     from .plots import plot_coverage, plot_volatility
 
     os.makedirs(out_dir, exist_ok=True)
@@ -184,4 +190,22 @@ def _write_outputs(st, D, table, extra, out_dir, systems, cross) -> list[str]:
         written.append(p)
     written += plot_volatility(mats, st.vol_depths, os.path.join(out_dir, "volatility"),
                                st.pool_depth)
+    for stat in vol_stats:
+        if stat == "tau":
+            continue
+        sm = {m: D.volatility(st, m, systems=systems, stat=stat) for m in st.metrics}
+        for a, b in pairs:
+            if a in st.metrics and b in st.metrics:
+                sm[f"{a} vs {b}"] = D.volatility(st, a, b, systems=systems, stat=stat)
+        for name, M in sm.items():
+            safe = "".join(c if c.isalnum() else "_" for c in name).strip("_")
+            p = os.path.join(out_dir, f"volatility_{stat}_{safe}.tsv")
+            pd.DataFrame(M, index=st.vol_depths, columns=st.vol_depths).to_csv(
+                p, sep="\t", float_format="%.4f")
+            written.append(p)
+        written += plot_volatility(sm, st.vol_depths,
+                                   os.path.join(out_dir, f"volatility_{stat}"), st.pool_depth)
+    from .plots import plot_score_curves
+
+    written += plot_score_curves(st, os.path.join(out_dir, "scores_by_depth"), systems)
     return written

@@ -15,9 +15,11 @@ import numpy as np
 
 from ..io import Qrels
 from ..judgments.estimate import (
+    ADJUSTMENTS,
     MODELS,
     TWO_STAGE_MODELS,
     accuracy,
+    adjusted_scores,
     empirical_gains,
     estimate_scores,
     infrbp_scores,
@@ -67,31 +69,53 @@ class EstimateStudy:
     loo: dict | None = None
 
 
+BASELINES = ("lb", "ub", "mid", "rm", "infrbp", *ADJUSTMENTS)
+_BASE_NAME = {"lb": "LB", "ub": "UB", "mid": "mid", "rm": "RM", "infrbp": "InfRBP"}
+
+
+def _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E, runs):
+    """InfRBP and the adjustments for unjudged documents, stacked (n_extra, n_runs, n_topics)."""
+    rate, seed = strata
+    names, parts = [], []
+    if rate:
+        parts.append(infrbp_scores(L, qrels, contributing, dp, rate, kw["depth"], kw["p"],
+                                   kw["depth"], seed, runs))
+        names.append("InfRBP")
+    if adjust:
+        lb, ub = E.get("LB"), E.get("UB")
+        adj = adjusted_scores(L, shallow, contributing, dp, lb, ub, kw["p"], kw["depth"],
+                              adjust, runs)
+        for m in adjust:
+            names.append(m)
+            parts.append(adj[m])
+    return names, parts
+
+
 def _study_one(shared, dp):
     from ..judgments.pool import pool_depth, restrict_qrels
 
-    L, qrels, contributing, kw, leave_one_out, strata = shared
+    L, qrels, contributing, kw, leave_one_out, strata, adjust, drop = shared
     shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
     E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
-    rate, seed = strata
-    if rate:
-        inf = infrbp_scores(L, qrels, contributing, dp, rate, kw["depth"], kw["p"], kw["depth"],
-                            seed, contributing)
-        E.scores = np.concatenate([E.scores, inf[None]])
-        E.estimators = [*E.estimators, "InfRBP"]
+    names, parts = _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E,
+                           contributing)
+    E.scores = np.concatenate([E.scores, *[x[None] for x in parts]])
+    E.estimators = [*E.estimators, *names]
     loo = None
     if leave_one_out:
-        parts = []
+        pieces = []
         for r in contributing:
             others = [c for c in contributing if c != r]
             sh = restrict_qrels(qrels, pool_depth(L, dp, others))
-            sc = estimate_scores(L, sh, others, dp, score_runs=[r], **kw).scores
-            if rate:
-                inf = infrbp_scores(L, qrels, others, dp, rate, kw["depth"], kw["p"],
-                                    kw["depth"], seed, [r])
-                sc = np.concatenate([sc, inf[None]])
-            parts.append(sc)
-        loo = np.concatenate(parts, axis=1)
+            Er = estimate_scores(L, sh, others, dp, score_runs=[r], **kw)
+            _, px = _extras(L, qrels, sh, others, dp, kw, strata, adjust, Er, [r])
+            pieces.append(np.concatenate([Er.scores, *[x[None] for x in px]]))
+        loo = np.concatenate(pieces, axis=1)
+    keep = [i for i, e in enumerate(E.estimators) if e not in drop]
+    E.scores = E.scores[keep]
+    E.estimators = [E.estimators[i] for i in keep]
+    if loo is not None:
+        loo = loo[keep]
     return dp, E, loo
 
 
@@ -99,7 +123,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
                        p: float = 0.95, contributing: list[str] | None = None,
                        models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
                        order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
-                       two_strata: float = 0.0, seed: int = 0,
+                       two_strata: float = 0.0, seed: int = 0, baselines=None,
                        progress=None, client=None) -> EstimateStudy:
     """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
     runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
@@ -127,11 +151,18 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     two_strata : float
         When > 0, also the InfRBP estimator (:func:`infrbp_scores`) on a two-strata sample at
         this rate to ``depth`` (stratum 1 = the depth-d' pool), drawn with ``seed``.
+    baselines : list of str, optional
+        Which of :data:`BASELINES` to report (default all; ``infrbp`` also needs
+        ``two_strata`` > 0): LB, UB, the midpoint, RM, InfRBP, and the adjustments for
+        unjudged documents of :data:`tiebreak.judgments.estimate.ADJUSTMENTS` (Webber & Park
+        2009; anti-precision after Lipani, Lupu & Hanbury 2015; relevance prediction after
+        Buttcher et al. 2007 / Carterette & Allan 2007), each computed from the shallow pool
+        only. The gain-model estimators are always reported.
 
     Raises
     ------
     ValueError
-        d' >= depth, fewer than 2 contributing runs, unknown run names.
+        d' >= depth, fewer than 2 contributing runs, unknown run names or baselines.
     """
     from ..judgments.pool import run_lists
     from ..judgments.scoring import score_runs
@@ -158,7 +189,14 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
           "theta": 0.0, "thetas": tuple(thetas)}
     from ..parallel import imap
 
-    shared = (L, qrels, contributing, kw, leave_one_out, (two_strata, seed))
+    baselines = BASELINES if baselines is None else tuple(baselines)
+    bad = [b for b in baselines if b not in BASELINES]
+    if bad:
+        raise ValueError(f"unknown baseline {bad[0]!r}; choose from {', '.join(BASELINES)}")
+    adjust = tuple(b for b in baselines if b in ADJUSTMENTS)
+    drop = {_BASE_NAME[b] for b in _BASE_NAME if b not in baselines}
+    rate = two_strata if "infrbp" in baselines else 0.0
+    shared = (L, qrels, contributing, kw, leave_one_out, (rate, seed), adjust, drop)
     out, loo = {}, {}
     procs = min(jobs, len(dprimes))
     if client is not None:
@@ -212,3 +250,53 @@ def fit_table(st: EstimateStudy):
     import pandas as pd
 
     return pd.DataFrame([{"dprime": dp, **st.fit_rmse[dp]} for dp in st.dprimes])
+
+
+def sampled_orderings(qrels: Qrels, runs, dprime: int, rate: float = 0.1, depth: int = 100,
+                      p: float = 0.95, contributing: list[str] | None = None, seeds=range(3),
+                      losses=("a", "b"), order: str = "trec_eval"):
+    """Lu (2018) Fig. 6.11: system orderings from two-strata samples against the deep ones.
+
+    For each seed, the two-strata pool (stratum 1 the depth-``dprime`` pool, stratum 2 a
+    ``rate`` sample of the rest to ``depth``; :func:`tiebreak.judgments.pool.pool_two_strata`)
+    takes its judgments from the deep ``qrels``. On it are computed InfRBP (Eq. 6.1), the
+    two-stage estimators ``L_a`` / ``L_b`` fitted on ranks 1..d' with the sampled judgments
+    counted as judged, and infAP@depth (Yilmaz & Aslam 2006; unsampled candidates are -1,
+    pooled but unjudged; whole runs, as trec_eval). Each ordering of the contributing runs by mean
+    score is compared with the deep one (RBP(p)@depth for the RBP estimators, AP for infAP) by
+    the normalised tau
+    distance and the weighted distance (Eq. 6.4).
+
+    Returns a DataFrame: seed, estimator, tau_dist, wdist.
+    """
+    import pandas as pd
+
+    from ..judgments.pool import pool_two_strata, restrict_qrels, run_lists
+    from ..judgments.scoring import score_runs
+
+    names = [r.name for r in runs]
+    contributing = list(names) if contributing is None else list(contributing)
+    crun = [runs[names.index(c)] for c in contributing]
+    L = run_lists(runs, qrels, order)
+    from ..evaluate import Evaluator
+
+    deep = score_runs(qrels, crun, [f"RBP(p={p})"], [depth])["scores"][:, :, 0, 0]
+    ap = Evaluator(qrels, ["AP"], ["trec_eval"]).evaluate(crun).per_topic[:, 0, 0]
+    deep = np.stack([deep[:, 0], ap], axis=1)
+    rows = []
+    for s in seeds:
+        P = pool_two_strata(L, dprime, rate, depth, contributing, seed=s)
+        J = restrict_qrels(qrels, P)
+        E = estimate_scores(L, J, contributing, dprime, p, depth, TWO_STAGE_MODELS, losses,
+                            0.0, contributing, rank_level=())
+        inf = infrbp_scores(L, qrels, contributing, dprime, rate, depth, p, depth, s,
+                            contributing)
+        Ju = restrict_qrels(qrels, P, with_unjudged=True)
+        infap = Evaluator(Ju, ["infAP"], ["trec_eval"]).evaluate(crun).per_topic[:, 0, 0]
+        cands = [("InfRBP", inf, 0)] + [(f"L_{x}", E.get(f"L_{x}"), 0) for x in losses] + [
+            ("LB", E.get("LB"), 0), ("infAP", infap, 1)]
+        for name, S, ref in cands:
+            rows.append({"seed": s, "estimator": name,
+                         "tau_dist": tau_distance(deep[:, ref].mean(1), S.mean(1)),
+                         "wdist": weighted_distance(deep[:, ref], S)})
+    return pd.DataFrame(rows)

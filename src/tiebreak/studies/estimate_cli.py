@@ -43,6 +43,17 @@ from ..judgments.cliopts import (
 @click.option("--two-strata", "rate", type=float, default=0.1, show_default=True,
               help="Sampling rate of stratum 2 for the InfRBP estimator (0 = leave it out).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample.")
+@click.option("--baselines", default="lb,ub,mid,rm,infrbp,webber-park,anti-precision,prediction",
+              show_default=True,
+              help="Baselines beside the gain-model estimators: lb, ub, mid (midpoint), rm "
+                   "(Ravana & Moffat 2010), infrbp (two-strata sample), webber-park (Webber & "
+                   "Park 2009 leave-one-out score adjustment), anti-precision (after Lipani, "
+                   "Lupu & Hanbury 2015), prediction (relevance of unjudged documents predicted "
+                   "from their ranks, after Buttcher et al. 2007 / Carterette & Allan 2007).")
+@click.option("--sampled-orderings", "n_samples", type=int, default=0, show_default=True,
+              help="Also draw this many two-strata samples per d' (rate --two-strata) and "
+                   "compare the orderings of InfRBP, L_a/L_b fitted on the sampled judgments, "
+                   "LB and infAP with the deep ones (Fig. 6.11).")
 @click.option("--topics", default=None, help="Topics to keep, e.g. 601-650.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
@@ -53,8 +64,8 @@ from ..judgments.cliopts import (
 @dask_option("Estimate (one shallow depth per task)")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
-                       order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs,
-                       dask_address, runs):
+                       order, leave_one_out, rate, seed, baselines, n_samples, topics, fmt,
+                       out_dir, jobs, dask_address, runs):
     """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
 
     Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
@@ -80,20 +91,37 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, jobs, rate, seed,
+            order, leave_one_out, jobs, rate, seed, _split([baselines]),
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
             client=open_client(dask_address))
     except ValueError as e:
         _fail(str(e))
     acc = ES.accuracy_table(st)
     fit = ES.fit_table(st)
+    sampled = None
+    if n_samples > 0:
+        import pandas as pd
+
+        if not rate:
+            _fail("--sampled-orderings needs a --two-strata rate > 0")
+        parts = []
+        for dp in st.dprimes:
+            df = ES.sampled_orderings(q, run_objs, dp, rate, depth, p, st.runs,
+                                      range(seed, seed + n_samples), loss_list, order)
+            df.insert(0, "dprime", dp)
+            parts.append(df)
+        sampled = (pd.concat(parts).groupby(["dprime", "estimator"], sort=False)
+                   [["tau_dist", "wdist"]].agg(["mean", "std"]).reset_index())
+        sampled.columns = ["_".join(c).strip("_") for c in sampled.columns]
     loo = ES.accuracy_table(st, loo=True) if leave_one_out else None
     if fmt == "tsv":
         sys.stdout.write(acc.to_csv(sep="\t", index=False, float_format="%.6g"))
     elif fmt == "json":
         json.dump({"accuracy": acc.to_dict(orient="records"),
                    "fit": fit.to_dict(orient="records"),
-                   "leave_one_out": None if loo is None else loo.to_dict(orient="records")},
+                   "leave_one_out": None if loo is None else loo.to_dict(orient="records"),
+                   "sampled_orderings": None if sampled is None
+                   else sampled.to_dict(orient="records")},
                   sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -101,17 +129,24 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
                    f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
         click.echo("\nGoodness of fit, RMSE on ranks d'..d (Table 6.4)")
         click.echo(_fmt_table(fit, "{:.4f}"))
-        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9)")
+        click.echo("\nAccuracy against the deep range (Tables 6.5-6.9); RMSE: Eq. 6.3, per "
+                   "topic over systems, mean over topics; RMSE_sys: Section 6.3.1, per system "
+                   "over topics, mean over systems")
         click.echo(_fmt_table(acc, "{:.4f}"))
         if loo is not None:
             click.echo("\nLeave one run out (system bias, Table 6.8)")
             click.echo(_fmt_table(loo, "{:.4f}"))
+        if sampled is not None:
+            click.echo(f"\nOrderings from {n_samples} two-strata samples against the deep "
+                       "ones (Fig. 6.11; infAP against AP)")
+            click.echo(_fmt_table(sampled, "{:.4f}"))
     if out_dir:
         from .plots import plot_estimates, plot_gain_fits
 
         os.makedirs(out_dir, exist_ok=True)
         written = []
-        for df, name in ((acc, "accuracy.tsv"), (fit, "fit.tsv"), (loo, "leave_one_out.tsv")):
+        for df, name in ((acc, "accuracy.tsv"), (fit, "fit.tsv"), (loo, "leave_one_out.tsv"),
+                         (sampled, "sampled_orderings.tsv")):
             if df is not None:
                 path = os.path.join(out_dir, name)
                 df.to_csv(path, sep="\t", index=False, float_format="%.6g")

@@ -38,6 +38,34 @@ def plot_coverage(table, stem: str, pool_depth: int) -> list[str]:
     return out
 
 
+def plot_score_curves(st, stem: str, systems: str = "contributing", regime: int = 0) -> list[str]:
+    """Per-system mean scores against the evaluation depth k over the volatility grid (Lu 2018
+    Figs. 5.1-5.5, 5.6f and 5.7 plot these): one panel per metric, one line per system, a dotted
+    line at the pool depth. ``st``: a :class:`tiebreak.studies.depth.DepthStudy`. Writes
+    ``<stem>.png`` and ``.svg``."""
+    plt = pyplot()
+    sel = st.contributing if systems == "contributing" else np.ones(len(st.systems), bool)
+    n = len(st.metrics)
+    cols = min(n, 4)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.0 * rows), squeeze=False)
+    k = np.asarray(st.vol_depths)
+    for ax, (a, m) in zip(axes.ravel(), enumerate(st.metrics)):
+        for y in st.vol_means[sel, a, :, regime]:
+            ax.plot(k, y, lw=0.8, alpha=0.8)
+        if k[0] <= st.pool_depth <= k[-1]:
+            ax.axvline(st.pool_depth, color="grey", ls=":", lw=1)
+        ax.set_title(m, fontsize=9)
+        ax.set_xlabel("evaluation depth k")
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    axes[0, 0].set_ylabel("mean score")
+    fig.tight_layout()
+    out = _save(fig, stem)
+    plt.close(fig)
+    return out
+
+
 def plot_volatility(mats: dict, depths, stem: str, pool_depth: int) -> list[str]:
     """Heat maps of Kendall tau matrices (Lu 2018 Eq. 5.5), one panel per entry of ``mats``
     (name -> ndarray (n, n)); tau >= 0.9 in the darkest green. Rows are k1 (first metric), columns

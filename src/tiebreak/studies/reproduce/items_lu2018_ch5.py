@@ -1,0 +1,289 @@
+"""Lu (2018) chapter 5, "The effect of pooling and evaluation depth on IR metrics": Tables 5.3,
+5.7 and Figs. 5.2-5.5, 5.8, 5.10 beside our numbers.
+
+The thesis's collections (Robust04 topics 651-700 with 42 runs, TREC-9, CW09A-2009/2010) are
+not in the reference data; Robust 2003 (topics 601-650, 17 runs) stands in for Robust04, with
+shallow pools simulated from its qrels by the same procedure (Section 5.3.1). Cells whose value
+is a property of the definition (the RBP residual of a fully judged top k is p^k) are compared
+exactly; cells on substitute data check the shape the text states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import Cell, Context, Item, compare_number, register
+
+ROBUST = ("robust03_trectools", "qrels", "robust03_qrels.txt.gz")
+SUB = "Robust 2003 (601-650, 17 runs) in place of Robust04 (651-700, 42 runs)"
+METRICS = ("AP_b", "AP", "nDCG", "RBP(p=0.95)", "RBP(p=0.8)", "ERR")
+_CACHE: dict = {}
+
+
+def _robust(ctx: Context):
+    from ...io import read_qrels, read_run, run_paths
+    from ...judgments.pool import subset_topics
+
+    if "data" not in _CACHE:
+        qr = read_qrels(str(ctx.need(*ROBUST)))
+        qr = subset_topics(qr, [t for t in qr.topics if 601 <= int(t) <= 650])
+        runs = [read_run(p) for p in run_paths([str(ctx.need("robust03_trectools", "runs"))])]
+        _CACHE["data"] = (qr, runs)
+    return _CACHE["data"]
+
+
+def _study(ctx: Context, d: int | None):
+    """d: simulated pool depth (10, 20), or None for the qrels as they are, reference k = 100."""
+    from ..depth import run_depth_study
+
+    if d not in _CACHE:
+        qr, runs = _robust(ctx)
+        _CACHE[d] = run_depth_study(
+            qr, runs, d, metrics=METRICS, reference_depth=None if d else 100,
+            vol_depths=tuple(range(1, 51)), leave_one_out=d == 10, jobs=ctx.jobs)
+    return _CACHE[d]
+
+
+def _shape(name: str, holds: bool, what: str, ours=None) -> Cell:
+    return Cell(name, "", ours if ours is not None else str(bool(holds)),
+                "shape-holds" if holds else "differs", what)
+
+
+def _curves(st, metric):
+    """(n_contributing, n_k) mean scores over k = 1..50."""
+    return st.vol_means[st.contributing, st.metrics.index(metric), :, 0]
+
+
+def _crossovers(Y) -> int:
+    """System pairs whose order at k = 50 differs from their order at some smaller k."""
+    n = 0
+    for i in range(len(Y)):
+        for j in range(i + 1, len(Y)):
+            s = np.sign(Y[i] - Y[j])
+            n += int(np.any(s[:-1] * s[-1] < 0))
+    return n
+
+
+def _draw_curves(ctx, path, d, metrics, title):
+    from .. import pyplot
+
+    st = _study(ctx, d)
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.0), squeeze=False)
+    k = np.asarray(st.vol_depths)
+    for ax, m in zip(axes[0], metrics):
+        for y in _curves(st, m):
+            ax.plot(k, y, lw=0.8)
+        if d:
+            ax.axvline(d, color="grey", ls=":", lw=1)
+        ax.set_title(f"{m}@k, {title}", fontsize=8)
+        ax.set_xlabel("k")
+    axes[0, 0].set_ylabel("mean score")
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------- Figs. 5.2-5.5
+
+
+def _fig52(ctx: Context) -> list[Cell]:
+    st = _study(ctx, 20)
+    A, B = _curves(st, "AP"), _curves(st, "AP_b")
+    mono_a = bool(np.all(np.diff(A, axis=1) >= -1e-12))
+    mono_b = bool(np.all(np.diff(B, axis=1) >= -1e-12))
+    return [_shape("AP_a@k never decreases in k (every system)", mono_a,
+                   SUB + "; pool simulated at d = 20", str(mono_a)),
+            _shape("AP_b@k is not monotone in k", not mono_b, "Section 5.4", str(not mono_b)),
+            _shape("AP_a@k still crosses over (pairs whose order changes)", _crossovers(A) > 0,
+                   "Section 5.4", _crossovers(A)),
+            _shape("AP_b@k crosses over", _crossovers(B) > 0, "Section 5.4", _crossovers(B))]
+
+
+register(Item("lu2018:fig5.2", "Per-system AP_a@k and AP_b@k against k", "Section 5.4, Fig. 5.2",
+              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "--pool-depth 20 --volatility-depths 1-50 --out dir runs/", _fig52,
+              kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_curves(ctx, p, 20, ("AP", "AP_b"), "d = 20"),
+              description="Mean AP_a@k and AP_b@k of each contributing system (y) against "
+                          "k = 1..50 (x), Robust04 and CW09A-2010: AP_a rises monotonically, "
+                          "AP_b does not; both cross over."))
+
+
+def _fig53(ctx: Context) -> list[Cell]:
+    st = _study(ctx, 20)
+    N = _curves(st, "nDCG")
+    return [_shape("NDCG_a@k crosses over even for k <= d", _crossovers(N[:, :20]) > 0,
+                   SUB + "; QM is not computed here", _crossovers(N[:, :20]))]
+
+
+register(Item("lu2018:fig5.3", "Per-system NDCG_a@k against k", "Section 5.4, Fig. 5.3",
+              "tiebreak study depth ... --out dir", _fig53, kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_curves(ctx, p, 20, ("nDCG",), "d = 20"),
+              description="NDCG_a@k and QM@k per system against k; both cross over."))
+
+
+def _settle(Y, frac=0.99) -> int:
+    """The smallest k at which the mean over systems reaches ``frac`` of its k = 50 value."""
+    m = Y.mean(axis=0)
+    return int(np.argmax(m >= frac * m[-1]) + 1)
+
+
+def _fig54(ctx: Context) -> list[Cell]:
+    st = _study(ctx, 20)
+    r, e = _settle(_curves(st, "RBP(p=0.95)")), _settle(_curves(st, "ERR"))
+    return [_shape("k where mean RBP(0.95)@k reaches 99 % of its k = 50 value", True, SUB, r),
+            _shape("k where mean ERR@k does", True, SUB, e),
+            _shape("RBP(0.95) settles deeper than ERR", r > e, "Section 5.4")]
+
+
+register(Item("lu2018:fig5.4", "Per-system RBP(0.95)@k and ERR@k against k",
+              "Section 5.4, Fig. 5.4", "tiebreak study depth ... --out dir", _fig54,
+              kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_curves(ctx, p, 20, ("RBP(p=0.95)", "ERR"), "d = 20"),
+              description="RBP(0.95)@k settles at greater depths than ERR@k; orderings steady."))
+
+
+def _fig55(ctx: Context) -> list[Cell]:
+    s10, s20 = _study(ctx, 10), _study(ctx, 20)
+    out = []
+    for m in ("AP_b", "nDCG", "RBP(p=0.8)"):
+        c10, c20 = _crossovers(_curves(s10, m)), _crossovers(_curves(s20, m))
+        out.append(_shape(f"{m}: crossing pairs at d = 10 >= at d = 20", c10 >= c20,
+                          "Section 5.4: d = 10 pools make orderings more volatile",
+                          f"{c10} vs {c20}"))
+    return out
+
+
+register(Item("lu2018:fig5.5", "AP_b@k, NDCG_a@k, RBP(0.8)@k with d = 10 pools",
+              "Section 5.4, Fig. 5.5", "tiebreak study depth --pool-depth 10 ... --out dir",
+              _fig55, kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_curves(ctx, p, 10, ("AP_b", "nDCG", "RBP(p=0.8)"),
+                                                 "d = 10"),
+              description="The Fig. 5.2-5.4 curves with pools of depth 10: more cross-overs."))
+
+
+# ------------------------------------------------------------------------------ Table 5.3
+
+T53 = {"AP_b": ("-1.31", "0.67"), "nDCG": ("-1.06", "0.60"), "RBP(p=0.8)": ("-0.90", "0.38"),
+       "RBP(p=0.95)": ("-1.25", "0.76")}
+
+
+def _table53(ctx: Context) -> list[Cell]:
+    st = _study(ctx, 10)
+    lo = st.loo
+    cells = []
+    for m, (dp, dr) in T53.items():
+        j = st.metrics.index(m)
+        pct = float(np.nanmean(lo["delta_pct"][:, j]))
+        rk = float(np.mean(lo["delta_rank"][:, j]))
+        cells.append(_shape(f"{m} Delta%", -5 < pct <= 0,
+                            f"{SUB}; Robust04 {dp}: a newswire pool barely moves a left-out "
+                            "run (CW09A: -17 to -23)", pct))
+        cells.append(_shape(f"{m} Delta rank", rk < 2, f"{SUB}; Robust04 {dr}", rk))
+    return cells
+
+
+register(Item("lu2018:table5.3", "Leave one run out at k = d = 10",
+              "Section 5.3.2, Table 5.3(a) (Robust04 column)",
+              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "--pool-depth 10 runs/", _table53, data=ROBUST))
+
+
+# ------------------------------------------------------------------------------ Table 5.7
+
+T57 = {1: ("0.950", "0.800"), 4: ("0.815", "0.410"), 10: ("0.599", "0.107"),
+       40: ("0.129", "0.000")}
+
+
+def _table57(ctx: Context) -> list[Cell]:
+    from ...judgments.pool import infer_contributing, run_lists
+    from ...judgments.scoring import score_runs
+
+    qr, runs = _robust(ctx)
+    ks = list(T57)
+    judged = set(infer_contributing(run_lists(runs, qr), qr, max(ks)))
+    runs = [r for r in runs if r.name in judged]  # the thesis averages over contributing runs
+    sc = score_runs(qr, runs, ["RBP(p=0.95)", "RBP(p=0.8)"], ks)
+    res = np.nanmean(sc["residual"], axis=(0, 4))  # (metric, k)
+    cells = []
+    for b, k in enumerate(ks):
+        for a, (m, p) in enumerate(zip(("RBP(0.95)", "RBP(0.8)"), T57[k])):
+            cells.append(compare_number(f"k={k} {m} residual", p, float(res[a, b, 0]),
+                                        note=f"p^min(n, k) when the top k is judged: over the "
+                                             f"{len(runs)} Robust 2003 runs whose top {max(ks)} "
+                                             "the qrels judge on every topic; some return fewer "
+                                             "than 40 documents on a topic (n < k), which keeps "
+                                             "p^n of residual (mean of p^min(n, 40) = 0.156)"))
+    return cells
+
+
+register(Item("lu2018:table5.7", "RBP residuals against k (Robust04 d = 100)",
+              "Section 5.5, Table 5.7 (Robust04 residual columns)",
+              "tiebreak study depth --qrels robust03_qrels.txt.gz --reference-depth 100 runs/",
+              _table57, data=ROBUST))
+
+
+# ------------------------------------------------------------------------ Figs. 5.8, 5.10
+
+
+def _vol(ctx, a, b=None, stat="tau"):
+    from ..depth import volatility
+
+    return volatility(_study(ctx, 20), a, b, stat=stat)
+
+
+def _fig58(ctx: Context) -> list[Cell]:
+    out = []
+    for m in ("AP_b", "nDCG"):
+        for stat in ("tau", "tau_ap", "rbo"):
+            T = _vol(ctx, m, stat=stat)
+            v = float(np.nanmin(T[4:, 4:]))
+            out.append(_shape(f"{m}: least {stat} among k1, k2 >= 5", v >= 0.7,
+                              SUB + "; Robust04: orderings barely depend on k except for very "
+                              "small k (the same with tau_AP and RBO on CW09A)", v))
+    return out
+
+
+def _draw_vol(ctx, path, pairs, stat="tau"):
+    from ..plots import plot_volatility
+
+    st = _study(ctx, 20)
+    mats = {(a if b is None else f"{a} vs {b}"): _vol(ctx, a, b, stat) for a, b in pairs}
+    stem = str(path)[:-4] if str(path).endswith(".png") else str(path)
+    plot_volatility(mats, st.vol_depths, stem, 20)
+
+
+register(Item("lu2018:fig5.8", "Volatility of AP_b@k and NDCG_a@k over k = 1..50 (d = 20)",
+              "Section 5.6, Fig. 5.8", "tiebreak study depth --pool-depth 20 "
+              "--volatility-stat tau --volatility-stat tau_ap --volatility-stat rbo --out dir",
+              _fig58, kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_vol(ctx, p, [("AP_b", None), ("nDCG", None)]),
+              description="Kendall tau heat maps over (k1, k2) in 1..50; Robust04 is dark "
+                          "(stable) except at very small k, CW09A-2010 light except near k = d."))
+
+
+def _fig510(ctx: Context) -> list[Cell]:
+    out = []
+    for a, b in (("AP_b", "AP"), ("nDCG", "AP_b"), ("RBP(p=0.95)", "nDCG"),
+                 ("RBP(p=0.95)", "AP_b")):
+        T = _vol(ctx, a, b)
+        diag = float(np.nanmean(np.diag(T)[9:]))
+        out.append(_shape(f"{a} vs {b}: mean tau on the diagonal, k >= 10", diag >= 0.7,
+                          SUB + " (CW09A-2010 in the thesis); AP_c and the Zipf-discount NDCG "
+                          "panels are not drawn", diag))
+    T = _vol(ctx, "RBP(p=0.95)", "nDCG")
+    out.append(_shape("RBP(0.95) vs NDCG_a: the band is symmetric",
+                      bool(np.nanmax(np.abs(T - T.T)) < 0.2), "Section 5.6",
+                      float(np.nanmax(np.abs(T - T.T)))))
+    return out
+
+
+register(Item("lu2018:fig5.10", "Cross-metric volatility (d = 20)", "Section 5.6, Fig. 5.10",
+              "tiebreak study depth --pool-depth 20 --cross AP_b,AP --cross nDCG,AP_b ...",
+              _fig510, kind="figure", data=ROBUST,
+              figure=lambda ctx, p: _draw_vol(ctx, p, [("AP_b", "AP"), ("nDCG", "AP_b"),
+                                                       ("RBP(p=0.95)", "nDCG"),
+                                                       ("RBP(p=0.95)", "AP_b")]),
+              description="tau between metric 1 at k1 (rows) and metric 2 at k2 (columns); "
+                          "RBP(0.95) and NDCG_a show a strong symmetric band."))
