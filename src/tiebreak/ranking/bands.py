@@ -416,14 +416,19 @@ def bounds_table(rhos=DEFAULT_RHOS, metrics=DEFAULT_BOUND_METRICS,
 
 
 def _reference_order(run: Run, order: str) -> np.ndarray:
-    """Line permutation: topics in ``run.topics`` order, inside a topic file order or
-    trec_eval order (score descending, then docno descending in byte order)."""
+    """Line permutation: topics in ``run.topics`` order, inside a topic file order, trec_eval
+    order (score descending, then docno descending in byte order) or score-rank order (score
+    descending, then the rank column ascending, then docno descending; Yang, Moffat & Turpin
+    2016, Sect. 3)."""
     if order == "file":
         return np.argsort(run.topic, kind="stable")
     if order == "trec_eval":
         # docid is the docno's rank in byte order, so -docid gives docno descending
         return np.lexsort((-run.docid, -run.score, run.topic))
-    raise ValueError(f"order must be 'file' or 'trec_eval', got {order!r}")
+    if order == "score-rank":
+        rk = np.where(np.isnan(run.rank), np.inf, run.rank)
+        return np.lexsort((-run.docid, rk, -run.score, run.topic))
+    raise ValueError(f"order must be 'file', 'trec_eval' or 'score-rank', got {order!r}")
 
 
 def _ranks(topic: np.ndarray, n_topics: int) -> np.ndarray:
@@ -451,7 +456,7 @@ def band_run(run: Run, rho, order: str = "file", name: str | None = None) -> Run
     run : Run
         From :func:`tiebreak.read_run`.
     rho : number or decimal string, >= 1
-    order : {"file", "trec_eval"}
+    order : {"file", "trec_eval", "score-rank"}
         Reference order inside a topic: the file's line order, or trec_eval's (score
         descending, ties by docno descending in byte order).
     name : str, optional

@@ -48,6 +48,8 @@ __all__ = ["BandStudy", "fig3", "fig4", "fig4_quadrants", "bands_cmd", "run_stud
 DEFAULT_STUDY_RHOS = ("1.0", "1.1", "1.2", "1.4", "1.7", "2.0")
 DEFAULT_STUDY_METRICS = ("RR", "RBP(p=0.5)", "RBP(p=0.85)", "AP")
 RATIOS = (0.99, 0.97)
+#: Reference orders the bands can be cut from (each is also the regime of the originals).
+ORDERS = ("file", "trec_eval", "score-rank")
 RANK_MEASURE = "AP"  # systems are ranked by its mean (MAP) for --top
 
 
@@ -125,9 +127,10 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     runs : list of Run or paths
     rhos : list of str / number (>= 1; decimal strings are exact)
     metrics : list of measure names (e.g. ``RR``, ``RBP(p=0.5)``, ``AP``)
-    order : {"file", "trec_eval"}
+    order : {"file", "trec_eval", "score-rank"}
         Reference order the bands are cut from; the originals are scored in the same order
-        (``file`` regime for ``file``, ``trec_eval`` regime for ``trec_eval``).
+        (the regime of the same name). ``score-rank`` is Yang et al.'s re-sorted file order
+        (score descending, then rank ascending; AIRS 2016, Sect. 3).
     top : int, optional
         Keep the ``top`` systems with the highest MAP (original scores).
     drop_contradictions : bool
@@ -146,8 +149,8 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
 
     for r in rhos:
         band_starts(r, 0)  # validate early
-    if order not in ("file", "trec_eval"):
-        raise ValueError(f"order must be 'file' or 'trec_eval', got {order!r}")
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     measures = [parse_measure(m) for m in metrics] + [parse_measure(RANK_MEASURE)]
     jobs = jobs if jobs > 0 else cpus()
     run_objs = list(runs)
@@ -335,8 +338,12 @@ def _split(values) -> list[str]:
               help="Keep the N best systems by MAP (the paper kept 80 of 103).")
 @click.option("--drop-contradictions", is_flag=True,
               help="Leave out runs whose file order contradicts their scores or ranks.")
-@click.option("--order", type=click.Choice(["file", "trec_eval"]), default="file",
-              show_default=True, help="Reference order the bands are cut from.")
+@click.option("--order", type=click.Choice(ORDERS), default="file", show_default=True,
+              help="Reference order the bands are cut from (score-rank: score descending, "
+                   "then rank ascending, as Yang et al. re-sorted the runs).")
+@click.option("--ratio", "ratios", default=",".join(str(r) for r in RATIOS), show_default=True,
+              help="Table 3 ratios of the original score, comma-separated (the paper's text "
+                   "also reports 0.95).")
 @click.option("--fig4-rho", default=None, help="rho of Fig. 4 (default: the largest).")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--out", "out_dir", default="study_bands", show_default=True,
@@ -345,8 +352,8 @@ def _split(values) -> list[str]:
               help="Worker processes (0 = all cores).")
 @dask_option("Read, band and evaluate")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
-def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, alpha, out_dir,
-              jobs, dask_address, runs):
+def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, ratios, fig4_rho, alpha,
+              out_dir, jobs, dask_address, runs):
     """YMT 2016 Section 4: Fig. 3, Table 3 and Fig. 4 for banded versions of RUNS.
 
     RUNS may be files or directories (every run file in them).
@@ -371,6 +378,13 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
         if not match:
             raise click.BadParameter(f"{fig4_rho} is not one of --rho", param_hint="--fig4-rho")
         fig4_rho = match[0]
+    try:
+        ratio_list = [float(x) for x in _split([ratios])]
+    except ValueError:
+        raise click.BadParameter(f"{ratios!r} is not a list of numbers",
+                                 param_hint="--ratio") from None
+    if not ratio_list or not all(0 < r <= 1 for r in ratio_list):
+        raise click.BadParameter("ratios must lie in (0, 1]", param_hint="--ratio")
     metric_list = _split(metrics) if metrics else list(DEFAULT_STUDY_METRICS)
     if len(metric_list) != len(set(metric_list)):
         raise click.BadParameter("a metric is given twice", param_hint="--metric")
@@ -391,7 +405,7 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, fig4_rho, a
     summ.to_csv(p, sep="\t", index=False, float_format="%.6g")
     written += [p, *fig3(study, os.path.join(out_dir, "fig3_differences"))]
 
-    t3 = table3(study, RATIOS, alpha)
+    t3 = table3(study, ratio_list, alpha)
     p = os.path.join(out_dir, "table3.tsv")
     t3.to_csv(p, sep="\t", index=False)
     written.append(p)

@@ -42,7 +42,8 @@ def _band_study(data: str):
 
     ctx = Context(Path(data))
     q, runs = _robust(ctx)
-    return run_study(read_qrels(q), runs, rhos=RHOS, metrics=METRICS, order="file")
+    # the paper cuts the bands from its re-sorted runs: score descending, then rank ascending
+    return run_study(read_qrels(q), runs, rhos=RHOS, metrics=METRICS, order="score-rank")
 
 
 def _shape(name: str, ok: bool, ours, claim: str) -> Cell:
@@ -247,8 +248,8 @@ def _fig3_draw(ctx: Context, path: Path) -> None:
 register(Item(
     id="ymt2016:fig3", title="Score change from banding, per metric and rho",
     where="Sect. 4, Fig. 3",
-    command="tiebreak study bands --qrels ../shared/data/robust03_trectools/qrels/"
-            "robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
+    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+            "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
     description="The paper draws box plots of original minus banded (expected over the "
                 "permutations of each band) per system-topic for rho 1.1-2.0 and RR, RBP0.5, "
                 "RBP0.85, AP on 80 TREC-7 runs x 50 topics; ours has the same axes and "
@@ -294,8 +295,9 @@ def _table3(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:table3", title="Systems whose banded score is >= 99 % / 97 % of the original",
     where="Sect. 4, Table 3",
-    command="tiebreak study bands --qrels ../shared/data/robust03_trectools/qrels/"
-            "robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
+    command="tiebreak study bands --order score-rank --ratio 0.99,0.97,0.95 --qrels "
+            "../shared/data/robust03_trectools/qrels/robust03_qrels.txt.gz "
+            "../shared/data/robust03_trectools/runs/",
     compute=_table3, data=("robust03_trectools",)))
 
 
@@ -331,8 +333,8 @@ def _fig4(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:fig4", title="p values of all system pairs, original against banded (rho=1.4)",
     where="Sect. 4, Fig. 4",
-    command="tiebreak study bands --qrels ../shared/data/robust03_trectools/qrels/"
-            "robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/ --fig4-rho 1.4",
+    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+            "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/ --fig4-rho 1.4",
     description="The paper plots, for each metric, the paired t-test p value of every system "
                 "pair on the original scores (x) against the banded scores (y), with the "
                 "quadrant shares at p = 0.05.",
@@ -368,8 +370,8 @@ def _fig_draft(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:fig-draft", title="Draft of Sect. 4: p values of original against grouped runs",
     where="LaTeX draft of Sect. 4, figure fig-rho-p-value",
-    command="tiebreak study bands --qrels ../shared/data/robust03_trectools/qrels/"
-            "robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
+    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+            "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
     description="The draft plots, per metric and rho, the two-tailed paired t-test p value of "
                 "each original run against its grouped run over 50 topics.",
     compute=_fig_draft, kind="figure", data=("robust03_trectools",)))
