@@ -5,8 +5,9 @@ Score-based methods do not depend on the order of tied documents, so they are co
 runs as they are. Rank-based methods (RRF, ISR, log_ISR, BordaFuse, rank/borda normalisation)
 use ranks, and ranx ranks tied scores in the order of numba's quicksort; for those the runs are
 first given strictly decreasing scores in trec_eval order (the order tiebreak ranks by), so both
-see the same ranks. The runs are cut to 60 documents per topic and 15 topics to keep the test fast (ranx
-compiles every method with numba); benchmarks/bench_fusion.py compares them in full."""
+see the same ranks. The runs are cut to 60 documents per topic and 15 topics to keep the test
+fast (ranx compiles every method with numba); benchmarks/bench_fusion.py compares them in
+full."""
 
 from __future__ import annotations
 

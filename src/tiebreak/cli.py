@@ -55,6 +55,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "compare": "tiebreak.stats.compare:compare_cmd",
     "report": "tiebreak.report:report_cmd",
     "reproduce": "tiebreak.studies.reproduce.cli:reproduce_cmd",
+    "fuse": "tiebreak.runs.cli:fuse_cmd",
+    "run": "tiebreak.runs.cli:run_cmd",
 }
 
 
@@ -104,10 +106,12 @@ COMMAND_HELP: dict[str, str] = {
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
+    "fuse": "Fuse runs (CombSUM, RRF, Borda, ...) and count the ties fusion makes.",
     "index": "Build (or verify) a positional index of a collection.",
     "measures": "List every measure, its names, kind and how ties are averaged.",
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "report": "Write a self-contained HTML report comparing runs.",
+    "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",

@@ -567,7 +567,10 @@ class Evaluator:
             name = None
             if name_by == "file" and not hasattr(r, "read") and r != "-":
                 name = os.path.basename(os.fsdecode(r))
-            run = read_run(r, name=name, on_duplicate=on_duplicate)
+            from .io.tables import is_table_path, read_run_table
+
+            run = read_run_table(r, name=name) if is_table_path(r) else \
+                read_run(r, name=name, on_duplicate=on_duplicate)
         elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
             from .io.inputs import as_run
 
