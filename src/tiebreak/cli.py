@@ -191,6 +191,10 @@ def study_group() -> None:
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
                                       "(full precision); json: records.")
 @click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
+@click.option("--wide", is_flag=True, help="Runs x measures: one row per run, one column per "
+                                           "measure (and regime); tsv adds a header row.")
+@click.option("--sort", "sort_by", metavar="MEASURE",
+              help="--wide: order the runs by this measure, best first.")
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name.")
 @click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
@@ -211,8 +215,8 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
-def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, quiet,
-             score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
+def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_by, name_by,
+             quiet, score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
              line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
@@ -265,7 +269,16 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, name_by, qu
         qw.append(f"lines: {q.line_counts.summary()}")
     if qw:
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
-    if fmt == "tsv":
+    if sort_by and not wide:
+        _fail("--sort needs --wide")
+    if wide and fmt != "json":
+        from .output import write_wide
+
+        try:
+            write_wide(res, out, sort_by, fmt)
+        except KeyError as e:
+            _fail(e.args[0])
+    elif fmt == "tsv":
         write_tsv(res, out, per_topic, header)
     elif fmt == "json":
         meta = {"qrels": q.name, "score_precision": score_precision, "average": average,

@@ -140,3 +140,39 @@ def format_warnings(res: EvalResult, max_items: int = 8, lines: bool = False) ->
         if parts:
             out.append(f"{run}: " + "; ".join(parts))
     return out
+
+
+def wide_rows(res: EvalResult, sort: str | None = None, precise: bool = False):
+    """Header and rows of the runs x measures view: one row per run, one column per measure
+    (``measure regime`` when several regimes), the means; sorted by the column ``sort`` (a
+    measure name, its first regime) descending when given. ``precise``: values as ``repr``
+    (full precision) instead of 4 decimals.
+
+    Raises KeyError for a ``sort`` that is not a measure of the result."""
+    cols = [(j, k) for j in range(len(res.measures)) for k in range(len(res.regimes))]
+    many = len(res.regimes) > 1
+    head = ["run"] + [f"{res.measures[j]} {res.regimes[k]}" if many else res.measures[j]
+                      for j, k in cols]
+    order = list(range(len(res.runs)))
+    if sort is not None:
+        if sort not in res.measures:
+            raise KeyError(f"--sort {sort}: not a measure of this evaluation "
+                           f"({', '.join(res.measures)})")
+        j = res.measures.index(sort)
+        vals = res.mean[:, j, 0]
+        order.sort(key=lambda i: (vals[i] != vals[i], -vals[i] if vals[i] == vals[i] else 0))
+    rows = [[res.runs[i]] + [repr(float(res.mean[i, j, k])) if precise else
+                             _fmt(res.mean[i, j, k]) for j, k in cols] for i in order]
+    return head, rows
+
+
+def write_wide(res: EvalResult, fh, sort: str | None = None, fmt: str = "table") -> None:
+    """Runs x measures (:func:`wide_rows`): a readable grid, or TSV with a header row and full
+    precision (``fmt="tsv"``)."""
+    head, rows = wide_rows(res, sort, precise=fmt == "tsv")
+    if fmt == "tsv":
+        fh.write("\t".join(head) + "\n")
+        for r in rows:
+            fh.write("\t".join(r) + "\n")
+    else:
+        fh.write(grid(head, rows, 1))
