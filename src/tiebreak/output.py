@@ -35,8 +35,29 @@ def write_json(res: EvalResult, fh, per_topic: bool = False, meta: dict | None =
     lines = {"qrels": qrels_lines.as_dict() if qrels_lines is not None else None,
              "runs": {r: v.as_dict() for r, w in res.warnings.items() for v in w.values()
                       if isinstance(v, LineCounts)}}
-    json.dump({"meta": meta or {}, "results": recs, "warnings": warnings, "lines": lines}, fh,
-              indent=1)
+    dump_json({"meta": meta or {}, "results": recs, "warnings": warnings, "lines": lines}, fh)
+
+
+def json_safe(obj):
+    """``obj`` with every NaN or infinite float (Python or numpy) replaced by None, recursively
+    through dicts, lists and tuples, so that ``json.dumps(..., allow_nan=False)`` succeeds and
+    the output is JSON (``NaN`` is not)."""
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, float) or type(obj).__module__ == "numpy" and hasattr(obj, "dtype") \
+            and obj.dtype.kind == "f" and obj.ndim == 0:
+        f = float(obj)
+        return f if f == f and f not in (float("inf"), float("-inf")) else None
+    if type(obj).__module__ == "numpy" and hasattr(obj, "item") and getattr(obj, "ndim", 1) == 0:
+        return obj.item()
+    return obj
+
+
+def dump_json(obj, fh, indent: int | None = 1) -> None:
+    """Write ``obj`` as JSON (NaN and infinities as null, :func:`json_safe`) and a newline."""
+    json.dump(json_safe(obj), fh, indent=indent, allow_nan=False, default=str)
     fh.write("\n")
 
 

@@ -7,7 +7,6 @@ heavy modules are imported inside the commands.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -174,11 +173,12 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if fmt == "tsv":
         sys.stdout.write("\t".join(cols) + "\n")
         for r in rows:
-            sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]:.6f}\t{r[3]:.6f}\t{r[4]:.6f}\t{r[5]:.6f}\t"
+            sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]!r}\t{r[3]!r}\t{r[4]!r}\t{r[5]!r}\t"
                              f"{int(r[6])}\n")
     elif fmt == "json":
-        json.dump([dict(zip(cols, r)) for r in rows], sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        from ..output import dump_json
+
+        dump_json([dict(zip(cols, r)) for r in rows], sys.stdout)
     else:
         click.echo(f"{est_name} estimate of RBP(p={p})@{depth}, mean over topics "
                    f"({int(E.adjusted.sum())} of {len(E.topics)} topics adjusted, "
@@ -196,7 +196,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                 if name != f"L_{loss}":
                     continue
                 for d, v in zip(docs, g):
-                    fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+                    fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{float(v)!r}\n")
 
 
 def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) -> None:

@@ -111,11 +111,11 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
         _fail(str(e))
     table = D.depth_table(st, systems)
     if fmt == "tsv":
-        sys.stdout.write(table.to_csv(sep="\t", index=False, float_format="%.6g"))
+        sys.stdout.write(table.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        json.dump({"table": table.to_dict(orient="records"), "pool": st.pool_info},
-                  sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
+        from ..output import dump_json
+
+        dump_json({"table": table.to_dict(orient="records"), "pool": st.pool_info}, sys.stdout)
     else:
         nc = int(st.contributing.sum())
         click.echo(f"{len(st.systems)} runs ({nc} contributing), {len(st.topics)} topics, "

@@ -3,7 +3,6 @@ the computation is :mod:`tiebreak.studies.estimate`."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -89,13 +88,14 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     fit = ES.fit_table(st)
     loo = ES.accuracy_table(st, loo=True) if leave_one_out else None
     if fmt == "tsv":
-        sys.stdout.write(acc.to_csv(sep="\t", index=False, float_format="%.6g"))
+        sys.stdout.write(acc.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        json.dump({"accuracy": acc.to_dict(orient="records"),
+        from ..output import dump_json
+
+        dump_json({"accuracy": acc.to_dict(orient="records"),
                    "fit": fit.to_dict(orient="records"),
                    "leave_one_out": None if loo is None else loo.to_dict(orient="records")},
-                  sys.stdout, indent=1)
-        sys.stdout.write("\n")
+                  sys.stdout)
     else:
         click.echo(f"{len(st.runs)} contributing runs, {len(st.topics)} topics, "
                    f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
@@ -114,7 +114,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         for df, name in ((acc, "accuracy.tsv"), (fit, "fit.tsv"), (loo, "leave_one_out.tsv")):
             if df is not None:
                 path = os.path.join(out_dir, name)
-                df.to_csv(path, sep="\t", index=False, float_format="%.6g")
+                df.to_csv(path, sep="\t", index=False)
                 written.append(path)
         written += plot_gain_fits(st, os.path.join(out_dir, "gain_fits"))
         written += plot_estimates(st, os.path.join(out_dir, "estimates"))
