@@ -13,7 +13,7 @@ import click
 
 REGIME_HELP = (
     "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all. Default: trec_eval,expected,realistic,optimistic,lower,upper."
+    "upper, expected, or all. Default: trec_eval, expected, realistic, optimistic, lower, upper."
 )
 
 
@@ -301,15 +301,24 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_
 
 
 @main.command("measures")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "tsv"]), default="markdown",
-              show_default=True, help="markdown: the README's table; tsv: a header row and "
-                                      "every column.")
+@click.option("--format", "fmt", type=click.Choice(["table", "md", "markdown", "tsv"]),
+              default=None, help="table: aligned columns (the default on a terminal); md: the "
+                                 "README's Markdown table with definitions (the default "
+                                 "otherwise); tsv: a header row and every column.")
 def measures_cmd(fmt):
     """List every measure: names in each tradition, kind, how the expected value over ties is
     computed (closed form, linear, sampled), parameters and definition."""
-    from .measures.table import markdown, rows
+    from .measures.table import markdown, plain, rows
 
-    if fmt == "markdown":
+    if fmt is None:
+        fmt = "table" if sys.stdout.isatty() else "md"
+    if fmt == "table":
+        import shutil
+
+        click.echo(plain(shutil.get_terminal_size().columns if sys.stdout.isatty() else 10**6),
+                   nl=False)
+        return
+    if fmt in ("md", "markdown"):
         click.echo(markdown(), nl=False)
         return
     rs = rows()

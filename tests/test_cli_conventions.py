@@ -1,0 +1,42 @@
+"""Commands that agree: help text without broken words or reST markup, ``tiebreak measures``
+as a plain table, ``ties --name-by file``."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from tiebreak.cli import main
+
+
+def test_help_text_clean():
+    for cmd in (["eval"], ["ties"], ["compare"], ["fuse"], ["run"]):
+        out = CliRunner().invoke(main, cmd + ["--help"], terminal_width=80).output
+        # every occurrence of a word containing "trec_e" must be whole
+        for w in re.findall(r"\S*trec_e\S*", out):
+            assert "trec_eval" in w, (cmd, w)
+        assert "``" not in out and ":func:" not in out and ":class:" not in out, cmd
+
+
+def test_measures_plain_and_markdown():
+    r = CliRunner().invoke(main, ["measures", "--format", "table"])
+    lines = r.output.splitlines()
+    assert lines[0].split() == ["measure", "also", "trec_eval", "kind", "expected"]
+    assert set(lines[1]) <= {"-", " "} and "|" not in r.output
+    assert any(ln.startswith("AP[@k]") and "map" in ln for ln in lines)
+    md = CliRunner().invoke(main, ["measures", "--format", "md"]).output
+    assert md.startswith("| measure | also |")
+    # not a terminal (CliRunner): Markdown, as before
+    assert CliRunner().invoke(main, ["measures"]).output == md
+
+
+def test_ties_name_by_file(tmp_path):
+    for n in ("a.run", "b.run"):
+        (tmp_path / n).write_text("1 Q0 d1 1 2 same\n1 Q0 d2 2 2 same\n")
+    args = ["ties", str(tmp_path / "a.run"), str(tmp_path / "b.run"), "--table", "per_run",
+            "--format", "tsv"]
+    r = CliRunner().invoke(main, args + ["--name-by", "file"])
+    assert [ln.split("\t")[0] for ln in r.output.splitlines()] == ["run", "a.run", "b.run"]
+    r = CliRunner().invoke(main, args)
+    assert [ln.split("\t")[0] for ln in r.output.splitlines()] == ["run", "same", "same"]
