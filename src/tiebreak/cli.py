@@ -75,7 +75,7 @@ LAZY_STUDIES: dict[str, str] = {
 # installed, and the commands that need one ("study NAME" for studies).
 EXTRAS: dict[str, tuple[str, ...]] = {
     "search": ("numba", "Stemmer", "ir_datasets"),
-    "plot": ("matplotlib",),
+    "plot": ("matplotlib", "jinja2"),
 }
 COMMAND_EXTRAS: dict[str, str] = {
     "index": "search", "search": "search", "report": "plot",
