@@ -40,3 +40,24 @@ def test_ties_name_by_file(tmp_path):
     assert [ln.split("\t")[0] for ln in r.output.splitlines()] == ["run", "a.run", "b.run"]
     r = CliRunner().invoke(main, args)
     assert [ln.split("\t")[0] for ln in r.output.splitlines()] == ["run", "same", "same"]
+
+
+def test_repeated_warnings_summarised(tmp_path):
+    (tmp_path / "q").write_text("1 0 j 1\n")
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"r{i}"
+        p.write_text(f"1 Q0 u{i} 1 2 r{i}\n1 Q0 v 2 2 r{i}\n1 Q0 j 3 1 r{i}\n")
+        paths.append(str(p))
+    args = ["eval", str(tmp_path / "q"), *paths, "-m", "P@1", "--regime", "trec_eval", "-j", "1"]
+    r = CliRunner().invoke(main, args)
+    warn = [ln for ln in r.stderr.splitlines() if "warning" in ln]
+    assert warn == [
+        "tiebreak: warning: unjudged documents in the top 10: 5 of 5 runs, 10 in all "
+        "(e.g. r0: 2); --verbose lists every run",
+        "tiebreak: warning: documents in tied groups: 5 of 5 runs, 10 in all (e.g. r0: 2); "
+        "--verbose lists every run"]
+    r = CliRunner().invoke(main, args + ["--verbose"])
+    assert sum("warning: r" in ln for ln in r.stderr.splitlines()) == 5
+    r = CliRunner().invoke(main, args + ["--quiet"])
+    assert "warning" not in r.stderr

@@ -29,6 +29,15 @@ def dask_option(what: str = "Evaluate"):
                              "LocalCluster (needs pip install 'tiebreak[dask]').")
 
 
+def resolve_jobs(jobs: int) -> int:
+    """``jobs``, or every core for 0 or less (``-j`` defaults to 0 in every command)."""
+    if jobs > 0:
+        return jobs
+    from .parallel import cpus
+
+    return cpus()
+
+
 def open_client(address: str | None):
     """The Dask client of ``--dask ADDRESS`` (None without it); a clear error, exit status 2,
     when Dask is missing or the scheduler cannot be reached."""
@@ -198,6 +207,9 @@ def study_group() -> None:
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name.")
 @click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
+@click.option("--verbose", is_flag=True,
+              help="Print every run's input warnings (by default, with more than 3 runs, one "
+                   "line per kind of warning with a count).")
 @click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
 @click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
@@ -216,8 +228,8 @@ def study_group() -> None:
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
 def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_by, name_by,
-             quiet, score_precision, average, on_duplicate, jobs, samples, seed, dask_address,
-             line_counts):
+             quiet, verbose, score_precision, average, on_duplicate, jobs, samples, seed,
+             dask_address, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -227,7 +239,7 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_
     from .evaluate import Evaluator
     from .io import InputError, run_paths
     from .measures import MeasureError
-    from .output import format_warnings, write_json, write_table, write_tsv
+    from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
 
     try:
         paths = run_paths(runs)
@@ -263,7 +275,8 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_
         _fail(str(e))
 
     out = sys.stdout
-    warn_lines = format_warnings(res, lines=line_counts)
+    warn_lines = format_warnings(res, lines=True) if line_counts else \
+        summarise_warnings(res, verbose)
     qw = [f"{k}: {v}" for k, v in q.warnings.items()]
     if line_counts and q.line_counts is not None:
         qw.append(f"lines: {q.line_counts.summary()}")

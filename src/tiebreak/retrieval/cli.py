@@ -81,7 +81,7 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--tail", is_flag=True,
               help="With --rerank and --first-k below -k: the first pass's documents "
                    "K+1..k follow, scored with the BM25 part of Eq. 4.3 only (a lower bound).")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")

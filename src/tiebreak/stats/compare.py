@@ -507,6 +507,10 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
             bidx = 0
     q = as_qrels(qrels_spec)
     ev = Evaluator(q, list(measures) or ["AP", "nDCG@10"], needed_regimes(regime))
+    if jobs <= 0:
+        from ..parallel import cpus
+
+        jobs = cpus()
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if len(paths) > 3 and sys.stderr.isatty():
         from tqdm import tqdm
@@ -553,8 +557,8 @@ def compare_options(f):
                      help="Resamples of the randomization and bootstrap tests and intervals."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed of the resampling."),
-        click.option("-j", "--jobs", type=int, default=1, show_default=True,
-                     help="Processes that read and evaluate run files."),
+        click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+                     help="Processes that read and evaluate run files (0 = all cores)."),
         click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag",
                      show_default=True,
                      help="Name runs by their run tag (column 6), or by their file name."),

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client
+from ..cli import _fail, dask_option, open_client, resolve_jobs
 from ..judgments.cliopts import (
     CONTRIB_HELP,
     ORDER_HELP,
@@ -61,8 +61,8 @@ from ..judgments.cliopts import (
               show_default=True, help="Format of the main table on standard output.")
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Directory for TSV tables and figures (none written without it).")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Processes for evaluation.")
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+              help="Processes for evaluation (0 = all cores).")
 @dask_option("Score the runs")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
@@ -104,7 +104,7 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
         grp = _groups(groups, [r.name for r in run_objs])
         st = D.run_depth_study(
             q, run_objs, pool_depth, ks, metric_list, reg, names, reference_depth, deep, vk,
-            order, not no_leave_out, grp, alpha, jobs, condensed,
+            order, not no_leave_out, grp, alpha, resolve_jobs(jobs), condensed,
             progress=lambda m: click.echo(f"[study depth] {m}", err=True),
             client=open_client(dask_address))
     except (MeasureError, ValueError) as e:

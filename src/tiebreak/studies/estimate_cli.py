@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client
+from ..cli import _fail, dask_option, open_client, resolve_jobs
 from ..judgments.cliopts import (
     CONTRIB_HELP,
     _contributing,
@@ -47,8 +47,8 @@ from ..judgments.cliopts import (
               show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Directory for TSV tables and figures.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Processes (one shallow depth each).")
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+              help="Processes (one shallow depth each; 0 = all cores).")
 @dask_option("Estimate (one shallow depth per task)")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
@@ -79,7 +79,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, jobs, rate, seed,
+            order, leave_one_out, resolve_jobs(jobs), rate, seed,
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
             client=open_client(dask_address))
     except ValueError as e:

@@ -307,7 +307,7 @@ def _fmt(x):
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--out", "out_dir", default="study_ties", show_default=True,
               type=click.Path(file_okay=False), help="Directory for figures and tables.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes for the evaluation (0 = all cores).")
 @dask_option()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
