@@ -61,3 +61,46 @@ def test_repeated_warnings_summarised(tmp_path):
     assert sum("warning: r" in ln for ln in r.stderr.splitlines()) == 5
     r = CliRunner().invoke(main, args + ["--quiet"])
     assert "warning" not in r.stderr
+
+
+def _leaf_commands():
+    import click
+
+    ctx = click.Context(main)
+    out = []
+
+    def walk(group, prefix):
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            if isinstance(cmd, click.Group):
+                walk(cmd, prefix + [name])
+            else:
+                out.append((" ".join(prefix + [name]), cmd, ctx))
+    walk(main, [])
+    return out
+
+
+def test_qrels_first_positional_everywhere():
+    """Every command that needs qrels takes them as its first argument (``--qrels`` stays as a
+    deprecated alias); ``ties`` (optional qrels), ``trec_eval`` (trec_eval's own syntax) and
+    the retrieval studies (qrels of the index they search, no runs) aside."""
+    checked = []
+    for name, cmd, ctx in _leaf_commands():
+        names = {p.name for p in cmd.params}
+        if "qrels" not in names and "qrels_spec" not in names or name in (
+                "ties", "trec_eval", "study precision", "study proximity"):
+            continue
+        usage = cmd.collect_usage_pieces(ctx)
+        args = [u for u in usage if u != "[OPTIONS]"]
+        assert args and args[0].startswith("QRELS"), (name, usage)
+        opt = [p for p in cmd.params if p.name == "qrels" and isinstance(p, click_option())]
+        assert all(not o.required and "Deprecated" in (o.help or "") for o in opt), name
+        checked.append(name)
+    assert {"eval", "compare", "report", "pool", "estimate", "study depth", "study estimate",
+            "study ties", "study bands"} <= set(checked)
+
+
+def click_option():
+    import click
+
+    return click.Option

@@ -39,9 +39,9 @@ def _args(shared_data, tmp_path) -> dict[str, list[str]]:
         "eval": [q] + runs + ["-m", "AP", "-m", "bpref"],
         "compare": [q] + runs + ["-m", "AP"],
         "ties": runs,
-        "estimate": ["--qrels", q] + runs,
-        "study depth": ["--qrels", q, "--reference-depth", "20", "--topics", "1-8"] + runs,
-        "study estimate": ["--qrels", q, "--pool-depth", "5", "--reference-depth", "20",
+        "estimate": ["--qrels", q] + runs,  # the old spelling still works
+        "study depth": [q, "--reference-depth", "20", "--topics", "1-8"] + runs,
+        "study estimate": [q, "--pool-depth", "5", "--reference-depth", "20",
                            "--models", "const", "--loss", "a", "--topics", "1-6"] + runs,
         "fuse": runs[:2] + ["-o", str(tmp_path / "f.json")],
         "run": [runs[0], "--top", "5", "-o", str(tmp_path / "r.json")],

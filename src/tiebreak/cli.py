@@ -29,6 +29,19 @@ def dask_option(what: str = "Evaluate"):
                              "LocalCluster (needs pip install 'tiebreak[dask]').")
 
 
+def split_qrels(qrels, runs) -> tuple[str, tuple]:
+    """QRELS and RUNS of a command whose arguments are ``QRELS RUN [RUN ...]``, also accepting
+    the older ``--qrels QRELS RUN ...`` (``qrels`` not None). Exit status 2 when a run is
+    missing."""
+    if qrels is None:
+        if len(runs) < 2:
+            _fail("give QRELS and at least one RUN")
+        return runs[0], tuple(runs[1:])
+    if not runs:
+        _fail("give at least one RUN")
+    return qrels, tuple(runs)
+
+
 def resolve_jobs(jobs: int) -> int:
     """``jobs``, or every core for 0 or less (``-j`` defaults to 0 in every command)."""
     if jobs > 0:

@@ -108,8 +108,8 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
 
 
 @click.command("estimate")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Shallow judgments (a depth-d' pool).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS (the shallow judgments) as the first argument.")
 @click.option("--metric", default="RBP(p=0.95)", show_default=True,
               help="The deep metric: RBP(p=...).")
 @click.option("--depth", type=int, default=100, show_default=True, help="Scoring depth d.")
@@ -139,7 +139,8 @@ def pool_cmd(qrels, runs, depth, method, contributing, order, rate, dmax, budget
                    "unless --format table).")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
                  order, clip, gains_path, topics, deep_qrels, fmt, runs):
     """Estimate deep RBP scores of RUNS from shallow QRELS (Lu 2018, ch. 6).
@@ -148,6 +149,9 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     allow (unjudged = 0 / unjudged = 1, tail included), with the topic's Chao-Lee gamma / n and
     whether it was adjusted.
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from .estimate import estimate_scores
     from .pool import run_lists
 

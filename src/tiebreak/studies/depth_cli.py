@@ -23,9 +23,8 @@ from ..judgments.cliopts import (
 
 
 @click.command("depth")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Qrels: deep ones with --pool-depth (a shallow pool is simulated), else the "
-                   "shallow pool itself.")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--pool-depth", type=int, default=None,
               help="Simulate a depth-d pool of the contributing runs from --qrels.")
 @click.option("--reference-depth", type=int, default=None,
@@ -64,7 +63,8 @@ from ..judgments.cliopts import (
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes for evaluation (0 = all cores).")
 @dask_option("Score the runs")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
               regimes, order, contributing, systems, groups, no_leave_out, condensed, cross,
               topics, alpha, fmt, out_dir, jobs, dask_address, runs):
@@ -77,6 +77,9 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
     (and leave-group-out) at k = d, Table 5.2 pool counts and, with deep qrels, the bias of
     non-contributing ("new") systems.
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..io import InputError, read_qrels
     from ..judgments.pool import parse_topics, run_lists, subset_topics
     from ..measures import MeasureError

@@ -22,8 +22,8 @@ from ..judgments.cliopts import (
 
 
 @click.command("estimate")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Deep judgments (the ground truth).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--pool-depth", "dprimes", default="10,20,30,50", show_default=True,
               help="Shallow pool depths d' to simulate.")
 @click.option("--reference-depth", "depth", type=int, default=100, show_default=True,
@@ -50,7 +50,8 @@ from ..judgments.cliopts import (
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes (one shallow depth each; 0 = all cores).")
 @dask_option("Estimate (one shallow depth per task)")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
                        order, leave_one_out, rate, seed, topics, fmt, out_dir, jobs,
                        dask_address, runs):
@@ -62,6 +63,9 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     ordering against the deep one; the goodness of fit of each gain model; with
     --leave-one-out the same for runs left out of the pool.
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..judgments.pool import run_lists
     from . import estimate as ES
 

@@ -296,8 +296,8 @@ def _fmt(x):
 
 
 @click.command("ties")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Qrels file (plain or gzipped).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
               help="Extra metric besides AP and RR, repeatable / comma-separated.")
 @click.option("--top", type=int, default=10, show_default=True,
@@ -310,12 +310,16 @@ def _fmt(x):
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes for the evaluation (0 = all cores).")
 @dask_option()
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, dask_address, runs):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..io import read_qrels, run_paths
 
     extra = [v.strip() for s in metrics for v in s.split(",") if v.strip()]
