@@ -104,3 +104,18 @@ def click_option():
     import click
 
     return click.Option
+
+
+def test_progress_plain_lines_off_a_terminal():
+    import io
+
+    from tiebreak.output import Progress
+
+    buf = io.StringIO()  # not a terminal: one line per stage, no escape codes
+    with Progress(3, "estimate", "topics", stream=buf) as bar:
+        for _ in range(3):
+            bar.update(1)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "[estimate] 3 topics" and re.fullmatch(r"\[estimate\] done in \d+\.\d s",
+                                                               lines[1])
+    assert "\x1b" not in buf.getvalue() and "\r" not in buf.getvalue()

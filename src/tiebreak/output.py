@@ -226,3 +226,52 @@ def summarise_warnings(res: EvalResult, verbose: bool = False, max_runs: int = 3
         out.append(f"{k}: {len(items)} of {len(res.runs)} runs{total} (e.g. {r0}: {ex}); "
                    "--verbose lists every run")
     return out
+
+
+class Progress:
+    """Progress of one stage on standard error: a tqdm bar when stderr is a terminal; else one
+    line when the stage starts (``[desc] 30 topics``) and one when it ends (``[desc] done in
+    12.3 s``), so a redirected stderr gets no escape codes.
+
+    >>> with Progress(30, "estimating", "topics") as bar:   # doctest: +SKIP
+    ...     for t in range(30): bar.update(1)
+    """
+
+    def __init__(self, total: int, desc: str, unit: str = "items", stream=None,
+                 enabled: bool = True):
+        import sys
+
+        self.total, self.desc, self.unit = total, desc, unit
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.bar = None
+
+    def __enter__(self):
+        import time
+
+        self.t0 = time.perf_counter()
+        if not self.enabled:
+            return self
+        if getattr(self.stream, "isatty", lambda: False)():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit[:-1] or self.unit,
+                            file=self.stream, leave=False)
+        else:
+            self.stream.write(f"[{self.desc}] {self.total} {self.unit}\n")
+            self.stream.flush()
+        return self
+
+    def update(self, n: int = 1) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def __exit__(self, *exc):
+        import time
+
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled and exc[0] is None:
+            self.stream.write(f"[{self.desc}] done in {time.perf_counter() - self.t0:.1f} s\n")
+            self.stream.flush()
+        return False

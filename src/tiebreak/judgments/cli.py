@@ -162,9 +162,13 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q) or list(L.names)
-        E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
-                            rank_level=[m for m in ("static", "const", "lin", "zipf", "weibull")],
-                            clip=clip)
+        from ..output import Progress
+
+        with Progress(len(q.topics), "estimate", "topics") as bar:
+            E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
+                                rank_level=[m for m in ("static", "const", "lin", "zipf",
+                                                        "weibull")],
+                                clip=clip, progress=lambda _t: bar.update(1))
         if est_name not in E.estimators:
             _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
     except ValueError as e:

@@ -29,7 +29,6 @@ Outputs (in ``--out``):
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 
 import click
@@ -103,10 +102,9 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False,
     from ..parallel import cpus
 
     jobs = jobs if jobs > 0 else cpus()
-    from tqdm import tqdm
+    from ..output import Progress
 
-    with tqdm(total=len(runs), desc="evaluating", file=sys.stderr, disable=not progress,
-              leave=False) as bar:
+    with Progress(len(runs), "study ties: evaluating", "runs", enabled=progress) as bar:
         res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1), client=client)
     tied = np.array([int(res.warnings.get(r, {}).get(TIED_KEY, 0) or 0) for r in res.runs],
                     dtype=np.int64)
