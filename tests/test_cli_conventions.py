@@ -119,3 +119,15 @@ def test_progress_plain_lines_off_a_terminal():
     assert lines[0] == "[estimate] 3 topics" and re.fullmatch(r"\[estimate\] done in \d+\.\d s",
                                                                lines[1])
     assert "\x1b" not in buf.getvalue() and "\r" not in buf.getvalue()
+
+
+def test_search_default_tag_names_non_default_parameters():
+    pytest = __import__("pytest")
+    pytest.importorskip("numba")
+    from tiebreak.retrieval.cli import default_tag
+
+    assert default_tag("bm25", {}) == "bm25"
+    assert default_tag("bm25", {"k1": 0.9, "b": 0.4}) == "bm25"  # the defaults
+    assert default_tag("bm25", {"k1": 1.2, "b": 0.75}) == "bm25_k1=1.2_b=0.75"
+    assert default_tag("ql", {"mu": 1000.0}) == "ql_mu=1000.0"
+    assert default_tag("lkp", {"lam": 0.3}, "bm25-lkp") == "bm25-lkp_lam=0.3"
