@@ -131,3 +131,21 @@ def test_search_default_tag_names_non_default_parameters():
     assert default_tag("bm25", {"k1": 1.2, "b": 0.75}) == "bm25_k1=1.2_b=0.75"
     assert default_tag("ql", {"mu": 1000.0}) == "ql_mu=1000.0"
     assert default_tag("lkp", {"lam": 0.3}, "bm25-lkp") == "bm25-lkp_lam=0.3"
+
+
+def test_run_directory_with_a_readme(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 a 1\n")
+    d = tmp_path / "runs"
+    d.mkdir()
+    (d / "r1").write_text("1 Q0 a 1 2 r1\n2 Q0 b 1 2 r1\n")
+    (d / "r2").write_text("# a comment\n1 Q0 b 1 2 r2\n2 Q0 a 1 2 r2\n")
+    (d / "README").write_text("These runs come from somewhere.\n")
+    for cmd in (["eval", "-m", "P@1", "--regime", "trec_eval"], ["compare", "-m", "P@1"]):
+        r = CliRunner().invoke(main, [cmd[0], str(tmp_path / "q"), str(d), *cmd[1:]])
+        assert r.exit_code == 0, r.output
+        assert f"tiebreak: note: skipped {d / 'README'}: not a run (line 1 is not a run line" \
+            in r.stderr
+        assert "r1" in r.stdout and "r2" in r.stdout
+    # a file named explicitly is read, and its problem named
+    r = CliRunner().invoke(main, ["eval", str(tmp_path / "q"), str(d / "README")])
+    assert r.exit_code == 2 and "README:1" in r.stderr

@@ -250,12 +250,15 @@ def eval_cmd(qrels, runs, measures, regimes, per_topic, fmt, header, wide, sort_
     run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
     from .evaluate import Evaluator
-    from .io import InputError, run_paths
+    from .io import InputError
+    from .io.discover import find_runs
     from .measures import MeasureError
     from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
 
     try:
-        paths = run_paths(runs)
+        paths, skipped = find_runs(runs)
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
         # the Evaluator reads the qrels: with a diversity measure, their second column is the

@@ -495,10 +495,14 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
-    from ..io import run_paths
+    import click
+
+    from ..io.discover import find_runs
     from ..io.inputs import as_qrels
 
-    paths = run_paths(runs)
+    paths, skipped = find_runs(runs)
+    for p, why in skipped:
+        click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
     bidx = None
     if baseline is not None:
         bidx = _match_baseline(baseline, paths)
