@@ -284,7 +284,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
               default="report.html", show_default=True, help="HTML file to write ('-': stdout).")
 @click.option("--title", default="tiebreak comparison", show_default=True, help="Page title.")
 def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs, regime,
-               level, resamples, seed, jobs, name_by, quiet, output, title):
+               level, resamples, seed, jobs, name_by, quiet, verbose, output, title):
     """Write one self-contained HTML page comparing RUNS.
 
     It holds the comparison table of 'tiebreak compare' (same options), each system's tie range
@@ -311,5 +311,5 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
         if not quiet:
             click.echo(f"tiebreak: wrote {output}", err=True)
     if not quiet:
-        for line in warn:
+        for line in (warn if verbose else input_warnings(q, res, False)):
             click.echo(f"tiebreak: warning: {line}", err=True)

@@ -568,6 +568,9 @@ def compare_options(f):
                      help="Name runs by their run tag (column 6), or by their file name."),
         click.option("--quiet", is_flag=True,
                      help="Do not print input warnings (they go to stderr)."),
+        click.option("--verbose", is_flag=True,
+                     help="Print every run's input warnings (by default, with more than 3 "
+                          "runs, one line per kind of warning with a count)."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -583,7 +586,7 @@ def compare_options(f):
               help="table: readable; markdown; latex: booktabs, best in bold, markers as "
                    "superscripts; tsv: header row, full precision; json.")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, name_by, quiet, fmt):
+                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -609,16 +612,18 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     for note in c.notes:
         click.echo(f"tiebreak: note: {note}", err=True)
     if not quiet:
-        for line in input_warnings(q, res):
+        for line in input_warnings(q, res, verbose):
             click.echo(f"tiebreak: warning: {line}", err=True)
 
 
 
-def input_warnings(q, res) -> list[str]:
-    """One line per run with warnings, after one for the qrels when it has any."""
-    from ..output import format_warnings
+def input_warnings(q, res, verbose: bool = True) -> list[str]:
+    """One line per run with warnings (``verbose``; else, with more than 3 runs, one line per
+    kind of warning, :func:`tiebreak.output.summarise_warnings`), after one for the qrels when
+    it has any."""
+    from ..output import summarise_warnings
 
-    out = format_warnings(res)
+    out = summarise_warnings(res, verbose)
     if q.warnings:
         out.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}" for k, v in q.warnings.items()))
     return out
