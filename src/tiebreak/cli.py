@@ -32,6 +32,28 @@ def dask_option(what: str = "Evaluate"):
                              "LocalCluster (needs pip install 'tiebreak[dask]').")
 
 
+def split_qrels(qrels, runs) -> tuple[str, tuple]:
+    """QRELS and RUNS of a command whose arguments are ``QRELS RUN [RUN ...]``, also accepting
+    the older ``--qrels QRELS RUN ...`` (``qrels`` not None). Exit status 2 when a run is
+    missing."""
+    if qrels is None:
+        if len(runs) < 2:
+            _fail("give QRELS and at least one RUN")
+        return runs[0], tuple(runs[1:])
+    if not runs:
+        _fail("give at least one RUN")
+    return qrels, tuple(runs)
+
+
+def resolve_jobs(jobs: int) -> int:
+    """``jobs``, or every core for 0 or less (``-j`` defaults to 0 in every command)."""
+    if jobs > 0:
+        return jobs
+    from .parallel import cpus
+
+    return cpus()
+
+
 def open_client(address: str | None):
     """The Dask client of ``--dask ADDRESS`` (None without it); a clear error, exit status 2,
     when Dask is missing or the scheduler cannot be reached."""
@@ -59,6 +81,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "compare": "tiebreak.stats.compare:compare_cmd",
     "report": "tiebreak.report:report_cmd",
     "reproduce": "tiebreak.studies.reproduce.cli:reproduce_cmd",
+    "fuse": "tiebreak.runs.cli:fuse_cmd",
+    "run": "tiebreak.runs.cli:run_cmd",
 }
 
 
@@ -80,7 +104,7 @@ LAZY_STUDIES: dict[str, str] = {
 # installed, and the commands that need one ("study NAME" for studies).
 EXTRAS: dict[str, tuple[str, ...]] = {
     "search": ("numba", "Stemmer", "ir_datasets"),
-    "plot": ("matplotlib",),
+    "plot": ("matplotlib", "jinja2"),
 }
 COMMAND_EXTRAS: dict[str, str] = {
     "index": "search", "search": "search", "report": "plot",
@@ -111,12 +135,14 @@ COMMAND_HELP: dict[str, str] = {
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
+    "fuse": "Fuse runs (CombSUM, RRF, Borda, ...) and count the ties fusion makes.",
     "index": "Build (or verify) a positional index of a collection.",
     "measures": "List every measure, its names, kind and how ties are averaged.",
     "models": "List every retrieval model, its parameters and its source.",
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "report": "Write a self-contained HTML report comparing runs.",
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
+    "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
@@ -341,9 +367,16 @@ def study_group() -> None:
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
                                       "(full precision); json: records.")
 @click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
+@click.option("--wide", is_flag=True, help="Runs x measures: one row per run, one column per "
+                                           "measure (and regime); tsv adds a header row.")
+@click.option("--sort", "sort_by", metavar="MEASURE",
+              help="--wide: order the runs by this measure, best first.")
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name.")
 @click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
+@click.option("--verbose", is_flag=True,
+              help="Print every run's input warnings (by default, with more than 3 runs, one "
+                   "line per kind of warning with a count).")
 @click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
               show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
 @click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
@@ -362,7 +395,8 @@ def study_group() -> None:
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
-             name_by, quiet, score_precision, average, on_duplicate, jobs, samples, seed,
+             wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
+             samples, seed,
              dask_address, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
@@ -371,12 +405,15 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
     from .evaluate import Evaluator
-    from .io import InputError, run_paths
+    from .io import InputError
+    from .io.discover import find_runs
     from .measures import MeasureError
-    from .output import format_warnings, write_json, write_table, write_tsv
+    from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
 
     try:
-        paths = run_paths(runs)
+        paths, skipped = find_runs(runs)
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
         if qrels == "-" and "-" in paths:
             _fail("qrels and run cannot both come from standard input")
         # the Evaluator reads the qrels: with a diversity measure, their second column is the
@@ -416,7 +453,8 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
         _fail(str(e))
 
     out = sys.stdout
-    warn_lines = format_warnings(res, lines=line_counts)
+    warn_lines = format_warnings(res, lines=True) if line_counts else \
+        summarise_warnings(res, verbose)
     qw = [f"{k}: {v}" for k, v in q.warnings.items()]
     if line_counts and q.line_counts is not None:
         qw.append(f"lines: {q.line_counts.summary()}")
@@ -424,7 +462,16 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
         qw.append(f"lines skipped: {q.line_counts.comment} comment")
     if qw:
         warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
-    if fmt == "tsv":
+    if sort_by and not wide:
+        _fail("--sort needs --wide")
+    if wide and fmt != "json":
+        from .output import write_wide
+
+        try:
+            write_wide(res, out, sort_by, fmt)
+        except KeyError as e:
+            _fail(e.args[0])
+    elif fmt == "tsv":
         write_tsv(res, out, per_topic, header)
     elif fmt == "json":
         meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
@@ -447,15 +494,24 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 
 
 @main.command("measures")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "tsv"]), default="markdown",
-              show_default=True, help="markdown: the README's table; tsv: a header row and "
-                                      "every column.")
+@click.option("--format", "fmt", type=click.Choice(["table", "md", "markdown", "tsv"]),
+              default=None, help="table: aligned columns (the default on a terminal); md: the "
+                                 "README's Markdown table with definitions (the default "
+                                 "otherwise); tsv: a header row and every column.")
 def measures_cmd(fmt):
     """List every measure: names in each tradition, kind, how the expected value over ties is
     computed (closed form, linear, sampled), parameters and definition."""
-    from .measures.table import markdown, rows
+    from .measures.table import markdown, plain, rows
 
-    if fmt == "markdown":
+    if fmt is None:
+        fmt = "table" if sys.stdout.isatty() else "md"
+    if fmt == "table":
+        import shutil
+
+        click.echo(plain(shutil.get_terminal_size().columns if sys.stdout.isatty() else 10**6),
+                   nl=False)
+        return
+    if fmt in ("md", "markdown"):
         click.echo(markdown(), nl=False)
         return
     rs = rows()

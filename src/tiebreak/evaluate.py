@@ -390,17 +390,43 @@ class EvalResult:
                     if summary:
                         yield (r, m, g, "all", float(self.mean[i, j, k]))
 
-    def to_pandas(self, per_topic: bool = True):
-        """Long DataFrame with columns run, measure, regime, qid, value (requires pandas).
+    def to_pandas(self, per_topic: bool = True, wide: bool = False, means: bool = False):
+        """The values as a DataFrame (requires pandas).
 
-        ``per_topic=True``: one row per evaluated topic (no summary rows, so a groupby-mean is
-        safe); ``per_topic=False``: the summaries alone, qid ``all``."""
+        Long form (``wide=False``): columns run, measure, regime, qid, value; ``per_topic=True``
+        gives one row per evaluated topic (no summary rows, so a groupby-mean is safe) and with
+        ``means=True`` also the summary rows (qid ``all``); ``per_topic=False`` the summaries
+        alone. Wide form (``wide=True``): one row per (run, qid) with the summary row qid
+        ``all`` last for each run (only those with ``per_topic=False``), one column per measure
+        (a (measure, regime) column MultiIndex when there are several regimes)."""
         try:
             import pandas as pd
         except ImportError:  # pragma: no cover
             raise ImportError("to_pandas() needs pandas: pip install pandas") from None
-        rows = self.records(per_topic, summary=not per_topic)
-        return pd.DataFrame(list(rows), columns=["run", "measure", "regime", "qid", "value"])
+        cols = ["run", "measure", "regime", "qid", "value"]
+        if not wide:
+            rows = self.records(per_topic, summary=means or not per_topic)
+            return pd.DataFrame(list(rows), columns=cols)
+        df = pd.DataFrame(list(self.records(per_topic, summary=True)), columns=cols)
+        t = df.pivot_table(index=["run", "qid"], columns=["measure", "regime"], values="value",
+                           sort=False, aggfunc="first")
+        t = t.reindex(columns=pd.MultiIndex.from_tuples(
+            [(m, g) for m in self.measures for g in self.regimes], names=["measure", "regime"]))
+        if len(self.regimes) == 1:
+            t.columns = t.columns.get_level_values(0)
+        return t
+
+    def __str__(self) -> str:
+        """The readable grid of ``tiebreak eval`` (means; 4 decimals) and its legend."""
+        import io
+
+        from .output import legend, write_table
+
+        buf = io.StringIO()
+        write_table(self, buf)
+        for line in legend(self):
+            buf.write(f"{line}\n")
+        return buf.getvalue().rstrip("\n")
 
 
 def _index(items: list[str], x, what: str) -> int:
@@ -579,7 +605,10 @@ class Evaluator:
             name = None
             if name_by == "file" and not hasattr(r, "read") and r != "-":
                 name = os.path.basename(os.fsdecode(r))
-            run = read_run(r, name=name, on_duplicate=on_duplicate)
+            from .io.tables import is_table_path, read_run_table
+
+            run = read_run_table(r, name=name) if is_table_path(r) else \
+                read_run(r, name=name, on_duplicate=on_duplicate)
         elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
             from .io.inputs import as_run
 

@@ -10,9 +10,11 @@ styles inline, no scripts):
   orders as a bar, with the trec_eval and expected values marked, systems sorted by the primary
   regime's mean, in the manner of Yang, Moffat & Turpin, "How precise does document scoring need to
   be?" (AIRS 2016), Fig. 2;
-* per-topic differences against the baseline, topics sorted by the difference, each with a
-  whisker from the worst to the best tie order (system realistic minus baseline optimistic, up to
-  system optimistic minus baseline realistic);
+* per-topic differences against the baseline, topics sorted by the difference and labelled by
+  their ids, each with a whisker from the worst to the best tie order (system realistic minus
+  baseline optimistic, up to system optimistic minus baseline realistic): small inline SVG
+  charts drawn by the template, one ``<details>`` section per measure, closed until opened;
+* the tiebreak version, the date and the input files;
 * the input warnings (qrels and runs).
 
 matplotlib is imported only when a page is built.
@@ -21,7 +23,6 @@ matplotlib is imported only when a page is built.
 from __future__ import annotations
 
 import base64
-import html
 import io
 import math
 
@@ -54,11 +55,13 @@ td.fragile{background:#fff4d6}
 .plots{display:flex;flex-wrap:wrap;gap:.5em 1.5em}figure{margin:.5em 0}
 figure img{max-width:100%;height:auto}
 ul.warnings li{font-family:ui-monospace,monospace;font-size:.85em}
+details.per-topic{margin:.5em 0}details.per-topic summary{cursor:pointer;font-weight:600}
+svg.topic-chart text{font-size:7px;fill:#333}svg.topic-chart text.t{font-size:10px}
+svg.topic-chart text.a{text-anchor:end}svg.topic-chart .up{fill:#55a868}
+svg.topic-chart .down{fill:#c44e52}svg.topic-chart .zero{fill:#999}
+svg.topic-chart line.z{stroke:#444;stroke-width:.6}
+svg.topic-chart line.w{stroke:#222;stroke-width:.8}
 """
-
-
-def _esc(x) -> str:
-    return html.escape(str(x), quote=True)
 
 
 def _num(v: float, digits: int = 4, signed: bool = False) -> str:
@@ -69,56 +72,54 @@ def _num(v: float, digits: int = 4, signed: bool = False) -> str:
     return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
 
 
-def _td(col: str, v, text: str | None = None, cls: str = "") -> str:
+def _cell(col: str, v, text: str | None = None, cls: str = "") -> dict:
     """A cell carrying the full-precision value in data-value (the TSV text)."""
-    from .stats.compare import _cell
+    from .stats.compare import _cell as tsv_text
 
-    raw = _cell(v)
-    c = f' class="{cls}"' if cls else ""
-    shown = _esc(text if text is not None else raw)
-    return f'<td data-col="{col}" data-value="{_esc(raw)}"{c}>{shown}</td>'
+    raw = tsv_text(v)
+    return {"col": col, "data": [("value", raw)], "cls": cls,
+            "text": text if text is not None else raw}
 
 
-def _table(c: CompareResult, measure: str) -> str:
+def _table(c: CompareResult, measure: str) -> dict:
+    """The comparison table of one measure, as the template's cells."""
     head = ["system"] + (["vs"] if c.baseline is None else []) + [
         "mean", "delta", f"{c.level:.0%} CI", "d_z", "p", "p_adj", "W/T/L", "sig", "tie-robust"]
-    out = [f'<table class="comparison" data-measure="{_esc(measure)}"><thead><tr>']
-    out += [f'<th class="{"name" if h in ("system", "vs") else ""}">{_esc(h)}</th>'
-            for h in head]
-    out.append("</tr></thead><tbody>")
+    base = None
     if c.baseline is not None:
         b = c.systems.index(c.baseline)
         j = c.measures.index(measure)
-        out.append(f'<tr class="baseline"><td class="name">{_esc(c.baseline)} (baseline)</td>'
-                   f'<td data-col="baseline_mean" data-value="{c.means[b, j]!r}">'
-                   f'{_num(c.means[b, j])}</td>' + "<td></td>" * (len(head) - 2) + "</tr>")
+        base = {"name": c.baseline,
+                "mean": {"col": "baseline_mean", "data": [("value", repr(c.means[b, j]))],
+                         "cls": "", "text": _num(c.means[b, j])}}
+    rows = []
     for x in c.comparisons:
         if x.measure != measure:
             continue
         sig_cls = ("sig-up" if x.delta > 0 else "sig-down") if x.significant else ""
-        cells = [f'<td class="name" data-col="system" data-value="{_esc(x.system)}">'
-                 f'{_esc(x.system)}</td>']
+        cells = [{"col": "system", "data": [("value", x.system)], "cls": "name",
+                  "text": x.system}]
         if c.baseline is None:
-            cells.append(f'<td class="name" data-col="baseline" data-value="{_esc(x.baseline)}">'
-                         f'{_esc(x.baseline)}</td>')
+            cells.append({"col": "baseline", "data": [("value", x.baseline)], "cls": "name",
+                          "text": x.baseline})
         cells += [
-            _td("mean", x.mean, _num(x.mean)),
-            _td("delta", x.delta, _num(x.delta, signed=True)),
-            f'<td data-col="ci" data-low="{x.ci_low!r}" data-high="{x.ci_high!r}">'
-            f"[{_num(x.ci_low, signed=True)}, {_num(x.ci_high, signed=True)}]</td>",
-            _td("effect_size", x.effect_size, _num(x.effect_size, 2, signed=True)),
-            _td("p", x.p, _pfmt(x.p)),
-            _td("p_adjusted", x.p_adjusted, _pfmt(x.p_adjusted)),
-            f'<td data-col="wtl" data-wins="{x.wins}" data-ties="{x.ties}" '
-            f'data-losses="{x.losses}">{x.wins}/{x.ties}/{x.losses}</td>',
-            _td("marker", x.marker, x.marker, sig_cls),
-            _td("tie_robust", x.tie_robust,
-                x.tie_robust + (f" ({x.tie_note})" if x.tie_note else ""),
-                "fragile" if x.tie_robust == "no" else ""),
+            _cell("mean", x.mean, _num(x.mean)),
+            _cell("delta", x.delta, _num(x.delta, signed=True)),
+            {"col": "ci", "data": [("low", repr(x.ci_low)), ("high", repr(x.ci_high))],
+             "cls": "",
+             "text": f"[{_num(x.ci_low, signed=True)}, {_num(x.ci_high, signed=True)}]"},
+            _cell("effect_size", x.effect_size, _num(x.effect_size, 2, signed=True)),
+            _cell("p", x.p, _pfmt(x.p)),
+            _cell("p_adjusted", x.p_adjusted, _pfmt(x.p_adjusted)),
+            {"col": "wtl", "data": [("wins", x.wins), ("ties", x.ties), ("losses", x.losses)],
+             "cls": "", "text": f"{x.wins}/{x.ties}/{x.losses}"},
+            _cell("marker", x.marker, x.marker, sig_cls),
+            _cell("tie_robust", x.tie_robust,
+                  x.tie_robust + (f" ({x.tie_note})" if x.tie_note else ""),
+                  "fragile" if x.tie_robust == "no" else ""),
         ]
-        out.append('<tr class="comparison-row">' + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
+        rows.append(cells)
+    return {"measure": measure, "head": head, "baseline": base, "rows": rows}
 
 
 def _pfmt(v: float) -> str:
@@ -171,9 +172,13 @@ def _range_figure(c: CompareResult, measure: str) -> str:
     return _svg(fig)
 
 
-def _topic_figure(res: EvalResult, c: CompareResult, system: str, baseline: str,
-                  measure: str) -> str:
-    plt = _pyplot()
+def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
+                 measure: str) -> dict:
+    """Per-topic differences ``system - baseline`` as the geometry of a small inline SVG bar
+    chart (drawn by the template; no image data): topics sorted by the difference, a bar per
+    topic labelled with its id and carrying a tooltip, a whisker from the worst to the best tie
+    order (system realistic minus baseline optimistic, to system optimistic minus baseline
+    realistic). Coordinates in pixels, rounded to 0.1."""
     i, b = res.runs.index(system), res.runs.index(baseline)
     j = res.measures.index(measure)
     k = {g: res.regimes.index(g) for g in ("realistic", "optimistic")}
@@ -181,26 +186,43 @@ def _topic_figure(res: EvalResult, c: CompareResult, system: str, baseline: str,
     d = res.per_topic[i, j, k0] - res.per_topic[b, j, k0]
     worst = res.per_topic[i, j, k["realistic"]] - res.per_topic[b, j, k["optimistic"]]
     best = res.per_topic[i, j, k["optimistic"]] - res.per_topic[b, j, k["realistic"]]
-    order = np.argsort(-d, kind="stable")
-    x = np.arange(len(d))
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.12 * len(d) + 2), 2.6))
-    colors = np.where(d[order] > 0, "#55a868", np.where(d[order] < 0, "#c44e52", "#999999"))
-    ax.bar(x, d[order], color=colors, width=0.8)
-    spread = (best - worst)[order] > 0
-    if spread.any():
-        ax.vlines(x[spread], worst[order][spread], best[order][spread], color="#222", lw=0.8,
-                  label="worst to best tie order")
-        ax.legend(fontsize=7, frameon=False)
-    ax.axhline(0, color="#444", lw=0.6)
-    ax.set_xticks([])
-    ax.set_xlabel(f"{len(d)} topics, sorted by difference")
-    ax.set_ylabel(f"{measure} difference")
-    ax.set_title(f"{system} minus {baseline}", fontsize=10)
-    return _svg(fig)
+    ok = ~np.isnan(d)
+    idx = np.flatnonzero(ok)
+    idx = idx[np.argsort(-d[idx], kind="stable")]
+    vals = np.r_[0.0, d[idx], worst[idx], best[idx]]
+    vals = vals[np.isfinite(vals)]
+    lo, hi = float(vals.min()), float(vals.max())
+    if hi - lo < 1e-12:
+        lo, hi = lo - 1, hi + 1
+    step, left, top, plot_h, label_h = 12, 44, 18, 110, 34
+    width = left + step * len(idx) + 8
+
+    def y(v):
+        return round(top + (hi - v) / (hi - lo) * plot_h, 1)
+
+    bars = []
+    for n, t in enumerate(idx):
+        v = float(d[t])
+        x = left + n * step
+        y0, y1 = sorted((y(0.0), y(v)))
+        bars.append({
+            "x": x + 1, "y": y0, "h": round(max(y1 - y0, 0.5), 1), "w": step - 2,
+            "cls": "up" if v > 0 else "down" if v < 0 else "zero",
+            "tip": f"topic {res.topics[t]}: {v:+.4f} (tie orders {float(worst[t]):+.4f} to "
+                   f"{float(best[t]):+.4f})",
+            "label": res.topics[t], "lx": x + step / 2, "ly": top + plot_h + 4,
+            "whisker": (None if not best[t] > worst[t] else
+                        {"x": x + step / 2, "y1": y(float(best[t])),
+                         "y2": y(float(worst[t]))})})
+    return {"title": f"{system} minus {baseline}", "alt": f"{system} minus {baseline}, "
+            f"{measure}", "width": width, "height": top + plot_h + label_h,
+            "left": left, "right": width - 8, "zero": y(0.0), "top": top,
+            "bottom": top + plot_h, "hi": f"{hi:+.3f}", "lo": f"{lo:+.3f}", "bars": bars}
 
 
 def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None = None,
-                 title: str = "tiebreak comparison", qrels_name: str = "") -> str:
+                 title: str = "tiebreak comparison", qrels_name: str = "",
+                 inputs: list[str] | None = None, date: str | None = None) -> str:
     """The HTML page as text.
 
     Parameters
@@ -212,50 +234,46 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
         From :func:`tiebreak.stats.compare.compare` on ``res``.
     warnings : list of str, optional
         Input warnings, one line each (see :func:`tiebreak.output.format_warnings`).
+    inputs : list of str, optional
+        The run files, as given (default: the run names).
+    date : str, optional
+        The date shown (default: now, UTC).
+
+    The page is the jinja2 template ``tiebreak/templates/report.html.j2``; per-topic charts
+    sit in a ``<details>`` element per measure, closed until opened.
 
     Returns
     -------
     str
         A complete HTML5 document that needs no network (figures as ``data:`` URIs).
     """
+    import datetime
+    from importlib.resources import files
+
+    import jinja2
+
+    from . import __version__
+
     base = c.baseline or c.systems[0]
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_esc(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_esc(title)}</h1>",
-        f'<p class="meta">qrels: {_esc(qrels_name)}; {len(res.topics)} topics; '
-        f"{len(c.systems)} runs; measures: {_esc(', '.join(c.measures))}.</p>",
-        "<h2>Comparison</h2>", f'<p class="legend">{_esc(c.legend())}</p>',
-    ] + [f'<p class="note"><strong>Note:</strong> {_esc(n)}</p>' for n in c.notes]
+    topic_sections = []
     for m in c.measures:
-        parts.append(f"<h3>{_esc(m)}</h3>" + _table(c, m))
-    parts.append("<h2>Tie ranges</h2><p class=\"legend\">Mean of each system with the "
-                 "documents of every tied group in the realistic order (relevant last) and the "
-                 "optimistic order (relevant first); the difference is what the tie-breaking "
-                 "rule alone can change.</p>")
-    parts.append('<div class="plots">')
-    for m in c.measures:
-        parts.append(f'<figure><img class="plot" alt="tie ranges, {_esc(m)}" '
-                     f'src="{_range_figure(c, m)}"></figure>')
-    parts.append("</div>")
-    parts.append(f"<h2>Per-topic differences against {_esc(base)}</h2>")
-    for m in c.measures:
-        parts.append(f'<h3>{_esc(m)}</h3><div class="plots">')
-        for s in c.systems:
-            if s == base:
-                continue
-            parts.append(f'<figure><img class="plot" alt="{_esc(s)} minus {_esc(base)}, '
-                         f'{_esc(m)}" src="{_topic_figure(res, c, s, base, m)}"></figure>')
-        parts.append("</div>")
-    parts.append("<h2>Input warnings</h2>")
-    if warnings:
-        parts.append('<ul class="warnings">' + "".join(f"<li>{_esc(w)}</li>" for w in warnings)
-                     + "</ul>")
-    else:
-        parts.append("<p>None.</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+        topic_sections.append({"measure": m, "figures": [
+            _topic_chart(res, c, s, base, m)
+            for s in c.systems if s != base]})
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("tiebreak") / "templates")),
+        autoescape=True, trim_blocks=False, lstrip_blocks=False)
+    page = env.get_template("report.html.j2").render(
+        title=title, css=jinja2.utils.markupsafe.Markup(_CSS), qrels=qrels_name,
+        n_topics=len(res.topics), runs=c.systems, measures=c.measures, version=__version__,
+        date=(date or datetime.datetime.now(datetime.UTC).strftime(
+            "%Y-%m-%d %H:%M UTC")),
+        inputs=inputs if inputs is not None else c.systems, legend=c.legend(), notes=c.notes,
+        tables=[_table(c, m) for m in c.measures], baseline=base,
+        range_figures=[{"alt": f"tie ranges, {m}", "src": _range_figure(c, m)}
+                       for m in c.measures],
+        topic_sections=topic_sections, warnings=warnings or [])
+    return page + "\n"
 
 
 @click.command("report", short_help="Write a self-contained HTML report comparing runs.")
@@ -266,7 +284,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
               default="report.html", show_default=True, help="HTML file to write ('-': stdout).")
 @click.option("--title", default="tiebreak comparison", show_default=True, help="Page title.")
 def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs, regime,
-               level, resamples, seed, jobs, name_by, quiet, output, title):
+               level, resamples, seed, jobs, name_by, quiet, verbose, output, title):
     """Write one self-contained HTML page comparing RUNS.
 
     It holds the comparison table of 'tiebreak compare' (same options), each system's tie range
@@ -284,7 +302,7 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
     warn = input_warnings(q, res)
-    page = build_report(res, c, warn, title, q.name)
+    page = build_report(res, c, warn, title, q.name, inputs=list(runs))
     if output == "-":
         click.echo(page, nl=False)
     else:
@@ -295,5 +313,5 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
         if not quiet:
             click.echo(f"tiebreak: wrote {output}", err=True)
     if not quiet:
-        for line in warn:
+        for line in (warn if verbose else input_warnings(q, res, False)):
             click.echo(f"tiebreak: warning: {line}", err=True)

@@ -9,6 +9,7 @@ import os
 from . import InputError, Qrels, Run, read_qrels, read_run
 from .frames import _is_frame, qrels_from_dict, qrels_from_frame, run_from_dict, run_from_frame
 from .irds import read_irds_qrels
+from .tables import is_table_path, read_qrels_table, read_run_table
 
 
 def as_run(x, name: str | None = None) -> Run:
@@ -25,6 +26,8 @@ def as_run(x, name: str | None = None) -> Run:
         return run_from_frame(x, name)
     if isinstance(x, dict):
         return run_from_dict(x, name or "run")
+    if is_table_path(x):
+        return read_run_table(x, name=name)
     if isinstance(x, (str, os.PathLike)):
         return read_run(x, name=name)
     raise InputError(f"cannot read a run from {type(x).__name__}: give a path, a DataFrame "
@@ -49,6 +52,8 @@ def as_qrels(x, subtopics: bool = False) -> Qrels:
         return qrels_from_dict(x)
     if isinstance(x, str) and x.startswith("irds:"):
         return read_irds_qrels(x[len("irds:"):])
+    if is_table_path(x) and not subtopics:
+        return read_qrels_table(x)
     if isinstance(x, (str, os.PathLike)):
         return read_qrels(x, subtopics=subtopics)
     raise InputError(f"cannot read qrels from {type(x).__name__}: give a path, irds:ID, a "

@@ -7,7 +7,6 @@ heavy modules are imported inside the commands.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -152,8 +151,8 @@ def _kept(q, P):
 
 
 @click.command("estimate")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Shallow judgments (a depth-d' pool).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS (the shallow judgments) as the first argument.")
 @click.option("--metric", default="RBP(p=0.95)", show_default=True,
               help="The deep metric: RBP(p=...) (scored to --depth), or the recall-based "
                    "AP@k / nDCG@k (Lu 2018 ch. 7: the fitted gains plugged into AP and nDCG, "
@@ -191,7 +190,8 @@ def _kept(q, P):
                    "unless --format table).")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
                  order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs):
     """Estimate deep RBP, AP@k or nDCG@k scores of RUNS from shallow QRELS (Lu 2018, ch. 6-7).
@@ -203,6 +203,9 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     """
     import numpy as np
 
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from .estimate import estimate_scores, gains_lookup, read_gains, recall_scores
     from .pool import run_lists
 
@@ -226,9 +229,13 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q) or list(L.names)
-        E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
-                            rank_level=[m for m in ("static", "const", "lin", "zipf", "weibull")],
-                            clip=clip)
+        from ..output import Progress
+
+        with Progress(len(q.topics), "estimate", "topics") as bar:
+            E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
+                                rank_level=[m for m in ("static", "const", "lin", "zipf",
+                                                        "weibull")],
+                                clip=clip, progress=lambda _t: bar.update(1))
         if est_name not in E.estimators:
             _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
         file_gains = read_gains(gains_from) if gains_from else None
@@ -264,11 +271,12 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if fmt == "tsv":
         sys.stdout.write("\t".join(cols) + "\n")
         for r in rows:
-            sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]:.6f}\t{r[3]:.6f}\t{r[4]:.6f}\t{r[5]:.6f}\t"
+            sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]!r}\t{r[3]!r}\t{r[4]!r}\t{r[5]!r}\t"
                              f"{int(r[6])}\n")
     elif fmt == "json":
-        json.dump([dict(zip(cols, r)) for r in rows], sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        from ..output import dump_json
+
+        dump_json([dict(zip(cols, r)) for r in rows], sys.stdout)
     else:
         click.echo(f"{est_name} estimate of {label}, mean over topics "
                    f"({int(E.adjusted.sum())} of {len(E.topics)} topics adjusted, "
@@ -290,7 +298,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                 if name != f"L_{loss}":
                     continue
                 for d, v in zip(docs, g):
-                    fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{v:.6f}\n")
+                    fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{float(v)!r}\n")
 
 
 def _rbp_from_gains(L, q, gains, p, depth, lower):

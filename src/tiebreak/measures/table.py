@@ -88,3 +88,21 @@ def markdown() -> str:
                  r["expected"], r["params"], r["definition"], r["provider"]]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def plain(width: int = 100) -> str:
+    """The measure table for a terminal: one line per measure with its other names, kind and
+    how ``expected`` is computed (no definitions; ``--format md`` has them), columns aligned,
+    lines cut at ``width`` characters."""
+    head = ["measure", "also", "trec_eval", "kind", "expected"]
+    body = [[r["measure"], r["aliases"], r["trec_eval"], r["kind"], r["expected"]]
+            for r in rows()]
+    widths = [min(max(len(x[j]) for x in [head] + body), 28) for j in range(len(head))]
+
+    def line(cells):
+        out = "  ".join((c if len(c) <= w else c[:w - 3] + "...").ljust(w)
+                        for c, w in zip(cells, widths)).rstrip()
+        return out[:width]
+
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(c) for c in body]) \
+        + "\n"

@@ -538,18 +538,6 @@ def format_run(run: Run, tag: str | None = None) -> bytes:
     ValueError
         An empty tag or one with whitespace, or a rank that is not a whole number.
     """
-    tag = tag if tag is not None else re.sub(r"\s+", "_", run.name.strip())
-    if not tag or re.search(r"\s", tag):
-        raise ValueError(f"run tag must be non-empty and without whitespace, got {tag!r}")
-    rank = run.rank
-    if len(rank) and not (np.isfinite(rank).all() and (rank == np.round(rank)).all()):
-        raise ValueError("ranks must be whole numbers to be written")
-    qids = [t.encode("utf-8", "surrogateescape") for t in run.topics]
-    docnos = [str(d).encode("latin-1") for d in run.docnos.tolist()]
-    tb = tag.encode("utf-8")
-    lines = [
-        b"%s Q0 %s %d %s %s\n" % (qids[t], docnos[d], r, repr(s).encode(), tb)
-        for t, d, r, s in zip(run.topic.tolist(), run.docid.tolist(),
-                              rank.astype(np.int64).tolist(), run.score.tolist())
-    ]
-    return b"".join(lines)
+    from ..io.writers import format_trec_run
+
+    return format_trec_run(run, tag)

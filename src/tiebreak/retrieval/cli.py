@@ -41,6 +41,30 @@ def _warn_empty(results, limit: int = 20) -> None:
                    "nothing", err=True)
 
 
+def default_tag(model: str, params: dict, base: str | None = None) -> str:
+    """The run tag of a search without ``--tag``: the model (``base``) and every parameter
+    whose value differs from the model's default, ``bm25_k1=1.2_b=0.75``; so two settings of one
+    model get two tags. Values print with ``repr`` for floats (``0.75``) and ``str`` otherwise,
+    whitespace removed."""
+    import inspect
+
+    from .search import get_model
+
+    try:
+        sig = inspect.signature(get_model(model))
+        defaults = {n: p.default for n, p in sig.parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+    except (ValueError, TypeError, KeyError):
+        defaults = {}
+    parts = [base or model]
+    for name, v in params.items():
+        if name in defaults and defaults[name] == v:
+            continue
+        text = repr(v) if isinstance(v, float) else str(v)
+        parts.append(f"{name}={''.join(text.split())}")
+    return "_".join(parts)
+
+
 @click.command("search")
 @click.argument("index_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--topics", required=True, metavar="TOPICS",
@@ -58,7 +82,9 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--lam", type=float, help="Mixing weight lambda of the proximity models.")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Any other model parameter, repeatable.")
-@click.option("--tag", default=None, help="Run tag (column 6); default: the model name.")
+@click.option("--tag", default=None, help="Run tag (column 6); default: the model name and "
+                                          "its parameters that differ from their defaults, "
+                                          "e.g. bm25_k1=1.2_b=0.75.")
 @click.option("--topic-field", default="title", show_default=True,
               help="TREC <top> topics: title, desc, narr or a comma list.")
 @click.option("--query-fields", default=None, metavar="LETTERS|all",
@@ -100,7 +126,7 @@ def _warn_empty(results, limit: int = 20) -> None:
 @click.option("--prf-model", default=None, metavar="MODEL",
               help="--prf: term-weight model of the second retrieval (default --model when it "
                    "is one, else bm25).")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
@@ -200,8 +226,11 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
-    write_run(sys.stdout, idx, res, tag or (f"{first}-{rerank}" if rerank else
-                                            f"{model}-{prf}" if prf else model))
+    # the model's parameters; traversal options (--algorithm, --quantize, --rho, --budget) are
+    # not the model's
+    tagged = {n: v for n, v in kw.items() if n not in ("algorithm", "quantize", "rho", "budget")}
+    write_run(sys.stdout, idx, res, tag or default_tag(
+        model, tagged, f"{first}-{rerank}" if rerank else f"{model}-{prf}" if prf else model))
     sys.stdout.flush()
 
 

@@ -531,10 +531,14 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
-    from ..io import run_paths
+    import click
+
+    from ..io.discover import find_runs
     from ..io.inputs import as_qrels
 
-    paths = run_paths(runs)
+    paths, skipped = find_runs(runs)
+    for p, why in skipped:
+        click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
     bidx = None
     if baseline is not None:
         bidx = _match_baseline(baseline, paths)
@@ -547,6 +551,10 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
                    list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
                    convention=convention if measures else None)
     q = ev.qrels
+    if jobs <= 0:
+        from ..parallel import cpus
+
+        jobs = cpus()
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
     if len(paths) > 3 and sys.stderr.isatty():
         from tqdm import tqdm
@@ -607,13 +615,16 @@ def compare_options(f):
                      help="Resamples of the randomization and bootstrap tests and intervals."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Random seed of the resampling."),
-        click.option("-j", "--jobs", type=int, default=1, show_default=True,
-                     help="Processes that read and evaluate run files."),
+        click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+                     help="Processes that read and evaluate run files (0 = all cores)."),
         click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag",
                      show_default=True,
                      help="Name runs by their run tag (column 6), or by their file name."),
         click.option("--quiet", is_flag=True,
                      help="Do not print input warnings (they go to stderr)."),
+        click.option("--verbose", is_flag=True,
+                     help="Print every run's input warnings (by default, with more than 3 "
+                          "runs, one line per kind of warning with a count)."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -633,7 +644,7 @@ def compare_options(f):
                                  "sklearn", "spark", "elasticsearch", "cwl"]),
               help="Read every -m name as PEER spells it (as in 'tiebreak eval').")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, name_by, quiet, fmt, convention):
+                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt, convention):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -659,16 +670,18 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     for note in c.notes:
         click.echo(f"tiebreak: note: {note}", err=True)
     if not quiet:
-        for line in input_warnings(q, res):
+        for line in input_warnings(q, res, verbose):
             click.echo(f"tiebreak: warning: {line}", err=True)
 
 
 
-def input_warnings(q, res) -> list[str]:
-    """One line per run with warnings, after one for the qrels when it has any."""
-    from ..output import format_warnings
+def input_warnings(q, res, verbose: bool = True) -> list[str]:
+    """One line per run with warnings (``verbose``; else, with more than 3 runs, one line per
+    kind of warning, :func:`tiebreak.output.summarise_warnings`), after one for the qrels when
+    it has any."""
+    from ..output import summarise_warnings
 
-    out = format_warnings(res)
+    out = summarise_warnings(res, verbose)
     if q.warnings:
         out.insert(0, f"qrels {q.name}: " + "; ".join(f"{k}: {v}" for k, v in q.warnings.items()))
     return out

@@ -1,6 +1,7 @@
 """Multiple-comparison corrections of a family of p-values: Holm (1979), Benjamini & Hochberg
 (1995), Bonferroni, and :func:`adjust` that picks one by name. Arrays of any shape, values in
-[0, 1]; ValueError on NaN or values outside [0, 1]."""
+[0, 1]; ValueError on NaN or values outside [0, 1]. The adjustments are statsmodels'
+``multipletests`` (imported on first use)."""
 
 from __future__ import annotations
 
@@ -16,65 +17,55 @@ def _pvalues(p, name: str = "p-values") -> np.ndarray:
     return p
 
 
+def _multipletests(pvals, method: str) -> np.ndarray:
+    """``statsmodels.stats.multitest.multipletests(p, method=method)``'s adjusted p-values for
+    an array of any shape (flattened as one family), in the original order and shape."""
+    p = _pvalues(pvals)
+    flat = p.ravel()
+    if flat.size == 0:
+        return np.zeros(p.shape)
+    from statsmodels.stats.multitest import multipletests
+
+    return np.asarray(multipletests(flat, method=method)[1], dtype=np.float64).reshape(p.shape)
+
+
 def holm(pvals) -> np.ndarray:
     """Holm (1979) step-down adjusted p-values, controlling the family-wise error rate.
 
-    With the m p-values sorted ascending, ``p~_(k) = max_{j <= k} min(1, (m - j + 1) p_(j))``.
-    ``pvals``: array of any shape with values in [0, 1]; returns the adjusted p-values as a float
-    array of the same shape, in the original order. Raises ValueError for NaN or values outside
-    [0, 1].
+    With the m p-values sorted ascending, ``p~_(k) = max_{j <= k} min(1, (m - j + 1) p_(j))``
+    (statsmodels' ``multipletests(method="holm")``). ``pvals``: array of any shape with values
+    in [0, 1]; returns the adjusted p-values as a float array of the same shape, in the original
+    order. Raises ValueError for NaN or values outside [0, 1].
+
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2), 65-70.
     """
-    p = _pvalues(pvals)
-    flat = p.ravel()
-    m = flat.size
-    order = np.argsort(flat, kind="stable")
-    adj = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * flat[order]))
-    out = np.empty(m)
-    out[order] = adj
-    return out.reshape(p.shape)
-
-
-def _bh(flat: np.ndarray) -> np.ndarray:
-    """Benjamini-Hochberg adjustment of a 1-D array (fallback for scipy < 1.11)."""
-    m = flat.size
-    order = np.argsort(flat, kind="stable")
-    q = flat[order] * m / np.arange(1, m + 1)
-    q = np.minimum(1.0, np.minimum.accumulate(q[::-1])[::-1])
-    out = np.empty(m)
-    out[order] = q
-    return out
+    return _multipletests(pvals, "holm")
 
 
 def benjamini_hochberg(pvals) -> np.ndarray:
     """Benjamini & Hochberg (1995) adjusted p-values, controlling the false discovery rate.
 
-    With the m p-values sorted ascending, ``q_(k) = min_{j >= k} min(1, m p_(j) / j)``; a
-    hypothesis is rejected at FDR level alpha when ``q < alpha`` (or ``<=``, as in the paper).
-    Uses ``scipy.stats.false_discovery_control(method="bh")`` (scipy >= 1.11), else the same
-    formula in numpy. ``pvals``: array of any shape with values in [0, 1]; returns a float array
-    of the same shape in the original order. Raises ValueError for NaN or values outside [0, 1].
-    """
-    p = _pvalues(pvals)
-    flat = p.ravel()
-    if flat.size == 0:
-        return np.zeros(p.shape)
-    from scipy import stats as st
+    With the m p-values sorted ascending, ``q_(k) = min_{j >= k} min(1, m p_(j) / j)``
+    (statsmodels' ``multipletests(method="fdr_bh")``); a hypothesis is rejected at FDR level
+    alpha when ``q < alpha`` (or ``<=``, as in the paper). ``pvals``: array of any shape with
+    values in [0, 1]; returns a float array of the same shape in the original order. Raises
+    ValueError for NaN or values outside [0, 1].
 
-    if hasattr(st, "false_discovery_control"):
-        q = np.asarray(st.false_discovery_control(flat, method="bh"), dtype=np.float64)
-    else:  # pragma: no cover - scipy 1.10
-        q = _bh(flat)
-    return q.reshape(p.shape)
+    Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical and
+    powerful approach to multiple testing. JRSS B 57(1), 289-300.
+    """
+    return _multipletests(pvals, "fdr_bh")
 
 
 def bonferroni(pvals) -> np.ndarray:
-    """Bonferroni adjusted p-values ``min(1, m p)`` over the m p-values (family-wise error rate).
+    """Bonferroni adjusted p-values ``min(1, m p)`` over the m p-values (family-wise error rate;
+    statsmodels' ``multipletests(method="bonferroni")``).
 
     ``pvals``: array of any shape with values in [0, 1]; returns a float array of the same
     shape. Raises ValueError for NaN or values outside [0, 1].
     """
-    p = _pvalues(pvals)
-    return np.minimum(1.0, p * p.size)
+    return _multipletests(pvals, "bonferroni")
 
 
 def adjust(pvals, method: str | None) -> np.ndarray:

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client
+from ..cli import _fail, dask_option, open_client, resolve_jobs
 from ..judgments.cliopts import (
     CONTRIB_HELP,
     ORDER_HELP,
@@ -23,9 +23,8 @@ from ..judgments.cliopts import (
 
 
 @click.command("depth")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Qrels: deep ones with --pool-depth (a shallow pool is simulated), else the "
-                   "shallow pool itself.")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--pool-depth", type=int, default=None,
               help="Simulate a depth-d pool of the contributing runs from --qrels.")
 @click.option("--reference-depth", type=int, default=None,
@@ -65,10 +64,11 @@ from ..judgments.cliopts import (
               show_default=True, help="Format of the main table on standard output.")
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Directory for TSV tables and figures (none written without it).")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Processes for evaluation.")
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+              help="Processes for evaluation (0 = all cores).")
 @dask_option("Score the runs")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_depths, metrics,
               regimes, order, contributing, systems, groups, no_leave_out, condensed, cross,
               vol_stats, topics, alpha, fmt, out_dir, jobs, dask_address, runs):
@@ -81,6 +81,9 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
     (and leave-group-out) at k = d, Table 5.2 pool counts and, with deep qrels, the bias of
     non-contributing ("new") systems.
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..io import InputError, read_qrels
     from ..judgments.pool import parse_topics, run_lists, subset_topics
     from ..measures import MeasureError
@@ -108,18 +111,18 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
         grp = _groups(groups, [r.name for r in run_objs])
         st = D.run_depth_study(
             q, run_objs, pool_depth, ks, metric_list, reg, names, reference_depth, deep, vk,
-            order, not no_leave_out, grp, alpha, jobs, condensed,
+            order, not no_leave_out, grp, alpha, resolve_jobs(jobs), condensed,
             progress=lambda m: click.echo(f"[study depth] {m}", err=True),
             client=open_client(dask_address))
     except (MeasureError, ValueError) as e:
         _fail(str(e))
     table = D.depth_table(st, systems)
     if fmt == "tsv":
-        sys.stdout.write(table.to_csv(sep="\t", index=False, float_format="%.6g"))
+        sys.stdout.write(table.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        json.dump({"table": table.to_dict(orient="records"), "pool": st.pool_info},
-                  sys.stdout, indent=1, default=str)
-        sys.stdout.write("\n")
+        from ..output import dump_json
+
+        dump_json({"table": table.to_dict(orient="records"), "pool": st.pool_info}, sys.stdout)
     else:
         nc = int(st.contributing.sum())
         click.echo(f"{len(st.systems)} runs ({nc} contributing), {len(st.topics)} topics, "

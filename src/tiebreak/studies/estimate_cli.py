@@ -3,13 +3,12 @@ the computation is :mod:`tiebreak.studies.estimate`."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client
+from ..cli import _fail, dask_option, open_client, resolve_jobs
 from ..judgments.cliopts import (
     CONTRIB_HELP,
     _contributing,
@@ -23,8 +22,8 @@ from ..judgments.cliopts import (
 
 
 @click.command("estimate")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Deep judgments (the ground truth).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--pool-depth", "dprimes", default="10,20,30,50", show_default=True,
               help="Shallow pool depths d' to simulate.")
 @click.option("--reference-depth", "depth", type=int, default=100, show_default=True,
@@ -59,10 +58,11 @@ from ..judgments.cliopts import (
               show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Directory for TSV tables and figures.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Processes (one shallow depth each).")
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
+              help="Processes (one shallow depth each; 0 = all cores).")
 @dask_option("Estimate (one shallow depth per task)")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
                        order, leave_one_out, rate, seed, baselines, n_samples, topics, fmt,
                        out_dir, jobs, dask_address, runs):
@@ -74,6 +74,9 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     ordering against the deep one; the goodness of fit of each gain model; with
     --leave-one-out the same for runs left out of the pool.
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..judgments.pool import run_lists
     from . import estimate as ES
 
@@ -91,7 +94,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, jobs, rate, seed, _split([baselines]),
+            order, leave_one_out, resolve_jobs(jobs), rate, seed, _split([baselines]),
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
             client=open_client(dask_address))
     except ValueError as e:
@@ -115,15 +118,16 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         sampled.columns = ["_".join(c).strip("_") for c in sampled.columns]
     loo = ES.accuracy_table(st, loo=True) if leave_one_out else None
     if fmt == "tsv":
-        sys.stdout.write(acc.to_csv(sep="\t", index=False, float_format="%.6g"))
+        sys.stdout.write(acc.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        json.dump({"accuracy": acc.to_dict(orient="records"),
+        from ..output import dump_json
+
+        dump_json({"accuracy": acc.to_dict(orient="records"),
                    "fit": fit.to_dict(orient="records"),
                    "leave_one_out": None if loo is None else loo.to_dict(orient="records"),
                    "sampled_orderings": None if sampled is None
                    else sampled.to_dict(orient="records")},
                   sys.stdout, indent=1)
-        sys.stdout.write("\n")
     else:
         click.echo(f"{len(st.runs)} contributing runs, {len(st.topics)} topics, "
                    f"RBP(p={p})@{depth}; truth = deep qrels [LB, UB]")
@@ -149,7 +153,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
                          (sampled, "sampled_orderings.tsv")):
             if df is not None:
                 path = os.path.join(out_dir, name)
-                df.to_csv(path, sep="\t", index=False, float_format="%.6g")
+                df.to_csv(path, sep="\t", index=False)
                 written.append(path)
         written += plot_gain_fits(st, os.path.join(out_dir, "gain_fits"))
         written += plot_estimates(st, os.path.join(out_dir, "estimates"))

@@ -328,8 +328,8 @@ def _split(values) -> list[str]:
 
 
 @click.command("bands")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Qrels file (plain or gzipped).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--rho", "rhos", default=",".join(DEFAULT_STUDY_RHOS), show_default=True,
               help="Band growth factors, comma-separated (exact decimals, >= 1).")
 @click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
@@ -351,13 +351,17 @@ def _split(values) -> list[str]:
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes (0 = all cores).")
 @dask_option("Read, band and evaluate")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, ratios, fig4_rho, alpha,
               out_dir, jobs, dask_address, runs):
     """YMT 2016 Section 4: Fig. 3, Table 3 and Fig. 4 for banded versions of RUNS.
 
     RUNS may be files or directories (every run file in them).
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from fractions import Fraction
 
     from ..io import read_qrels, run_paths

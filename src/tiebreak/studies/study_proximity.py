@@ -198,14 +198,13 @@ def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_
     models = MODELS if models is None else models
     runs = {}
     names = list(models)
-    it = names
-    if progress:
-        from tqdm import tqdm
+    from ..output import Progress
 
-        it = tqdm(names, desc="models", file=sys.stderr)
-    for name in it:
-        model, params = models[name]
-        runs[name] = (index, search(index, topics, model, k, **params))
+    with Progress(len(names), "study proximity: searching", "models", enabled=progress) as bar:
+        for name in names:
+            model, params = models[name]
+            runs[name] = (index, search(index, topics, model, k, **params))
+            bar.update(1)
     lam_runs = {f"lam={lam:g}": (index, search(index, topics, "lkp", k, lam=float(lam)))
                 for lam in lams}
     res = _evaluate(qrels, {**runs, **lam_runs})

@@ -48,7 +48,6 @@ pp. 112-123.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 
 import click
@@ -123,10 +122,9 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False,
     from ..parallel import cpus
 
     jobs = jobs if jobs > 0 else cpus()
-    from tqdm import tqdm
+    from ..output import Progress
 
-    with tqdm(total=len(runs), desc="evaluating", file=sys.stderr, disable=not progress,
-              leave=False) as bar:
+    with Progress(len(runs), "study ties: evaluating", "runs", enabled=progress) as bar:
         res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1), client=client)
     tied = np.array([int(res.warnings.get(r, {}).get(TIED_KEY, 0) or 0) for r in res.runs],
                     dtype=np.int64)
@@ -412,8 +410,8 @@ def _fmt(x):
 
 
 @click.command("ties")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Qrels file (plain or gzipped).")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
               help="Extra metric besides AP and RR, repeatable / comma-separated.")
 @click.option("--top", type=int, default=10, show_default=True,
@@ -423,7 +421,7 @@ def _fmt(x):
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--out", "out_dir", default="study_ties", show_default=True,
               type=click.Path(file_okay=False), help="Directory for figures and tables.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes for the evaluation (0 = all cores).")
 @click.option("--rr-order", type=click.Choice(["gain", "delta-rc"]), default="gain",
               show_default=True,
@@ -442,13 +440,17 @@ def _fmt(x):
               help="Compute summary.tsv without the worst FRAC of systems by trec_eval mean "
                    "(Cabanac et al.: 0.25).")
 @dask_option()
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_order, pooled,
              drop, dask_address, runs):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
     """
+    from ..cli import split_qrels
+
+    qrels, runs = split_qrels(qrels, runs)
     from ..io import read_qrels, run_paths
 
     extra = [v.strip() for s in metrics for v in s.split(",") if v.strip()]

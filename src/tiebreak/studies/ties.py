@@ -231,20 +231,26 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     return row, per_topic
 
 
-def stats_for_path(path: str, qrels: Qrels | None = None) -> tuple[dict, pd.DataFrame]:
-    """Read one run file and compute its statistics (exponent scores from ``Run.exponent``)."""
-    run = read_run(path)
+def stats_for_path(path: str, qrels: Qrels | None = None, name: str | None = None
+                   ) -> tuple[dict, pd.DataFrame]:
+    """Read one run file (named ``name``, default its run tag) and compute its statistics
+    (exponent scores from ``Run.exponent``)."""
+    run = read_run(path, name=name)
     exp = run.lineno[run.exponent] if run.exponent is not None else None
     return run_stats(run, qrels, exp)
 
 
-def runs_stats(paths, qrels: Qrels | None = None, progress=None
+def runs_stats(paths, qrels: Qrels | None = None, progress=None, name_by: str = "tag"
                ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-run DataFrame and concatenated per-topic DataFrame for many run files."""
+    """Per-run DataFrame and concatenated per-topic DataFrame for many run files; runs named by
+    their run tag (``name_by="tag"``) or file name (``"file"``)."""
+    import os
+
     rows, tops = [], []
     it = paths if progress is None else progress
     for p in it:
-        r, t = stats_for_path(p, qrels)
+        name = os.path.basename(p) if name_by == "file" and p != "-" else None
+        r, t = stats_for_path(p, qrels, name)
         rows.append(r)
         tops.append(t)
     return pd.DataFrame(rows), pd.concat(tops, ignore_index=True)
@@ -363,10 +369,14 @@ def _table(df: pd.DataFrame, fh) -> None:
                                                      "per_run"]), default=None,
               help="Print only this table (with --format tsv: one plain TSV that any reader "
                    "parses; without it, tsv sections are separated by '# name' lines).")
-def ties_cmd(runs, qrels, fmt, per_run, only):
+@click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
+              help="Name runs by their run tag (column 6), or by their file name (tells runs "
+                   "with the same tag apart in --per-run).")
+def ties_cmd(runs, qrels, fmt, per_run, only, name_by):
     """Tie prevalence and run hygiene of RUNS (Yang et al. / Cabanac et al. Table 1).
 
-    A directory means every run file in it. Definitions: see ``tiebreak.studies.ties``.
+    A directory means every run file in it. The definitions are in the documentation of the
+    module tiebreak.studies.ties (Yang, Moffat & Turpin 2016; Cabanac et al. 2010).
     """
     from ..io import InputError
 
@@ -377,9 +387,9 @@ def ties_cmd(runs, qrels, fmt, per_run, only):
             from tqdm import tqdm
 
             pr, pt = runs_stats(paths, q, tqdm(paths, desc="runs", file=sys.stderr,
-                                               leave=False))
+                                               leave=False), name_by=name_by)
         else:
-            pr, pt = runs_stats(paths, q)
+            pr, pt = runs_stats(paths, q, name_by=name_by)
     except InputError as e:
         click.echo(f"tiebreak: error: {e}", err=True)
         sys.exit(2)

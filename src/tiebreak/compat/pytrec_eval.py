@@ -1,0 +1,122 @@
+"""pytrec_eval's API on tiebreak: ``RelevanceEvaluator(qrels, measures).evaluate(run)`` giving
+``{qid: {measure: value}}``, ``supported_measures``, ``parse_qrel``, ``parse_run``.
+
+Code written for pytrec_eval (Van Gysel & de Rijke, "Pytrec_eval: an extremely fast Python
+interface to trec_eval", SIGIR 2018) runs with ``from tiebreak.compat import pytrec_eval``. The
+values are those of ``tiebreak trec_eval`` (the drop-in trec_eval 10.0) with pytrec_eval's
+conventions: scores read as C ``float`` (pytrec_eval wraps trec_eval 9, which sorts by float32
+scores), only the topics the run has, ``gm_map`` / ``gm_bpref`` per topic as
+``log(max(value, 1e-5))``. ``regime=`` (default ``trec_eval``) evaluates under another tie regime
+and ``score_precision="float64"`` keeps the scores as trec_eval 10 reads them.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+__all__ = ["RelevanceEvaluator", "parse_qrel", "parse_run", "supported_measures"]
+
+#: trec_eval's measure names (pytrec_eval's ``supported_measures``).
+supported_measures = frozenset({
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+    "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+    "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "runid", "num_q",
+})
+_NOT_NUMBERS = ("runid", "num_q", "relstring")
+_LOG = ("gm_map", "gm_bpref")
+
+
+def parse_qrel(f) -> dict:
+    """``{qid: {docno: relevance}}`` from an open text file of qrels (``qid iter docno rel``)."""
+    out: dict = {}
+    for line in f:
+        p = line.split()
+        if p:
+            out.setdefault(p[0], {})[p[2]] = int(p[3])
+    return out
+
+
+def parse_run(f) -> dict:
+    """``{qid: {docno: score}}`` from an open text file of a TREC run."""
+    out: dict = {}
+    for line in f:
+        p = line.split()
+        if p:
+            out.setdefault(p[0], {})[p[2]] = float(p[4])
+    return out
+
+
+class RelevanceEvaluator:
+    """Evaluate runs against fixed qrels with trec_eval measures.
+
+    Parameters
+    ----------
+    query_relevance : dict ``{qid: {docno: int}}`` (or anything
+        :func:`tiebreak.io.inputs.as_qrels` reads)
+    measures : iterable of str
+        trec_eval names: ``map``, ``ndcg``, ``P`` (all its cutoffs), ``P.5,10`` or ``P_5``,
+        ``ndcg_cut.10``, ``recall.1000`` ... (:data:`supported_measures`).
+    relevance_level : int
+        Minimum relevance counted as relevant (trec_eval ``-l``).
+    judged_docs_only_flag : bool
+        Drop unjudged documents first (trec_eval ``-J``).
+    regime : str
+        Tie regime (``trec_eval``, ``expected``, ``realistic``, ...).
+    score_precision : {"float32", "float64"}
+
+    Raises
+    ------
+    ValueError
+        An unknown measure (the message of ``tiebreak trec_eval -m``).
+    tiebreak.io.InputError
+        Bad qrels.
+    """
+
+    def __init__(self, query_relevance, measures, relevance_level: int = 1,
+                 judged_docs_only_flag: bool = False, *, regime: str = "trec_eval",
+                 score_precision: str = "float32"):
+        from ..io.inputs import as_qrels
+
+        self.qrels = as_qrels(query_relevance)
+        self.measures = [measures] if isinstance(measures, str) else sorted(measures)
+        self.args = [a for m in self.measures for a in ("-m", m)] + [
+            f"-l{int(relevance_level)}", "--score-precision", score_precision,
+            "--regime", regime]
+        if judged_docs_only_flag:
+            self.args.append("-J")
+        self.evaluate({})  # check the measures now, as pytrec_eval does
+
+    def evaluate(self, scores) -> dict:
+        """``{qid: {measure: value}}`` for the qrels topics ``scores`` (a run ``{qid: {docno:
+        score}}``) has; ``{}`` when it has none."""
+        from ..io.inputs import as_run
+        from ..trec_eval.evaluate import values
+        from ..trec_eval.options import TrecEvalError
+
+        run = as_run(scores)
+        if not set(run.topics) & set(self.qrels.topics):
+            if scores:
+                return {}
+            run = as_run({self.qrels.topics[0]: {"ceci_nest_pas_un_docno": 0.0}}) \
+                if self.qrels.topics else run
+        try:
+            tv = values(self.args + ["qrels", "run"], run=run, qrels=self.qrels,
+                        err=io.StringIO())
+        except TrecEvalError as e:
+            raise ValueError(str(e)) from None
+        out: dict = {}
+        for i, q in enumerate(tv.qids):
+            row = {}
+            for name, v in tv.values.items():
+                if name in _NOT_NUMBERS or isinstance(v, list):
+                    continue
+                x = float(v[i])
+                row[name] = math.log(max(x, 1e-5)) if name in _LOG else x
+            for name in _NOT_NUMBERS:  # pytrec_eval's placeholders for what is not a number
+                if name in self.measures:
+                    row[name] = 1.0 if name == "num_q" else 0.0
+            out[q] = row
+        return out if scores else {}

@@ -1,0 +1,385 @@
+"""Run fusion: score-based (CombSUM, CombMNZ, CombANZ, CombMAX, CombMIN, CombMED, weighted
+sum), rank-based (RRF, ISR, log_ISR, BordaFuse, Condorcet), with per-topic score normalisation
+(min-max, z-score, max, sum, rank, borda).
+
+Definitions, per topic, over the union of the documents the runs retrieved (the candidates);
+``s_i(d)`` is document ``d``'s normalised score in run ``i`` and ``r_i(d)`` its 1-based rank,
+the runs listed in the order given:
+
+* CombSUM ``sum_i s_i(d)`` (absent: 0); CombMNZ ``CombSUM x n(d)`` with ``n(d)`` the runs that
+  retrieved ``d``; CombANZ ``CombSUM / n(d)``; CombMAX / CombMIN / CombMED the maximum, minimum,
+  median over the runs that retrieved ``d`` (Fox & Shaw, "Combination of multiple searches",
+  TREC-2, 1993);
+* weighted sum ``sum_i w_i s_i(d)``;
+* RRF ``sum_i 1 / (k + r_i(d))``, k = 60 (Cormack, Clarke & Buettcher, "Reciprocal rank fusion
+  outperforms Condorcet and individual rank learning methods", SIGIR 2009);
+* ISR ``n(d) x sum_i 1 / r_i(d)^2`` and log_ISR ``ln n(d) x sum_i 1 / r_i(d)^2`` (Mourao,
+  Martins & Magalhaes, "Multimodal medical information retrieval with unsupervised rank
+  fusion", Comput. Med. Imaging Graph. 39, 2015);
+* BordaFuse: in a topic with ``C`` candidates, run ``i`` gives ``C - r_i(d) + 1`` points to a
+  document it ranks and ``(C - n_i + 1) / 2`` to each of the others (``n_i`` documents ranked);
+  the points are summed (Aslam & Montague, "Models for metasearch", SIGIR 2001);
+* Condorcet: the candidates (in docno byte order) are sorted by the majority comparator, ``d``
+  before ``e`` when at least half the runs rank ``d`` strictly above ``e`` (a document a run
+  does not retrieve ranks below all it does), and get scores ``C, C-1, ..., 1`` (Montague &
+  Aslam, "Condorcet fusion for improved retrieval", CIKM 2002).
+
+A run's ranks are its trec_eval order (score descending, ties by docno descending), so a tie
+in an input gets a definite rank. Normalisations (per run and topic, ``s`` the scores, ``n``
+their number): ``min-max`` ``(s - min) / max(max - min, 1e-9)``; ``max`` ``s / max(max,
+1e-9)``; ``sum`` ``(s - min) / max(sum(s) - n min, 1e-9)``; ``zmuv`` (z-score) ``(s - mean) /
+max(std, 1e-9)``, population standard deviation; ``rank`` ``1 - (r - 1) / n``; ``borda``
+``1 - (r - 1) / C`` for ranked documents and ``1/2 - (n - 1) / (2C)`` for the other candidates.
+These are the definitions, names and guards of ranx (Bassani & Romelli, "ranx.fuse: a Python
+library for metasearch", CIKM 2022), whose ``fuse`` gives the same numbers (tests/test_fusion.py).
+Rank-based methods use the ranks and ignore the normalisation.
+
+Fusion makes ties: two documents each at rank 1 of one run get the same RRF score, Borda points
+coincide. :class:`FusedRun` counts the tied groups it made (:func:`tie_counts`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cmp_to_key
+
+import numpy as np
+
+from ..io import Run
+from ..io.inputs import as_run
+
+__all__ = ["FUSION_METHODS", "NORMALISATIONS", "RANK_METHODS", "FusedRun", "fuse",
+           "normalise_scores", "tie_counts"]
+
+#: Method names (ranx's spelling) and their aliases.
+FUSION_METHODS: dict[str, str] = {
+    "sum": "CombSUM", "mnz": "CombMNZ", "anz": "CombANZ", "max": "CombMAX", "min": "CombMIN",
+    "med": "CombMED", "wsum": "weighted sum", "rrf": "reciprocal rank fusion",
+    "isr": "inverse square rank", "log_isr": "log inverse square rank",
+    "bordafuse": "BordaFuse", "condorcet": "Condorcet fusion",
+}
+_ALIASES = {"combsum": "sum", "combmnz": "mnz", "combanz": "anz", "combmax": "max",
+            "combmin": "min", "combmed": "med", "weighted_sum": "wsum", "borda": "bordafuse",
+            "logisr": "log_isr", "log-isr": "log_isr"}
+RANK_METHODS = frozenset({"rrf", "isr", "log_isr", "bordafuse", "condorcet"})
+
+#: Normalisation names (ranx's spelling) -> description; ``none`` keeps the scores.
+NORMALISATIONS: dict[str, str] = {
+    "min-max": "(s - min) / (max - min)", "zmuv": "z-score (s - mean) / std",
+    "max": "s / max", "sum": "(s - min) / (sum - n min)", "rank": "1 - (rank - 1) / n",
+    "borda": "1 - (rank - 1) / candidates", "none": "scores as they are",
+}
+_NORM_ALIASES = {"min_max": "min-max", "minmax": "min-max", "z-score": "zmuv", "zscore": "zmuv",
+                 "z": "zmuv", None: "none"}
+
+
+@dataclass
+class FusedRun(Run):
+    """A fused :class:`~tiebreak.io.Run` (lines per topic in trec_eval order, ranks 1..n) with
+    what the fusion did.
+
+    Attributes (beyond :class:`~tiebreak.io.Run`)
+    ---------------------------------------------
+    method, norm : str
+    inputs : list[str]
+        Names of the fused runs, in order.
+    tied_groups, tied_docs, tied_topics : int
+        Tied groups (two or more equal scores in one topic) of the result, the documents in
+        them, the topics that have one.
+    input_tied_groups : int
+        The same count summed over the inputs, for comparison.
+    """
+
+    method: str = ""
+    norm: str = ""
+    inputs: list[str] = field(default_factory=list)
+    tied_groups: int = 0
+    tied_docs: int = 0
+    tied_topics: int = 0
+    input_tied_groups: int = 0
+
+    def ties_summary(self) -> str:
+        """One sentence: ``fusion made 12 tied groups (27 documents) in 9 of 30 topics (the
+        inputs had 40)``."""
+        return (f"{self.method} fusion of {len(self.inputs)} runs made {self.tied_groups} tied "
+                f"groups ({self.tied_docs} documents) in {self.tied_topics} of "
+                f"{len(self.topics)} topics (the inputs had {self.input_tied_groups})")
+
+
+def _method(name: str) -> str:
+    m = str(name).lower()
+    m = _ALIASES.get(m, m)
+    if m not in FUSION_METHODS:
+        raise ValueError(f"unknown fusion method {name!r}; choose from "
+                         f"{', '.join(FUSION_METHODS)}")
+    return m
+
+
+def _norm(name) -> str:
+    n = _NORM_ALIASES.get(name.lower() if isinstance(name, str) else name, name)
+    if n not in NORMALISATIONS:
+        raise ValueError(f"unknown normalisation {name!r}; choose from "
+                         f"{', '.join(NORMALISATIONS)}")
+    return n
+
+
+def tie_counts(topic: np.ndarray, score: np.ndarray) -> tuple[int, int, int]:
+    """(tied groups, documents in them, topics with one) of lines sorted by topic then score.
+
+    ``topic`` int (n,), ``score`` float64 (n,), equal scores of a topic adjacent.
+    """
+    if len(score) < 2:
+        return 0, 0, 0
+    same = (topic[1:] == topic[:-1]) & (score[1:] == score[:-1])
+    starts = same & ~np.r_[False, same[:-1]]
+    groups = int(starts.sum())
+    return groups, int(same.sum()) + groups, len(np.unique(topic[1:][starts]))
+
+
+def _segments(topic: np.ndarray) -> np.ndarray:
+    """Start index of each run of equal values in a grouped array, int64."""
+    return np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]]) if len(topic) else \
+        np.zeros(0, np.int64)
+
+
+def normalise_scores(score: np.ndarray, topic: np.ndarray, norm: str) -> np.ndarray:
+    """Per-topic normalisation of one run's scores (not ``borda``, which needs every run).
+
+    ``score`` float64 (n,), lines grouped by topic and in rank order inside a topic (so the
+    position in the group is the rank); ``topic`` any int (n,). Returns float64 (n,).
+    Raises ValueError for an unknown ``norm``.
+    """
+    norm = _norm(norm)
+    if norm == "none" or not len(score):
+        return score.astype(np.float64, copy=True)
+    if norm == "borda":
+        raise ValueError("borda normalisation needs all the runs: use fuse(..., norm='borda')")
+    st = _segments(topic)
+    n = np.diff(np.r_[st, len(score)])
+    rep = np.repeat(np.arange(len(st)), n)
+    if norm == "rank":
+        pos = np.arange(len(score)) - st[rep]
+        return 1 - pos / n[rep]
+    mn = np.minimum.reduceat(score, st)
+    mx = np.maximum.reduceat(score, st)
+    if norm == "min-max":
+        return (score - mn[rep]) / np.maximum(mx - mn, 1e-9)[rep]
+    if norm == "max":
+        return score / np.maximum(mx, 1e-9)[rep]
+    sm = np.add.reduceat(score, st)
+    if norm == "sum":
+        return (score - mn[rep]) / np.maximum(sm - mn * n, 1e-9)[rep]
+    mean = sm / n
+    var = np.add.reduceat((score - mean[rep]) ** 2, st) / n
+    return (score - mean[rep]) / np.maximum(np.sqrt(var), 1e-9)[rep]
+
+
+@dataclass
+class _Flat:
+    """One input run in the candidates' index space, lines per topic in rank order."""
+
+    cand: np.ndarray    # int64 (n,): candidate index
+    gtopic: np.ndarray  # int64 (n,): global topic index
+    pos: np.ndarray     # int64 (n,): 0-based rank inside the topic
+    score: np.ndarray   # float64 (n,)
+
+
+def _prepare(runs: list[Run]):
+    topics: list[str] = []
+    tindex: dict[str, int] = {}
+    for r in runs:
+        for t in r.topics:
+            if t not in tindex:
+                tindex[t] = len(topics)
+                topics.append(t)
+    parts = []
+    for r in runs:
+        ref = np.lexsort((-r.docid, -r.score, r.topic))
+        t = r.topic[ref]
+        st = _segments(t)
+        n = np.diff(np.r_[st, len(t)])
+        pos = np.arange(len(t)) - np.repeat(st, n)
+        tmap = np.array([tindex[x] for x in r.topics], dtype=np.int64)
+        parts.append((tmap[t] if len(t) else np.zeros(0, np.int64), r.docnos[r.docid[ref]],
+                      pos, r.score[ref]))
+    docs = [p[1] for p in parts]
+    kinds = {d.dtype.kind for d in docs}
+    alld = np.concatenate([d.astype(object) for d in docs]) if "O" in kinds else \
+        np.concatenate(docs)
+    udocs, dcode = np.unique(alld, return_inverse=True)
+    dcode = dcode.reshape(-1).astype(np.int64)
+    gt = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    key = gt * max(len(udocs), 1) + dcode
+    ukey, cand = np.unique(key, return_inverse=True)
+    cand = cand.reshape(-1).astype(np.int64)
+    flats, o = [], 0
+    for p in parts:
+        k = len(p[2])
+        flats.append(_Flat(cand[o:o + k], p[0], p[2], p[3].astype(np.float64)))
+        o += k
+    nd = max(len(udocs), 1)
+    return topics, udocs, ukey // nd, ukey % nd, flats
+
+
+def _borda_values(f: _Flat, ctopic: np.ndarray, n_cand_topic: np.ndarray, n_topics: int,
+                  as_norm: bool) -> np.ndarray:
+    """Every candidate's value from one run: BordaFuse points, or the borda normalisation."""
+    C = n_cand_topic[ctopic].astype(np.float64)
+    n_run = np.bincount(f.gtopic, minlength=n_topics)[ctopic].astype(np.float64)
+    if as_norm:
+        v = 0.5 - (n_run - 1) / (2 * C)
+        v[f.cand] = 1 - f.pos / n_cand_topic[f.gtopic]
+    else:
+        v = (C - n_run + 1) / 2
+        v[f.cand] = n_cand_topic[f.gtopic] - f.pos
+    return v
+
+
+def _median(cands: list[np.ndarray], vals: list[np.ndarray], nc: int) -> np.ndarray:
+    c = np.concatenate(cands)
+    v = np.concatenate(vals)
+    o = np.lexsort((v, c))
+    c, v = c[o], v[o]
+    st = _segments(c)
+    n = np.diff(np.r_[st, len(c)])
+    lo = v[st + (n - 1) // 2]
+    hi = v[st + n // 2]
+    out = np.zeros(nc)
+    out[c[st]] = np.where(n % 2 == 1, lo, (lo + hi) / 2)
+    return out
+
+
+def _condorcet(flats: list[_Flat], ctopic: np.ndarray, nc: int) -> np.ndarray:
+    out = np.zeros(nc)
+    big = 1_000_000
+    P = np.full((len(flats), nc), big, dtype=np.int64)
+    for i, f in enumerate(flats):
+        P[i, f.cand] = f.pos
+    half = len(flats)
+    st = _segments(ctopic)
+    for a, b in zip(st, np.r_[st[1:], nc]):
+        cols = [tuple(x) for x in P[:, a:b].T.tolist()]
+
+        def cmp(x, y, cols=cols):
+            xv = sum(p < q for p, q in zip(cols[x], cols[y]))
+            return -1 if 2 * xv >= half else 1
+
+        order = sorted(range(b - a), key=cmp_to_key(cmp))
+        out[a + np.asarray(order, dtype=np.int64)] = np.arange(b - a, 0, -1, dtype=np.float64)
+    return out
+
+
+def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None, k: float = 60,
+         name: str | None = None, depth: int | None = None) -> FusedRun:
+    """Fuse runs into one (definitions in the module docstring).
+
+    Parameters
+    ----------
+    runs : sequence of Run, path, DataFrame or ``{qid: {docno: score}}``
+        Two or more runs (:func:`tiebreak.io.inputs.as_run` reads each). Topics may differ: a
+        run without a topic contributes nothing to it.
+    method : str
+        One of :data:`FUSION_METHODS` (``sum mnz anz max min med wsum rrf isr log_isr
+        bordafuse condorcet``; ``combsum``... and ``borda`` are aliases).
+    norm : str or None
+        One of :data:`NORMALISATIONS` (``min-max zmuv max sum rank borda none``; ``z-score``
+        is ``zmuv``); ranx's default ``min-max``. Ignored by the rank-based methods.
+    weights : sequence of float, optional
+        ``wsum`` only: one weight per run (default 1 each).
+    k : float
+        RRF's constant.
+    name : str, optional
+        Name and run tag of the result; default ``<method>`` of the inputs.
+    depth : int, optional
+        Keep the first ``depth`` documents of each topic (default all).
+
+    Returns
+    -------
+    FusedRun
+        Lines grouped by topic (topics in order of first appearance over the runs), inside a
+        topic by fused score descending, ties by docno descending; ranks 1..n; tie counts.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two runs, unknown method or normalisation, weights of the wrong length.
+    tiebreak.io.InputError
+        An input that cannot be read.
+    """
+    method = _method(method)
+    norm = _norm(norm)
+    runs = [as_run(r, name=None) for r in runs]
+    if len(runs) < 2:
+        raise ValueError(f"fusion needs at least two runs, got {len(runs)}")
+    if method == "wsum":
+        weights = [1.0] * len(runs) if weights is None else [float(w) for w in weights]
+        if len(weights) != len(runs):
+            raise ValueError(f"{len(weights)} weights for {len(runs)} runs")
+    elif weights is not None:
+        raise ValueError(f"weights are for method 'wsum', not {method!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+
+    topics, udocs, ctopic, cdoc, flats = _prepare(runs)
+    nc, nt = len(ctopic), len(topics)
+    n_cand_topic = np.bincount(ctopic, minlength=nt)
+
+    def values(f: _Flat) -> tuple[np.ndarray, np.ndarray]:
+        """(candidates, value) of one run, after the normalisation."""
+        if norm == "borda":
+            return np.arange(nc), _borda_values(f, ctopic, n_cand_topic, nt, as_norm=True)
+        return f.cand, normalise_scores(f.score, f.gtopic, norm)
+
+    total = np.zeros(nc)
+    count = np.zeros(nc, dtype=np.int64)
+    if method in ("sum", "mnz", "anz", "wsum"):
+        for i, f in enumerate(flats):
+            c, v = values(f)
+            total[c] += weights[i] * v if method == "wsum" else v
+            count[c] += 1
+        score = total * count if method == "mnz" else \
+            np.divide(total, count, out=np.zeros(nc), where=count > 0) if method == "anz" else \
+            total
+    elif method in ("max", "min"):
+        op = np.maximum if method == "max" else np.minimum
+        score = np.full(nc, -np.inf if method == "max" else np.inf)
+        for f in flats:
+            c, v = values(f)
+            score[c] = op(score[c], v)
+    elif method == "med":
+        cv = [values(f) for f in flats]
+        score = _median([c for c, _ in cv], [v for _, v in cv], nc)
+    elif method == "rrf":
+        for f in flats:
+            total[f.cand] += 1 / (k + f.pos + 1)
+        score = total
+    elif method in ("isr", "log_isr"):
+        for f in flats:
+            total[f.cand] += 1 / (f.pos + 1) ** 2
+            count[f.cand] += 1
+        score = total * count if method == "isr" else total * np.log(count)
+    elif method == "bordafuse":
+        for f in flats:
+            total += _borda_values(f, ctopic, n_cand_topic, nt, as_norm=False)
+        score = total
+    else:  # condorcet
+        score = _condorcet(flats, ctopic, nc)
+
+    order = np.lexsort((-cdoc, -score, ctopic))
+    t, d, s = ctopic[order], cdoc[order], score[order]
+    st = _segments(t)
+    n = np.diff(np.r_[st, len(t)])
+    rank = np.arange(len(t)) - np.repeat(st, n) + 1
+    if depth is not None:
+        keep = rank <= depth
+        t, d, s, rank = t[keep], d[keep], s[keep], rank[keep]
+    name = name or method
+    groups, docs, ttopics = tie_counts(t, s)
+    in_groups = 0
+    for f in flats:
+        in_groups += tie_counts(f.gtopic, f.score)[0]
+    return FusedRun(name, f"<{method} fusion>", topics, t, udocs, d, s, rank.astype(np.float64),
+                    np.arange(1, len(t) + 1, dtype=np.int64), [name], {}, None, None,
+                    method=method, norm="none" if method in RANK_METHODS else norm,
+                    inputs=[r.name for r in runs], tied_groups=groups, tied_docs=docs,
+                    tied_topics=ttopics, input_tied_groups=in_groups)

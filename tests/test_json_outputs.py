@@ -1,0 +1,63 @@
+"""Every subcommand with ``--format json`` writes JSON that ``json.loads`` parses (no bare
+``NaN``): the commands are found by walking the CLI, so a new one must be added here."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from click.testing import CliRunner
+
+from tiebreak.cli import main
+
+RUNS = ["BM25R2.gz", "BERT.gz", "BITEM_BL.gz"]
+
+
+def _json_commands() -> list[str]:
+    ctx = click.Context(main)
+    found = []
+
+    def walk(group, prefix):
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            if isinstance(cmd, click.Group):
+                walk(cmd, prefix + [name])
+                continue
+            for p in cmd.params:
+                if "--format" in getattr(p, "opts", []) and \
+                        "json" in getattr(p.type, "choices", ()):
+                    found.append(" ".join(prefix + [name]))
+    walk(main, [])
+    return found
+
+
+def _args(shared_data, tmp_path) -> dict[str, list[str]]:
+    d = shared_data / "trec_covid/round1"
+    q = str(d / "qrels-rnd1.txt")
+    runs = [str(d / "runs" / r) for r in RUNS]
+    return {
+        "eval": [q] + runs + ["-m", "AP", "-m", "bpref"],
+        "compare": [q] + runs + ["-m", "AP"],
+        "ties": runs,
+        "estimate": ["--qrels", q] + runs,  # the old spelling still works
+        "study depth": [q, "--reference-depth", "20", "--topics", "1-8"] + runs,
+        "study estimate": [q, "--pool-depth", "5", "--reference-depth", "20",
+                           "--models", "const", "--loss", "a", "--topics", "1-6"] + runs,
+        "fuse": runs[:2] + ["-o", str(tmp_path / "f.json")],
+        "run": [runs[0], "--top", "5", "-o", str(tmp_path / "r.json")],
+    }
+
+
+def test_every_json_output_parses(shared_data, tmp_path):
+    table = _args(shared_data, tmp_path)
+    cmds = _json_commands()
+    assert set(cmds) == set(table), f"add arguments for {set(cmds) ^ set(table)}"
+    for cmd in cmds:
+        r = CliRunner().invoke(main, cmd.split() + table[cmd] + ["--format", "json"])
+        assert r.exit_code == 0, (cmd, r.output[-2000:])
+        text = r.stdout
+        if cmd in ("fuse", "run"):
+            text = (tmp_path / ("f.json" if cmd == "fuse" else "r.json")).read_text()
+        assert "NaN" not in text, cmd
+        doc = json.loads(text)
+        assert doc, cmd
