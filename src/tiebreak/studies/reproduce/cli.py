@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def _table(results) -> str:
                     disable_numparse=True) + "\n"
 
 
-def _md(results) -> str:
+def _md(results, figures: dict | None = None) -> str:
     from . import SEEDS, VERDICTS, verdict_of
 
     lines = ["# Reproduction: the seed papers beside tiebreak", "",
@@ -68,6 +69,8 @@ def _md(results) -> str:
                   f"Command: `{item.command}`", ""]
         if item.description:
             lines += [item.description, ""]
+        if figures and item.id in figures:
+            lines += [f"![ours: {item.id}]({figures[item.id]})", ""]
         lines += ["| cell | paper | ours | verdict | note |", "|---|---:|---:|---|---|"]
         for c in cells:
             note = c.note.replace("|", "\\|")
@@ -125,6 +128,7 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
         _fail(f"--data {data_dir}: no such folder")
     ctx = Context(data=data)
     results = []
+    figures: dict[str, str] = {}
     for i, item in enumerate(chosen, 1):
         if sys.stderr.isatty():
             click.echo(f"[reproduce] {i}/{len(chosen)} {item.id}", err=True)
@@ -133,10 +137,13 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
         if fig_dir and item.figure is not None:
             try:
                 Path(fig_dir).mkdir(parents=True, exist_ok=True)
-                item.figure(ctx, Path(fig_dir) / (item.id.replace(":", "_") + ".png"))
+                png = Path(fig_dir) / (item.id.replace(":", "_") + ".png")
+                item.figure(ctx, png)
+                base = Path(out).resolve().parent if out else Path.cwd()
+                figures[item.id] = os.path.relpath(png.resolve(), base)
             except ReproduceError as e:
                 click.echo(f"tiebreak: warning: {item.id}: figure not drawn: {e}", err=True)
-    text = {"tsv": _tsv, "md": _md, "table": _table}[fmt](results)
+    text = _md(results, figures) if fmt == "md" else {"tsv": _tsv, "table": _table}[fmt](results)
     if out:
         from ...cli import open_output
 
