@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
 
 __all__ = ["MODELS", "bm25", "ql", "idf_weights", "query_term_ids", "topk_from_scores",
