@@ -122,14 +122,18 @@ def run_once(argv, env) -> tuple[float, float]:
     return wall, ru.ru_utime + ru.ru_stime
 
 
-def measure(cmds: dict[str, list], rounds: int) -> dict[str, tuple[float, float]]:
+def measure(cmds: dict[str, list], rounds: int,
+            envs: dict[str, dict] | None = None) -> dict[str, tuple[float, float]]:
     """name -> (median wall, median CPU) over interleaved rounds; a command is a list of argv
-    lists run one after the other (the binary once per file)."""
-    env = _env()
+    lists run one after the other (the binary once per file); ``envs``: extra environment
+    variables of some commands."""
+    base = _env()
+    envs = envs or {}
     walls = {n: [] for n in cmds}
     cpus = {n: [] for n in cmds}
     for r in range(rounds + 1):
         for n, argvs in cmds.items():
+            env = dict(base, **envs[n]) if n in envs else base
             w = c = 0.0
             for argv in argvs:
                 dw, dc = run_once(argv, env)
@@ -164,6 +168,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peers", action="store_true",
                     help="only pytrec_eval, zcat and the binary as references")
     ap.add_argument("--search-docs", type=int, default=300_000)
+    ap.add_argument("--before", type=Path, default=None, metavar="SRC",
+                    help="also run every tiebreak command with PYTHONPATH=SRC (an older "
+                         "checkout's src directory), labelled '(before)', in the same rounds")
     a = ap.parse_args(argv)
 
     r1 = a.data / "trec_covid" / "round1"
@@ -228,11 +235,17 @@ def main(argv=None) -> int:
             cmds["tiebreak search, 1 query, 300k docs"] = [
                 tb + ["search", str(idx), "--topics", str(topics), "-q"]]
 
+        envs = {}
+        if a.before is not None:
+            for n in [n for n in cmds if n.startswith("tiebreak")]:
+                cmds[n + " (before)"] = cmds[n]
+                envs[n + " (before)"] = {"PYTHONPATH": str(a.before)}
+            cmds = dict(sorted(cmds.items(), key=lambda kv: kv[0].removesuffix(" (before)")))
         print(f"TREC-COVID round 1: {len(runs)} runs; one run = {one.name} (30,000 lines); "
               f"{os.cpu_count()} CPUs, each command pinned to one; median of {a.rounds} "
               f"interleaved rounds after a warm-up round")
         load0 = os.getloadavg()
-        res = measure(cmds, a.rounds)
+        res = measure(cmds, a.rounds, envs)
         load1 = os.getloadavg()
 
     print(f"\n{'command':52s} {'wall s':>8s} {'cpu s':>8s}")
@@ -256,21 +269,29 @@ def main(argv=None) -> int:
         ok = "met" if w <= target else "NOT met"
         print(f"  {label:44s} {w:5.3f} s wall ({c:5.3f} s cpu)  target <= {target} s: {ok}")
 
-    print("\nratios (same run of this script):")
-    ratio("tiebreak eval / pytrec_eval, 143 runs", "tiebreak eval, 143 runs",
-          "pytrec_eval, 143 runs", TARGETS["eval143/pytrec"])
-    ratio("tiebreak eval / zcat floor, 143 runs", "tiebreak eval, 143 runs",
-          "zcat of the 143 runs", TARGETS["eval143/zcat"])
-    ratio("tiebreak trec_eval / binary per file, 143", "tiebreak trec_eval -q -m all_trec, "
-          "143 runs", "trec_eval binary -q -m all_trec, once per run", TARGETS["te143/binary"])
-    absolute("tiebreak trec_eval -q -m all_trec, 1 run", "tiebreak trec_eval -q -m all_trec, "
-             "1 run", TARGETS["te1"])
-    absolute("tiebreak eval, 1 run", "tiebreak eval, 1 run", TARGETS["eval1"])
-    absolute("tiebreak search, 1 query, 300k docs", "tiebreak search, 1 query, 300k docs",
-             TARGETS["search1"])
+    for suffix in ([" (before)", ""] if a.before is not None else [""]):
+        report(res, suffix, ratio, absolute)
     for peer in ("ir_measures, 143 runs", "ranx, 143 runs (plain files)"):
         ratio(f"tiebreak eval / {peer.split(',')[0]}", "tiebreak eval, 143 runs", peer)
     return 0
+
+
+def report(res, suffix, ratio, absolute) -> None:
+    """The issue's ratios for the tiebreak commands whose names end in ``suffix``."""
+    print(f"\nratios{suffix or ' (this checkout)'} (same run of this script):")
+    x = suffix
+    ratio("tiebreak eval / pytrec_eval, 143 runs", "tiebreak eval, 143 runs" + x,
+          "pytrec_eval, 143 runs", TARGETS["eval143/pytrec"])
+    ratio("tiebreak eval / zcat floor, 143 runs", "tiebreak eval, 143 runs" + x,
+          "zcat of the 143 runs", TARGETS["eval143/zcat"])
+    ratio("tiebreak trec_eval / binary per file, 143", "tiebreak trec_eval -q -m all_trec, "
+          "143 runs" + x, "trec_eval binary -q -m all_trec, once per run",
+          TARGETS["te143/binary"])
+    absolute("tiebreak trec_eval -q -m all_trec, 1 run", "tiebreak trec_eval -q -m all_trec, "
+             "1 run" + x, TARGETS["te1"])
+    absolute("tiebreak eval, 1 run", "tiebreak eval, 1 run" + x, TARGETS["eval1"])
+    absolute("tiebreak search, 1 query, 300k docs", "tiebreak search, 1 query, 300k docs" + x,
+             TARGETS["search1"])
 
 
 if __name__ == "__main__":

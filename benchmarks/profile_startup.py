@@ -73,7 +73,7 @@ import click; from tiebreak import cli; mark("import click + tiebreak.cli")
 from tiebreak.retrieval import cli as rcli
 from tiebreak.index.readers import read_topics
 from tiebreak.index.shards import open_searchable; mark("import retrieval cli, index")
-import tiebreak._numba; mark("numba import")
+import numba; mark("numba import")
 from tiebreak.retrieval.search import check_params, search, write_run
 check_params("bm25", {}); mark("import search, models")
 idx = open_searchable(sys.argv[1]); tops = read_topics(sys.argv[2]); mark("open index, topics")
@@ -122,6 +122,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--index", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--search-only", action="store_true")
     a = ap.parse_args()
     r1 = a.data / "trec_covid" / "round1"
     qrels = str(r1 / "qrels-rnd1.txt")
@@ -129,10 +130,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as t:
         plain = Path(t) / "ERST_PROSE"
         plain.write_bytes(gzip.decompress(run_gz.read_bytes()))
-        profile("tiebreak eval QRELS RUN (30,000 lines, gzip)", EVAL, [qrels, str(run_gz)],
-                a.repeat)
-        profile("tiebreak trec_eval -q -m all_trec QRELS RUN (30,000 lines)", TREC_EVAL,
-                [qrels, str(plain)], a.repeat)
+        if not a.search_only:
+            profile("tiebreak eval QRELS RUN (30,000 lines, gzip)", EVAL, [qrels, str(run_gz)],
+                    a.repeat)
+            profile("tiebreak trec_eval -q -m all_trec QRELS RUN (30,000 lines)", TREC_EVAL,
+                    [qrels, str(plain)], a.repeat)
         if a.index:
             topics = Path(t) / "q.tsv"
             topics.write_text("1\tt100 t2000 t31\n")

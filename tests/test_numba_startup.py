@@ -42,3 +42,21 @@ def test_compiled_dot_still_works_after_deferral():
                "f = njit(lambda a, b: np.dot(a, b))\n"
                "print(f(np.arange(3.0), np.arange(3.0)))")
     assert out[0] == "5.0"
+
+
+def test_command_line_process_ends_early_with_the_same_output_and_status():
+    """``python -m tiebreak`` skips the interpreter's teardown (cli._exit_now): same stdout,
+    stderr and exit status as the command run in-process by click's test runner."""
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    paths = _run("from tiebreak.cli import main\nmain(['example'], standalone_mode=False)")
+    qrels, run = paths[0].split()
+    for args, status in ((["eval", qrels, run], 0), (["eval", qrels, run + ".missing"], 2)):
+        p = subprocess.run([sys.executable, "-m", "tiebreak", *args], capture_output=True,
+                           text=True)
+        r = CliRunner().invoke(main, args)
+        assert p.returncode == r.exit_code == status
+        assert p.stdout == r.stdout
+        assert p.stderr.strip() and p.stderr == r.stderr
