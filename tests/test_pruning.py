@@ -307,3 +307,24 @@ def test_k_beyond_the_collection(indexes):
                 _same(got, want)
             for q, want in zip(qs, ref):
                 _same(retrieve(idx, q, 10**12, name, alg), want)
+
+
+def test_search_of_a_few_topics_runs_per_topic_with_the_batched_results(indexes):
+    """tiebreak search of a handful of bm25 topics whose terms hold a small part of the index
+    takes one model call per topic (no whole-index impacts); the run is the batched one."""
+    from tiebreak.index import open_index
+    from tiebreak.retrieval import search as S
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = open_index(indexes[2].path)
+    tops = [("1", "t150 t170 t199"), ("2", "t120 nope")]
+    assert S._few_bm25(idx, "bm25", {}, tops)
+    assert not S._few_bm25(idx, "bm25", {"algorithm": "maxscore"}, tops)
+    assert not S._few_bm25(idx, "ql", {}, tops)
+    assert not S._few_bm25(idx, "bm25", {}, [("1", " ".join(f"t{i}" for i in range(40)))])
+    few = S.search(idx, tops, "bm25", 50, idf="lucene")
+    assert not [c for c in idx._cache if isinstance(c, tuple) and c[0] == "full-bm25"]
+    fresh = open_index(idx.path)
+    terms = [idx.analyzer.analyze(t) for _, t in tops]
+    for r, (d, s) in zip(few, retrieve_many(fresh, terms, 50, "bm25", idf="lucene")):
+        _same((r.docids, r.scores), (d, s))

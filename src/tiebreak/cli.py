@@ -293,17 +293,54 @@ def _ranged_jobs(cmd):
     return cmd
 
 
+def _exit_now(code) -> None:
+    """End a finished command-line process: ``os._exit`` after flushing stdout and stderr,
+    skipping the interpreter's teardown (freeing every module, array and numba/LLVM object one
+    by one: 0.2 s of CPU after a search, 10% of a one-run ``tiebreak eval``), when nothing
+    needs it: no other thread, no child process, no Dask client, no coverage measurement.
+    Otherwise, and when flushing fails (a closed pipe), ``sys.exit(code)`` as usual."""
+    import os
+    import threading
+
+    mp = sys.modules.get("multiprocessing")
+    if (threading.active_count() > 1 or "coverage" in sys.modules
+            or "distributed" in sys.modules or (mp is not None and mp.active_children())):
+        sys.exit(code)
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        sys.exit(code)  # a message: printed by the interpreter, status 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - e.g. a closed pipe: the interpreter reports it
+        sys.exit(code)
+    os._exit(code)
+
+
 class LazyGroup(click.Group):
     """A click group whose commands (``lazy``: name -> "module:attribute") are imported only
     when needed. Everything the top group does (its help included) runs through
     :func:`report_errors`."""
 
-    def main(self, *args, **kwargs):
-        return report_errors(lambda: super(LazyGroup, self).main(*args, **kwargs))
-
     def __init__(self, *a, lazy: dict[str, str] | None = None, **kw):
         super().__init__(*a, **kw)
         self.lazy = LAZY_COMMANDS if lazy is None else lazy
+
+    def main(self, args=None, *a, **kw):
+        """As click's, through the one error path (:func:`report_errors`); run from the command
+        line (``args`` None, standalone mode), the process ends without the interpreter's
+        teardown once the command is done (:func:`_exit_now`)."""
+        def run():
+            return super(LazyGroup, self).main(args, *a, **kw)
+
+        if args is not None or not kw.get("standalone_mode", True):
+            return report_errors(run)
+        try:
+            report_errors(run)
+        except SystemExit as e:
+            _exit_now(e.code)
+        _exit_now(0)  # pragma: no cover - standalone click always raises SystemExit
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))

@@ -48,7 +48,7 @@ __all__ = ["build_index", "build_index_from_tokens", "invert"]
 
 
 def _kernels():
-    from numba import njit
+    from .._numba import njit
 
     @njit(cache=True)
     def _invert(tok, doc_ptr, V):

@@ -31,7 +31,8 @@ ECIR 2019 (PISA's block codecs).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit
 
 __all__ = ["BLOCK", "ERRORS", "encode_postings", "decode_postings", "decode_terms",
            "term_blocks", "encode_positions", "decode_positions", "num_blocks"]

@@ -127,7 +127,7 @@ def _kernels():
     with _KERNELS_LOCK:
         if _KERNELS is not None:
             return _KERNELS
-        from numba import njit
+        from .._numba import njit
 
         @njit(cache=True, nogil=True)
         def check_ptr(ptr, end):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
+
+from .._numba import numba as nb
 
 _POW10 = 10.0 ** np.arange(23)  # exact doubles 1e0 .. 1e22
 _Q_MIN, _Q_MAX = -342, 308

@@ -260,6 +260,14 @@ def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
     return topics, topic, starts
 
 
+def _exponents(s: list[bytes]) -> np.ndarray:
+    """Which score tokens are written with an exponent (``e``/``E``): bool (n,)."""
+    joined = b" ".join(s)
+    if b"e" not in joined and b"E" not in joined:
+        return np.zeros(len(s), bool)
+    return np.fromiter((b"e" in t or b"E" in t for t in s), bool, len(s))
+
+
 def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
     q: list[bytes] = []
     d: list[bytes] = []
@@ -316,7 +324,7 @@ def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
         warnings[WARN_RANK] = bad_rank
     docnos, docid = sorted_codes(d)
     tags = [t.decode("utf-8", "replace") for t in tagset]
-    expo = np.fromiter((b"e" in t or b"E" in t for t in s), bool, len(s))
+    expo = _exponents(s)
     return (topics, topic, docnos, docid, score, rank, np.array(lno, dtype=np.int64), tags,
             comment, blank, expo)
 

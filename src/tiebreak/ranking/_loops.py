@@ -8,8 +8,9 @@ hold each kernel equal to its numpy counterpart.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from .._numba import numba as nb
 
 
 @nb.njit(cache=True, nogil=True)

@@ -17,7 +17,8 @@ so that a document that could tie the threshold and win on docno is always score
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._numba import njit
 
 #: postings per block of the block-max arrays
 BLOCK = 64

@@ -22,8 +22,8 @@ Models here: :func:`bm25`, :func:`ql`, :func:`vsm`; their term weights are defin
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._numba import njit
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
     IDF_VARIANTS,

@@ -143,7 +143,8 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
         bar = tqdm(total=len(topics), desc=f"searching ({model})", unit=" q", file=sys.stderr,
                    mininterval=0.5)
     if spec.kind == "term weights" and int(k) >= 1 and hasattr(index, "post_ptr") \
-            and not (spec.name == "vsm" and params.get("quantize") is not None):
+            and not (spec.name == "vsm" and params.get("quantize") is not None) \
+            and not _few_bm25(index, spec.name, params, topics):
         # the whole topic set in compiled calls (chunks only to move the progress bar); the
         # same documents, scores and order as one call of the model per topic
         from .traversal import retrieve_many
@@ -168,6 +169,21 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     if bar is not None:
         bar.close()
     return out
+
+
+def _few_bm25(index, model: str, params: dict, topics) -> bool:
+    """True for a bm25 topic set whose query terms hold less than 1/8 of the index's postings
+    (a handful of queries, as a script searching one query at a time sends): one model call per
+    topic then computes the impacts of those terms only, where the batched path computes them
+    for every posting of the index first. Same results either way (the batched path is defined
+    as one model call per topic)."""
+    if model != "bm25" or set(params) - {"k1", "b", "idf", "doclen"} or len(topics) > 64:
+        return False
+    analyze = index.analyzer.analyze
+    tids = {index.term_id(t) for _, text in topics for t in analyze(text)}
+    pp = index.post_ptr
+    held = sum(int(pp[t + 1]) - int(pp[t]) for t in tids if t >= 0)
+    return 8 * held < index.num_postings
 
 
 def empty_note(index, terms) -> str:

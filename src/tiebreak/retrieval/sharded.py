@@ -42,7 +42,7 @@ SHARDED_TRAVERSAL = ("algorithm",)
 
 
 def _merge_kernel():
-    from numba import njit
+    from .._numba import njit
 
     @njit(cache=True)
     def merge(d, s, r, ptr, k):
