@@ -135,7 +135,7 @@ COMMAND_HELP: dict[str, str] = {
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
-    "fuse": "Fuse runs (CombSUM, RRF, Borda, ...) and count the ties fusion makes.",
+    "fuse": "Fuse runs (CombSUM, RRF, Borda and more) and count the ties fusion makes.",
     "index": "Build (or verify) a positional index of a collection.",
     "measures": "List every measure, its names, kind and how ties are averaged.",
     "models": "List every retrieval model, its parameters and its source.",

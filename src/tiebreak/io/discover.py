@@ -15,9 +15,10 @@ _SNIFF_BYTES = 1 << 16
 
 def sniff_run(path: str) -> str | None:
     """None when the first result line of ``path`` (gzip or not; comments and blank lines
-    skipped; within the first 64 KiB) looks like a TREC run line (five or more fields, the 4th
-    and 5th numbers), else the reason, naming the line: ``line 1: 'This directory holds ...'``.
-    An empty file is a run (it retrieved nothing)."""
+    skipped; within the first 64 KiB) looks like a TREC run line (five or more fields, and the
+    2nd is ``Q0`` or the 4th or 5th a number: a run line with a malformed score is still a run,
+    whose reader reports it with file and line), else the reason, naming the line: ``line 1:
+    'This directory holds ...'``. An empty file is a run (it retrieved nothing)."""
     import gzip
     import zlib
 
@@ -34,15 +35,20 @@ def sniff_run(path: str) -> str | None:
         f = line.split()
         if not f or f[0].startswith(b"#"):
             continue
-        try:
-            ok = len(f) >= 5 and all(float(x) == float(x) for x in (f[3], f[4]))
-        except ValueError:
-            ok = False
+        ok = len(f) >= 5 and (f[1].upper() == b"Q0" or _number(f[3]) or _number(f[4]))
         if ok:
             return None
         text = line.strip()[:60].decode("utf-8", "replace")
         return f"line {n} is not a run line ('qid Q0 docno rank score tag'): {text!r}"
     return None
+
+
+def _number(x: bytes) -> bool:
+    try:
+        float(x)
+    except ValueError:
+        return False
+    return True
 
 
 def find_runs(args) -> tuple[list[str], list[tuple[str, str]]]:

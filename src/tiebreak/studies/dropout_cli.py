@@ -14,8 +14,8 @@ from ..judgments.cliopts import CONTRIB_HELP, _contributing, _fmt_table, _load, 
 
 
 @click.command("dropout")
-@click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="The pool's judgments.")
+@click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Deprecated alias: give QRELS (the pool's judgments) as the first argument.")
 @click.option("--share", "shares", default="0.1,0.2,0.3,0.5", show_default=True,
               help="Shares of each topic's judgments dropped at random.")
 @click.option("--repeats", type=int, default=20, show_default=True,
@@ -34,7 +34,8 @@ from ..judgments.cliopts import CONTRIB_HELP, _contributing, _fmt_table, _load, 
               show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
               help="Directory for the summary and per-run TSV tables.")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
+                metavar="QRELS RUNS...")
 def dropout_cmd(qrels, shares, repeats, metrics, leave_one_out, pool_depth, contributing, seed,
                 topics, fmt, out_dir, runs):
     """How stable is a system's score if a random share of the pool had not been judged?
@@ -47,6 +48,7 @@ def dropout_cmd(qrels, shares, repeats, metrics, leave_one_out, pool_depth, cont
     import numpy as np
     import pandas as pd
 
+    from ..cli import split_qrels
     from ..judgments.pool import run_lists
     from . import dropout as D
 
@@ -54,6 +56,7 @@ def dropout_cmd(qrels, shares, repeats, metrics, leave_one_out, pool_depth, cont
         share_list = [float(x) for x in _split([shares])]
     except ValueError:
         raise click.BadParameter("shares must be numbers", param_hint="--share") from None
+    qrels, runs = split_qrels(qrels, runs)
     q, run_objs = _load(qrels, runs, topics)
     try:
         names = _contributing(contributing, run_lists(run_objs, q), q) if contributing else None

@@ -17,7 +17,8 @@ from ..measures.trec_names import Requested, TrecEvalError, mark, resolve
 from ..ranking import prepare
 from .options import Options, parse_args
 
-REGIMES = ("trec_eval", "file", "realistic", "optimistic", "lower", "upper", "expected")
+REGIMES = ("trec_eval", "file", "realistic", "optimistic", "lower", "upper", "expected",
+           "score-rank")
 
 
 @dataclass
