@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from .evaluate import EvalResult
 from .io import LineCounts
+
+if TYPE_CHECKING:  # types only: EvalResult.__str__ calls this module, which needs no evaluate
+    from .evaluate import EvalResult
 
 TSV_HEADER = ("run", "measure", "regime", "qid", "value")
 

@@ -20,11 +20,12 @@ term in the index) keeps its :class:`Result` with an explanatory ``note``; the C
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 from dataclasses import dataclass
 
 import numpy as np
+
+from .registry import in_range, integer, weights3
 
 __all__ = ["search", "write_run", "format_run", "Result", "get_model", "check_params",
            "PARAM_RULES", "empty_note"]
@@ -38,45 +39,11 @@ class Result:
     note: str = ""       # why nothing was retrieved (empty when documents were)
 
 
-def _number(name, v):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {v!r}")
-    v = float(v)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number, got {v!r}")
-    return v
-
-
-def _range(lo, hi, lo_open=False):
-    def rule(name, v):
-        x = _number(name, v)
-        if (x <= lo if lo_open else x < lo) or x > hi:
-            left = "(" if lo_open else "["
-            right = "]" if math.isfinite(hi) else ")"
-            raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {v!r}")
-    return rule
-
-
-def _integer(lo):
-    def rule(name, v):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    return rule
-
-
-def _weights(name, v):
-    if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
-        raise ValueError(f"{name} must be a sequence of numbers, got {v!r}")
-    for w in v:
-        if _number(name, w) < 0:
-            raise ValueError(f"{name} must be >= 0, got {v!r}")
-
-
 #: parameter name -> check(name, value) raising ValueError; applied to every model's parameters
 PARAM_RULES = {
-    "k1": _range(0.0, math.inf), "b": _range(0.0, 1.0), "mu": _range(0.0, math.inf, True),
-    "lam": _range(0.0, 1.0), "window": _integer(1), "max_prox_terms": _integer(2),
-    "weights": _weights,
+    "k1": in_range(0.0, math.inf), "b": in_range(0.0, 1.0),
+    "mu": in_range(0.0, math.inf, lo_open=True), "lam": in_range(0.0, 1.0),
+    "window": integer(1), "max_prox_terms": integer(2), "weights": weights3,
 }
 
 
