@@ -23,6 +23,45 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import docs_blocks  # noqa: E402
 
 
+def _reproduction_page() -> bool:
+    """Regenerate docs/reproduction.md (every item, figures to a scratch folder) and compare it
+    with the page, leaving out the figure links."""
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    page = root / "docs" / "reproduction.md"
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "tiebreak", "reproduce", "--all", "--format", "md",
+                        "-o", f"{tmp}/r.md", "--figures", f"{tmp}/img"], cwd=root, check=True)
+        dt = time.perf_counter() - t0
+
+        def strip(text: str) -> list[str]:
+            # every line but the figure links; in a cell row, the cell, the paper's value and
+            # the verdict (our value and note may hold timings, which vary from run to run;
+            # the quick items' values are compared exactly by the test suite)
+            from tiebreak.studies.reproduce import items
+
+            timed = {i for i, it in items().items() if it.timed}
+            out, skip = [], False
+            for x in text.splitlines():
+                if x.startswith("## "):  # a timed item varies; the summary counts follow it
+                    skip = x[3:].split(": ", 1)[0] in timed or x == "## Items by verdict"
+                if skip or x.startswith("![ours: "):
+                    continue
+                if x.startswith("| ") and x.count(" | ") >= 4:
+                    c = x.split(" | ")
+                    x = " | ".join([c[0], c[1], c[3]])
+                out.append(x)
+            return out
+
+        same = strip(Path(f"{tmp}/r.md").read_text()) == strip(page.read_text())
+    print(f"{'matched' if same else 'DIFFERS':8} {dt:7.1f}s  docs/reproduction.md (every "
+          "reproduce item)", flush=True)
+    return same
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--all", action="store_true", help="run the quick blocks too")
@@ -58,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         if failures and args.verbose:
             print("\n".join(failures), flush=True)
     print(f"{n_ok} of {n_ok + n_bad} blocks matched ({n_skip} skipped)")
+    if not args.files or "docs/reproduction.md" in args.files:
+        n_bad += not _reproduction_page()
     return 1 if n_bad else 0
 
 

@@ -94,7 +94,8 @@ class Item:
     ``quick``: True when it runs in seconds (the ``--quick`` set, run in CI); ``kind``:
     ``"table"`` or ``"figure"``; ``figure``: for a figure, ``f(ctx, path)`` that draws ours to
     ``path`` (PNG), and ``description`` says what the paper's figure shows (its axes and the
-    direction of differences).
+    direction of differences). ``timed``: the cells are timings, so their values (and a shape
+    verdict close to its threshold) vary from run to run on a shared machine.
     """
 
     id: str
@@ -107,6 +108,7 @@ class Item:
     description: str = ""
     figure: Callable | None = None
     data: tuple[str, ...] = field(default_factory=tuple)
+    timed: bool = False  # cells are timings: values (and shape verdicts) vary between runs
 
     @property
     def seed(self) -> str:

@@ -165,7 +165,7 @@ def _table48(ctx: Context) -> list[Cell]:
 register(Item(
     "lu2018:table4.8", "Retrieval cost in microseconds per document scored",
     "section 4.3.5, Table 4.8", "python benchmarks/bench_models.py", _table48,
-    data=("npl",)))
+    data=("npl",), timed=True))
 
 
 def _fig48(ctx: Context) -> list[Cell]:
@@ -212,7 +212,7 @@ def _draw48(ctx: Context, path) -> None:
 register(Item(
     "lu2018:fig4.8", "Per-document cost by query length (2-5 terms)",
     "section 4.3.5, Figure 4.8", "python benchmarks/bench_models.py", _fig48, kind="figure",
-    figure=_draw48, data=("npl",),
+    figure=_draw48, data=("npl",), timed=True,
     description="Log-scale cost per document (y) by query length 2-5 (x) per model: SDM and "
                 "FDM grow steeply, L2p stays close to BM25."))
 
@@ -289,7 +289,7 @@ def _draw49(ctx: Context, path) -> None:
 register(Item(
     "lu2018:fig4.9", "Effectiveness (RBP@0.8) against cost per document, every model",
     "section 4.3.5, Figure 4.9", "python benchmarks/bench_models.py", _fig49, kind="figure",
-    figure=_draw49, data=("npl", "cacm"),
+    figure=_draw49, data=("npl", "cacm"), timed=True,
     description="Scatter of mean cost per document (x, log) and RBP@0.8 (y) per model and "
                 "collection: Lkp and L2p reach high effectiveness at BM25-like speed."))
 
