@@ -287,3 +287,80 @@ register(Item("lu2018:fig5.10", "Cross-metric volatility (d = 20)", "Section 5.6
                                                        ("RBP(p=0.95)", "AP_b")]),
               description="tau between metric 1 at k1 (rows) and metric 2 at k2 (columns); "
                           "RBP(0.95) and NDCG_a show a strong symmetric band."))
+
+
+# ------------------------------------------------------------------------------------- Fig. 5.1
+
+FIG51_DEPTHS = (1, 2, 5, 10, 20, 30, 50, 100)
+
+
+def _fig51_rows(ctx: Context):
+    import tiebreak as tb
+
+    from .items_lu2018_ch2 import fig29_delta_r
+
+    base = ctx.need("robust03_trectools")
+    qrels = tb.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    runs = [tb.read_run(p) for p in sorted((base / "runs").iterdir())]
+    return fig29_delta_r(qrels, runs, FIG51_DEPTHS)
+
+
+def _fig51(ctx: Context) -> list[Cell]:
+    rows = _fig51_rows(ctx)
+    shares = [s for _, s, _ in rows]
+    rising = all(b >= a for a, b in zip(shares, shares[1:]))
+    per_rank, prev = [], 0
+    for d, _, dr in rows:
+        per_rank.append(dr / (d - prev))
+        prev = d
+    falling = all(b <= a + 1e-9 for a, b in zip(per_rank[1:], per_rank[2:]))
+    note = ("substitute data: the 17 Robust 2003 runs for the thesis's Robust04 and TREC-9 "
+            "(newswire) curves; the thesis prints curves, no numbers")
+    return [
+        Cell("(a) relevant documents found, % of the qrels', by pool depth", "",
+             "; ".join(f"d={d}: {s:.1f}%" for d, s, _ in rows),
+             "shape-holds" if rising else "differs",
+             f"claim: the count grows with the pool depth; {note}"),
+        Cell("(b) ΔR% per added rank, by pool depth", "",
+             "; ".join(f"d={d}: {x:.2f}" for (d, _, _), x in zip(rows, per_rank)),
+             "shape-holds" if falling else "differs",
+             "claim: on newswire collections deeper pools add ever fewer relevant documents "
+             f"(ours per added rank of depth, as in lu2018:fig2.9); {note}"),
+        Cell("CW09A/CW09B panels", "", None, "not-reproducible-here",
+             "the ClueWeb09 runs and qrels are not in the shared data"),
+    ]
+
+
+def _fig51_draw(ctx: Context, path) -> None:
+    from .. import pyplot
+
+    rows = _fig51_rows(ctx)
+    plt = pyplot()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8, 3.2))
+    ds = [d for d, _, _ in rows]
+    a.plot(ds, [s for _, s, _ in rows], marker="o", label="Robust 2003 (17 runs)")
+    per_rank, prev = [], 0
+    for d, _, dr in rows:
+        per_rank.append(dr / (d - prev))
+        prev = d
+    b.plot(ds, per_rank, marker="o", label="Robust 2003 (17 runs)")
+    for ax, y in ((a, "relevant found, % of qrels"), (b, "ΔR% per added rank")):
+        ax.set_xscale("log")
+        ax.set_xlabel("pooling depth d")
+        ax.set_ylabel(y)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+register(Item(
+    "lu2018:fig5.1", "Relevant documents found against the pooling depth, and ΔR%",
+    "Section 5.3, Fig. 5.1",
+    "tiebreak pool ../shared/data/robust03_trectools/qrels/robust03_qrels.txt.gz "
+    "../shared/data/robust03_trectools/runs/ --depth D > /dev/null  # D = 1 .. 100",
+    _fig51, kind="figure", figure=_fig51_draw, data=("robust03_trectools",),
+    description="(a) the cumulative number of relevant documents a depth-d pool finds and (b) "
+                "the additional percent found as d grows, both against d on log scales, for "
+                "Robust04, TREC-9 and the ClueWeb09 collections. Ours: the newswire shape on "
+                "Robust 2003."))
