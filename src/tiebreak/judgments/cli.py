@@ -95,7 +95,7 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
         q = topics_only_qrels(run_objs)
         unjudged = True
     else:
-        _warn_uncovered(run_objs, q, "the pool")
+        _warn_uncovered(run_objs, q, "the pool", topics)
     if method in ("C", "mtf", "isj-sim") and fresh:
         _fail(f"method {method} needs judgments (it simulates the assessor with QRELS)")
     try:
@@ -216,7 +216,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
         _fail(f"--theta {theta}: the Chao-Lee gate must be a finite number >= 0")
     mlist = _models(models)
     q, run_objs = _load(qrels, runs, topics)
-    _warn_uncovered(run_objs, q, "the estimates")
+    _warn_uncovered(run_objs, q, "the estimates", topics)
     if not any(len(r.topic) for r in run_objs):
         _fail("the runs retrieve nothing (" + ", ".join(r.source or r.name for r in run_objs)
               + "): nothing to estimate")

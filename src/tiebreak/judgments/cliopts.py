@@ -69,10 +69,14 @@ def _load(qrels_path, run_args, topics, allow_empty: bool = False):
     return q, runs
 
 
-def _warn_uncovered(runs, q, what: str) -> None:
+def _warn_uncovered(runs, q, what: str, topics: str | None = None) -> None:
     """A warning on stderr naming the run topics absent from the qrels (their lines are left
-    out of ``what``), so that no run topic is dropped without a word."""
+    out of ``what``), so that no run topic is dropped without a word; none when the user chose
+    the topics (``--topics``), which leaves the others out on purpose."""
     import numpy as np
+
+    if topics:
+        return
 
     have = set(q.topics)
     lost: dict[str, int] = {}
