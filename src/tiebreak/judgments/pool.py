@@ -352,6 +352,16 @@ def pool_two_strata(L: RunLists, depth: int, rate: float = 0.1, dmax: int = 100,
                 np.setdiff1d(cand_all, keys), s1.boundary_ties)
 
 
+def _budgeted_lines(L: RunLists, contributing, dmax: int, depth: int, budget):
+    """The lines the judged-as-you-go pools (targeted A/B/C, move-to-front, ISJ simulation)
+    draw from: the contributing runs' lines to rank ``dmax`` (bool (n,)); and the judgments
+    per topic (int64 (n_topics,)): ``budget``, by default each topic's depth-``depth`` pool."""
+    m = _select_runs(L, contributing) & (L.rank <= dmax)
+    if budget is None:
+        budget = pool_depth(L, depth, contributing).per_topic()
+    return m, np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+
+
 def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: float = 0.8,
                   dmax: int = 1000, contributing=None, qrels: Qrels | None = None) -> Pool:
     """Targeted judgments, method ``A``, ``B`` or ``C`` (see the module docstring).
@@ -380,10 +390,7 @@ def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: flo
         raise ValueError(f"p must be in (0, 1), got {p}")
     if method == "C" and qrels is None:
         raise ValueError("method C needs qrels to play the assessor")
-    m = _select_runs(L, contributing) & (L.rank <= dmax)
-    if budget is None:
-        budget = pool_depth(L, depth, contributing).per_topic()
-    budget = np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+    m, budget = _budgeted_lines(L, contributing, dmax, depth, budget)
     names = _contrib_names(L, contributing)
     gain = _binary_gains(qrels, L) if method == "C" else None
     run_ids = np.unique(L.run[m])
@@ -478,10 +485,7 @@ def pool_mtf(L: RunLists, qrels: Qrels, budget=None, depth: int = 10, dmax: int 
     ValueError
         Negative budget.
     """
-    m = _select_runs(L, contributing) & (L.rank <= dmax)
-    if budget is None:
-        budget = pool_depth(L, depth, contributing).per_topic()
-    budget = np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+    m, budget = _budgeted_lines(L, contributing, dmax, depth, budget)
     if (budget < 0).any():
         raise ValueError("the judging budget must be >= 0")
     gain = _binary_gains(qrels, L)
@@ -540,10 +544,7 @@ def pool_isj_sim(L: RunLists, qrels: Qrels, budget=None, depth: int = 10, dmax: 
         raise ValueError(f"step must be >= 1, got {step}")
     if not 0 < p < 1:
         raise ValueError(f"p must be in (0, 1), got {p}")
-    m = _select_runs(L, contributing) & (L.rank <= dmax)
-    if budget is None:
-        budget = pool_depth(L, depth, contributing).per_topic()
-    budget = np.broadcast_to(np.asarray(budget, dtype=np.int64), (len(L.topics),))
+    m, budget = _budgeted_lines(L, contributing, dmax, depth, budget)
     gain = _binary_gains(qrels, L)
     run_ids = np.unique(L.run[m])
     chosen = []
