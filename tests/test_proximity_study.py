@@ -104,3 +104,93 @@ def test_study_command(tmp_path):
                                     str(tmp_path / "t.tsv"), "--qrels", str(tmp_path / "q.txt"),
                                     "--lams", "0,2"])
     assert bad.exit_code == 2 and "--lams" in bad.output
+
+
+def test_fit_rule_and_cv_select_use_only_training_topics():
+    from tiebreak.studies.proximity_select import apply_rule, cv_select, fit_rule, rule_text
+
+    # proximity helps exactly the topics with more than 3 terms
+    x = np.array([[2.0, 0.1], [3.0, 0.5], [4.0, 0.2], [5.0, 0.9], [6.0, 0.3], [2.0, 0.7]])
+    never = np.array([0.5, 0.4, 0.2, 0.1, 0.3, 0.6])
+    always = np.array([0.4, 0.3, 0.5, 0.4, 0.6, 0.5])
+    rule, v = fit_rule(x, never, always)
+    assert rule_text(rule) == "terms > 3"
+    assert v == pytest.approx((0.5 + 0.4 + 0.5 + 0.4 + 0.6 + 0.6) / 6)
+    assert apply_rule(rule, x).tolist() == [False, False, True, True, True, False]
+    # equal gains: ties go to "never"
+    assert rule_text(fit_rule(x, never, never)[0]) == "never"
+    assert rule_text(fit_rule(x, never, never + 1)[0]) == "always"
+    # each fold's rule is the one fit_rule finds on the other folds' topics
+    rng = np.random.default_rng(2)
+    xs = rng.random((30, 3))
+    nv, al = rng.random(30), rng.random(30)
+    fold, rules, choice = cv_select(xs, nv, al, 3, seed=4)
+    for f in range(3):
+        tr = fold != f
+        assert rules[f][0] == fit_rule(xs[tr], nv[tr], al[tr])[0]
+        assert np.array_equal(choice[~tr], apply_rule(rules[f][0], xs[~tr]))
+
+
+def test_query_features_by_hand(tmp_path):
+    from tiebreak.index import build_index
+    from tiebreak.studies.proximity_select import query_features
+
+    docs = ["apple pie", "apple tart", "pie crust", "banana"]
+    lines = [json.dumps({"docno": f"d{i}", "text": t}) for i, t in enumerate(docs)]
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n")
+    idx = build_index(str(tmp_path / "c.jsonl"), str(tmp_path / "idx"), progress=False)
+    f = query_features(idx, idx.analyzer.analyze("apple pie zzz"))
+    # df apple 2, pie 2, N 4; both in 1 document
+    idf = np.log(4 / 2)
+    assert f.tolist() == pytest.approx([2, idf, 0.0, 1 / 2, np.log(4 * 1.5 / 4)])
+    assert query_features(idx, ["zzz"]).tolist() == [0.0] * 5
+
+
+def test_select_command(tmp_path):
+    from tiebreak.cli import main
+    from tiebreak.index import build_index
+
+    rng = random.Random(5)
+    words = ["alpha", "beta", "gamma", "delta", "kappa", "omega", "zeta", "theta"]
+    lines = [json.dumps({"docno": f"d{i:03d}", "text": " ".join(
+        rng.choice(words) for _ in range(rng.randint(3, 30)))}) for i in range(80)]
+    (tmp_path / "c.jsonl").write_text("\n".join(lines) + "\n")
+    idx = build_index(str(tmp_path / "c.jsonl"), str(tmp_path / "idx"), progress=False)
+    topics = [(str(i), " ".join(rng.sample(words, rng.randint(1, 4)))) for i in range(1, 13)]
+    (tmp_path / "t.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics))
+    qrels = "".join(f"{q} 0 d{rng.randrange(80):03d} 1\n" for q, _ in topics for _ in range(4))
+    (tmp_path / "q.txt").write_text(qrels)
+    out = tmp_path / "out"
+    args = ["study", "proximity", "--select", "--index", str(idx.path), "--topics",
+            str(tmp_path / "t.tsv"), "--qrels", str(tmp_path / "q.txt"), "--out", str(out),
+            "--folds", "3", "-q"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    rows = {x["strategy"]: x for x in csv.DictReader(open(out / "select.tsv"), delimiter="\t")}
+    assert list(rows) == ["never", "always", "oracle", "predictor"]
+    per = list(csv.DictReader(open(out / "select_topics.tsv"), delimiter="\t"))
+    assert len(per) == 12
+    # never / always are the BM25^(2) and Lkp runs; the oracle takes the better AP per topic
+    import io
+
+    import tiebreak as tb
+    from tiebreak.retrieval.search import format_run, search
+
+    q = tb.read_qrels(io.BytesIO(qrels.encode()))
+    for name, model, params in (("never", "bm25", {"idf": "rw", "k1": 0.9, "b": 0.3}),
+                                ("always", "lkp", {})):
+        run = format_run(idx, search(idx, topics, model, 1000, **params), name)
+        m = tb.evaluate(q, [tb.read_run(io.BytesIO(run.encode()))], ["AP"], ["trec_eval"])
+        assert float(rows[name]["MAP"]) == pytest.approx(float(m.mean[0, 0, 0]), abs=1e-4)
+    best = np.mean([max(float(p["AP_never"]), float(p["AP_always"])) for p in per])
+    assert float(rows["oracle"]["MAP"]) == pytest.approx(best, abs=1e-4)
+    pred = np.mean([float(p["AP_always"] if p["predictor"] == "1" else p["AP_never"])
+                    for p in per])
+    assert float(rows["predictor"]["MAP"]) == pytest.approx(pred, abs=1e-4)
+    assert float(rows["oracle"]["MAP"]) >= max(float(rows[s]["MAP"])
+                                               for s in ("never", "always", "predictor"))
+    assert rows["never"]["p_MAP_vs_never"] == ""
+    assert 0.0 <= float(rows["predictor"]["p_MAP_vs_always"]) <= 1.0
+    assert len(list(csv.DictReader(open(out / "select_rules.tsv"), delimiter="\t"))) == 3
+    bad = CliRunner().invoke(main, args[:-3] + ["--never", "nosuch", "-q"])
+    assert bad.exit_code == 2 and "nosuch" in bad.output
