@@ -263,3 +263,31 @@ def test_dfr_dependence_by_hand(idx, model, norm2):
     assert s == pytest.approx({"d1": bm25("d1", "a b c") + 0.5 * 3 * _pbil(1, 4, 3, norm2),
                                "d2": bm25("d2", "a b c") + 0.5 * _pbil(1, 5, 3, norm2),
                                "d3": bm25("d3", "a b c")}, rel=1e-12)
+
+
+def test_wsdm_by_hand(idx):
+    # query "c a", mu 5, |C| 12: phi(f, cf) = ln((f + 5 cf/12) / (|D| + 5)).
+    # lambda(c) = .5 + .2 ln cf_c + .1 ln df_c (cf 4, df 3); lambda(a): cf 3, df 2.
+    # The pair "c a": #1 once in d1 (positions 2, 3), collection count 1, 1 document, so its
+    # ln features are 0 and lambda = v0 = .3 for #1 and #uw8 alike. #uw8 counts (non-overlapping
+    # optimal intervals of length <= 8): d1 1 ([0..2]; [2..3] overlaps it), d2 1 ([3..4]),
+    # collection 2.
+    mu = 5.0
+
+    def phi(f, cf, dl):
+        return math.log((f + mu * cf / C) / (dl + mu))
+
+    lc = 0.5 + 0.2 * math.log(4) + 0.1 * math.log(3)
+    la = 0.5 + 0.2 * math.log(3) + 0.1 * math.log(2)
+    feats = {"d1": (1, 2, 1, 1, 4), "d2": (1, 1, 0, 1, 5), "d3": (2, 0, 0, 0, 3)}
+    want = {d: lc * phi(tc, 4, dl) + la * phi(ta, 3, dl) + 0.3 * phi(o, 1, dl)
+            + 0.3 * phi(u, 2, dl) for d, (tc, ta, o, u, dl) in feats.items()}
+    got = scores(idx, "wsdm", "c a", uni=(0.5, 0.2, 0.1), bi=(0.3, 1.0, 1.0), mu=mu)
+    assert got == pytest.approx(want, rel=1e-12)
+    # constant weights only: SDM with weights (a |Q|, c (k-1), c (k-1))
+    assert scores(idx, "wsdm", "c a b", uni=(0.7, 0, 0), bi=(0.2, 0, 0)) == pytest.approx(
+        scores(idx, "sdm", "c a b", weights=(2.1, 0.4, 0.4)), rel=1e-12)
+    with pytest.raises(ValueError, match="learned concept weights"):
+        scores(idx, "wsdm", "c a", bi=(0.3, 0, 0))
+    with pytest.raises(ValueError, match="3 numbers"):
+        registry.check("wsdm", {"uni": (1, 2)})

@@ -76,6 +76,14 @@ def weights3(name, v):
             raise ValueError(f"{name} must be >= 0, got {v!r}")
 
 
+def weights_any(name, v):
+    """A check: 3 finite numbers of any sign (a learned weight vector)."""
+    if isinstance(v, str | bytes) or not hasattr(v, "__iter__") or len(list(v)) != 3:
+        raise ValueError(f"{name} must be 3 numbers, got {v!r}")
+    for w in v:
+        _number(name, w)
+
+
 def optional_integer(lo):
     def rule(name, v):
         if v is not None:
@@ -244,6 +252,19 @@ register(Model(
      Param("max_prox_terms", 12, integer(2), "window features over at most this many "
            "highest-IDF terms (<= 20)")),
     "tiebreak.retrieval.dependency:fdm", _MRF))
+register(Model(
+    "wsdm", "weighted SDM: each unigram / adjacent pair weighted by its concept's features "
+    "(constant, ln cf, ln df); the weights must be given (no default: they are learned)",
+    "dependency", ("stats", "positions"),
+    (Param("uni", "required", weights_any, "unigram concept weights u0,u1,u2 (required)"),
+     Param("bi", "required", weights_any, "bigram concept weights v0,v1,v2 (required)"), _MU,
+     Param("window", 8, integer(1), "#uwN window of the bigrams"),
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
+           "many highest-IDF terms (default all, <= 62)")),
+    "tiebreak.retrieval.wsdm:wsdm",
+    "M. Bendersky, D. Metzler and W. B. Croft, \"Learning concept importance using a weighted "
+    "dependence model\", WSDM 2010"))
 for _n, _s in (("lkp", "local k-term proximity, all subqueries (Eq. 4.1-4.3)"),
                ("lkpf", "Lkp with intervals of length <= 4|Q'|"),
                ("l2p", "Lkp over adjacent query-term pairs")):
