@@ -291,3 +291,35 @@ def test_wsdm_by_hand(idx):
         scores(idx, "wsdm", "c a", bi=(0.3, 0, 0))
     with pytest.raises(ValueError, match="3 numbers"):
         registry.check("wsdm", {"uni": (1, 2)})
+    # a shard alone would count phrases and windows over its own documents only
+    from types import SimpleNamespace
+
+    from tiebreak.retrieval.wsdm import wsdm
+
+    with pytest.raises(ValueError, match="sharded"):
+        wsdm(SimpleNamespace(global_stats=object()), ["a"], 10, (1, 0, 0), (1, 0, 0))
+
+
+def test_wsdm_phrase_counts_against_brute_force(tmp_path):
+    from tiebreak.retrieval.wsdm import phrase_stats
+
+    rng = np.random.default_rng(7)
+    terms = ["p", "q", "r"]
+    toks, ptr, docs = [], [0], []
+    for i in range(60):
+        n = int(rng.integers(1, 12))
+        toks += rng.integers(0, 3, n).tolist()
+        ptr.append(len(toks))
+        docs.append(f"d{i:02d}")
+    ix = build_index_from_tokens(tmp_path / "i", docs, np.array(toks), np.array(ptr), terms)
+    for a in range(3):
+        for b in range(3):
+            if a == b:
+                continue
+            cf = df = 0
+            for i in range(60):
+                d = toks[ptr[i]:ptr[i + 1]]
+                n = sum(1 for j in range(len(d) - 1) if d[j] == a and d[j + 1] == b)
+                cf += n
+                df += n > 0
+            assert phrase_stats(ix, ix.term_id(terms[a]), ix.term_id(terms[b])) == (cf, df)

@@ -103,10 +103,15 @@ def wsdm(index, query_terms, k: int = 1000, uni=None, bi=None, mu: float = 2500.
     ------
     ValueError
         ``uni`` or ``bi`` missing or not 3 finite numbers, ``mu <= 0``, ``window < 1``, a bad
-        ``method`` or ``max_prox_terms``.
+        ``method`` or ``max_prox_terms``, or a shard of a sharded index (not supported: the
+        concept weights need the whole collection's phrase counts).
     """
     from . import dependency as dep
 
+    if getattr(index, "global_stats", None) is not None:
+        raise ValueError("wsdm: a shard of a sharded index cannot be scored alone (its window "
+                         "and phrase counts must be the whole collection's); search the "
+                         "unsharded index")
     u = _check3("uni", uni)
     v = _check3("bi", bi)
     if not mu > 0:

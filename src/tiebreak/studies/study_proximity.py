@@ -42,6 +42,11 @@ Outputs (in ``--out``):
   two parts of Eq. 4.3 -- with the row and column projections; bins are deciles of the pooled
   values (the proximity part's zero as a bin of its own).
 
+``--select`` runs instead the per-query choice of proximity of Lu (2018) §7.2
+(:mod:`tiebreak.studies.proximity_select`): ``--never`` / ``--always`` models, the per-topic
+oracle and a cross-validated pre-retrieval predictor; ``select.tsv``, ``select_topics.tsv``,
+``select_rules.tsv``.
+
 Reference: Lu, X. (2018). *Efficient and Effective Retrieval Using Higher-Order Proximity
 Models*. PhD thesis, RMIT University.
 """
