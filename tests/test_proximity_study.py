@@ -194,3 +194,12 @@ def test_select_command(tmp_path):
     assert len(list(csv.DictReader(open(out / "select_rules.tsv"), delimiter="\t"))) == 3
     bad = CliRunner().invoke(main, args[:-3] + ["--never", "nosuch", "-q"])
     assert bad.exit_code == 2 and "nosuch" in bad.output
+    from tiebreak.index import open_index
+    from tiebreak.studies.proximity_select import run_select
+
+    # a judged topic missing from the topics: AP 0 in both runs, features 0, kept in the means
+    sel = run_select(open_index(str(idx.path)), topics,
+                     tb.read_qrels(io.BytesIO((qrels + "99 0 d001 1\n").encode())), folds=3)
+    assert len(sel["topics"]) == 13 and "99" in sel["topics"]
+    i99 = sel["topics"].index("99")
+    assert sel["x"][i99].tolist() == [0.0] * 5 and sel["per"]["AP"]["always"][i99] == 0.0

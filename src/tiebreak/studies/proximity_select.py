@@ -166,8 +166,9 @@ def run_select(index, topics, qrels, never=("bm25", {"idf": "rw", "k1": 0.9, "b"
     tq = list(res.topics)
     text = dict(topics)
     an = index.analyzer.analyze
-    x = np.array([query_features(index, an(text[t])) for t in tq]).reshape(len(tq),
-                                                                          len(FEATURES))
+    # a judged topic without text (absent from the topics) scores 0 in both runs, features 0
+    x = np.array([query_features(index, an(text.get(t, ""))) for t in tq]).reshape(
+        len(tq), len(FEATURES))
     vals = {m: res.per_topic[:, res.measures.index(m), 0, :] for m in res.measures}
     sel = vals[select_by]
     fold, rules, pred = cv_select(x, sel[0], sel[1], folds, seed)
