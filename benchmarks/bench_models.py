@@ -357,7 +357,10 @@ def main(argv=None):
 
             # every registered model with its defaults; "bm25" is BM25^(2), the thesis's base
             models = {"bm25": bm25_2, "lmds": model_fn("lmds")}
-            models.update({n: model_fn(n) for n in REGISTRY if n not in ("bm25", "ql")})
+            # wsdm has no default weights; its cost does not depend on their values
+            fixed = {"wsdm": {"uni": (0.8, 0.0, 0.0), "bi": (0.1, 0.0, 0.0)}}
+            models.update({n: model_fn(n, **fixed.get(n, {})) for n in REGISTRY
+                           if n not in ("bm25", "ql")})
             models["bm25-lucene"] = model_fn("bm25")
             res = {}
             for name, fn in models.items():

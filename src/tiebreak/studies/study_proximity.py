@@ -467,8 +467,11 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
         _select_cmd(idx, tops, q, k, folds, seed, out_dir, models, never_model, always_model,
                     select_by, fail)
         return
-    study = run_study(idx, tops, q, k, folds, lam_grid, seed,
-                      progress=not quiet and sys.stderr.isatty(), models=models)
+    try:
+        study = run_study(idx, tops, q, k, folds, lam_grid, seed,
+                          progress=not quiet and sys.stderr.isatty(), models=models)
+    except ValueError as e:  # e.g. --models wsdm, whose weights have no default
+        fail(str(e))
     rows = _outputs(study, idx, tops, q, k, out_dir, top, alpha)
     res = study["res"]
     click.echo("model     " + " ".join(f"{m:>12}" for m in res.measures) + "  p_holm vs FDM")
