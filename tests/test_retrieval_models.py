@@ -323,3 +323,50 @@ def test_wsdm_phrase_counts_against_brute_force(tmp_path):
                 cf += n
                 df += n > 0
             assert phrase_stats(ix, ix.term_id(terms[a]), ix.term_id(terms[b])) == (cf, df)
+
+
+def test_tpspan_segmentation_rules():
+    from tiebreak.retrieval.spans import segment
+
+    # Song et al.'s worked example: "sea thousand years", hits sea 5, 29; thousand 7, 10;
+    # years 8, 11; max_dis 10 -> spans {5, 7, 8}, {10, 11}, {29}
+    hits = [(5, "sea"), (7, "thousand"), (8, "years"), (10, "thousand"), (11, "years"),
+            (29, "sea")]
+    assert segment(*zip(*hits), max_dis=10) == [[0, 1, 2], [3, 4], [5]]
+    # rule 3: b goes with the closer occurrence of a
+    assert segment([0, 4, 5], ["a", "b", "a"]) == [[0], [1, 2]]
+    assert segment([0, 1, 5], ["a", "b", "a"]) == [[0, 1], [2]]
+    # rule 2: the same term twice in a row; rule 1: a gap wider than max_dis
+    assert segment([0, 1, 2, 3], ["a", "a", "b", "b"]) == [[0], [1, 2], [3]]
+    # (n - c + 1 > max_dis: a gap of 44 positions is the widest kept at 45)
+    assert segment([0, 44], ["a", "b"]) == [[0, 1]]
+    assert segment([0, 45], ["a", "b"]) == [[0], [1]]
+    with pytest.raises(ValueError, match="ascending"):
+        segment([3, 1], ["a", "b"])
+
+
+def test_tpspan_by_hand(idx, tmp_path):
+    # "a b", defaults (k1 .9, b .4, idf ln(N/df), max_dis 45, lam 2, gamma 1).
+    # d1 "a b c a": a0 b1 | a3 (rule 3: b is 2 from a0, 3 from a3): {a0, b1} gives 2^2/2 = 2
+    # to a and b, {a3} (one hit, width 45) 1/45 to a. d2 "b x x a c": {b0, a3}: 2^2/4 = 1 each.
+    def part(rc, doc):
+        return RW["a"] * rc * 1.9 / (rc + knorm(doc))
+
+    want = {"d1": part(2 + 1 / 45, "d1") + part(2.0, "d1"), "d2": 2 * part(1.0, "d2")}
+    assert scores(idx, "tpspan", "a b") == pytest.approx(want, rel=1e-12)
+    # the worked example's document, lam 1, gamma 0.5, max_dis 10: rc(sea) = 3/4^.5 + 1/10^.5,
+    # rc(thousand) = rc(years) = 3/4^.5 + 2/2^.5; N 2, df 1 each, |D| 30, avgdl 16
+    toks = ["x"] * 30
+    for p, t in [(5, "sea"), (7, "thousand"), (8, "years"), (10, "thousand"), (11, "years"),
+                 (29, "sea")]:
+        toks[p] = t
+    terms = ["x", "sea", "thousand", "years"]
+    ids = [terms.index(t) for t in toks] + [0, 0]
+    ix = build_index_from_tokens(tmp_path / "e", ["e1", "e2"], np.array(ids),
+                                 np.array([0, 30, 32]), terms)
+    K = 0.9 * (0.6 + 0.4 * 30 / 16)
+    rcs = [1.5 + 10 ** -0.5, 1.5 + 2 ** 0.5, 1.5 + 2 ** 0.5]
+    want = sum(math.log(2) * rc * 1.9 / (rc + K) for rc in rcs)
+    d, s = registry.run(ix, ["sea", "thousand", "years"], 10, "tpspan", lam=1.0, gamma=0.5,
+                        max_dis=10)
+    assert d.tolist() == [0] and s[0] == pytest.approx(want, rel=1e-12)

@@ -339,6 +339,17 @@ register(Model(
     "different perspective\", ECIR 2008"))
 
 register(Model(
+    "tpspan", "BM25 with tf replaced by the relevance contribution n^lam / width^gamma of the "
+    "expanded spans holding the term (Eq. 2.12)", "positional", ("stats", "positions"),
+    (_K1, _B, _IDF_RW, Param("max_dis", 45, integer(1), "largest gap inside a span; the width "
+                             "of a one-hit span"),
+     Param("lam", 2.0, in_range(0.0, math.inf), "exponent of the span's number of hits"),
+     Param("gamma", 1.0, in_range(0.0, math.inf), "exponent of the span's width")),
+    "tiebreak.retrieval.spans:tpspan",
+    "R. Song, M. J. Taylor, J.-R. Wen, H.-W. Hon and Y. Yu, \"Viewing term proximity from a "
+    "different perspective\", ECIR 2008"))
+
+register(Model(
     "plm", "positional language model, best position, Gaussian kernel, Dirichlet smoothing "
     "(maximum over the query-term positions)", "positional", ("stats", "positions"),
     (Param("sigma", 175.0, in_range(0.0, math.inf, lo_open=True), "kernel width"),
