@@ -1,6 +1,7 @@
 """Effectiveness table: every collection x every model in MODELS -> MAP, nDCG@10, P@10 (markdown).
 
     python benchmarks/effectiveness.py [-o table.md] [--collections cacm,cisi] [--models bm25,ql]
+        (a model with parameters: tpspan:lam=0.55:gamma=0.25)
 
 Collections come from ../shared/data (see tiebreak.index.testcollections); Cranfield and Vaswani
 are read through ir_datasets from a temporary copy of data/ir_datasets_home. Default analyser
@@ -55,8 +56,14 @@ def main():
             for m in models:
                 t = time.perf_counter()
                 try:
-                    # BM25 as in the docs' table: Lu (2018)'s BM25^(1), RSJ idf
-                    res = search(idx, topics, m, 1000, **({"idf": "rsj"} if m == "bm25" else {}))
+                    # BM25 as in the docs' table: Lu (2018)'s BM25^(1), RSJ idf; "model:k=v:k=v"
+                    # sets parameters (numbers as floats, integers as ints)
+                    model, *kv = m.split(":")
+                    params = {"idf": "rsj"} if m == "bm25" else {}
+                    for x in kv:
+                        key, v = x.split("=", 1)
+                        params[key] = _number(v)
+                    res = search(idx, topics, model, 1000, **params)
                 except (NotImplementedError, ValueError) as e:
                     # not available yet, or a limit of the model (e.g. too many query terms)
                     print(f"{name} {m}: {e}", file=sys.stderr)
@@ -83,6 +90,16 @@ def main():
         Path(a.output).write_text(text)
     else:
         sys.stdout.write(text)
+
+
+def _number(v: str):
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
 
 
 if __name__ == "__main__":
