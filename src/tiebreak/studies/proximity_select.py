@@ -146,18 +146,26 @@ def cv_select(x, never, always, folds: int, seed: int = 0):
     return fold, rules, choice
 
 
-def run_select(index, topics, qrels, never=("bm25", {"idf": "rw", "k1": 0.9, "b": 0.3}),
-               always=("lkp", {}), k: int = 1000, folds: int = 5, seed: int = 0,
-               select_by: str = "AP"):
-    """Rank ``topics`` with the ``never`` and ``always`` models ((registered name, parameters)),
-    evaluate (trec_eval regime, :data:`tiebreak.studies.study_proximity.MEASURES`), compute
-    the features and the cross-validated choice. Returns a dict: ``topics`` (ids), ``x``
-    (features (n, f)), ``per`` ({measure: {strategy: per-topic values (n,)}}), ``choice``
-    ({strategy: bool (n,)}), ``fold``, ``rules``. Raises ValueError for a bad model parameter,
-    a measure not evaluated, or fewer topics than folds."""
-    from ..retrieval.search import search
-    from .study_proximity import MEASURES, _evaluate
+def run_select(index, topics, qrels, never=None, always=None, k: int = 1000, folds: int = 5,
+               seed: int = 0, select_by: str = "AP"):
+    """Rank ``topics`` with the ``never`` and ``always`` models ((registered name, parameters);
+    default the study's ``BM25`` = BM25^(2) and ``Lkp`` of
+    :data:`tiebreak.studies.study_proximity.MODELS`), evaluate them (trec_eval regime, the
+    study's ``MEASURES``), compute the features and the cross-validated choice.
 
+    Returns a dict: ``topics`` (ids), ``x`` (features (n, f)), ``per`` ({measure: {strategy:
+    per-topic values (n,)}}), ``choice`` ({strategy: bool (n,)}), ``fold``, ``rules``.
+
+    Raises
+    ------
+    ValueError
+        A bad model parameter, a measure not evaluated, or fewer topics than folds.
+    """
+    from ..retrieval.search import search
+    from .study_proximity import MEASURES, MODELS, _evaluate
+
+    never = MODELS["BM25"] if never is None else never
+    always = MODELS["Lkp"] if always is None else always
     if select_by not in MEASURES:
         raise ValueError(f"select_by: one of {', '.join(MEASURES)}, not {select_by!r}")
     runs = {"never": (index, search(index, topics, never[0], k, **never[1])),
