@@ -1,0 +1,469 @@
+"""Measures estimated from sampled judgments: xinfAP, infNDCG and statAP, with the sampling
+variance of each estimate (``xinfAP_var``, ``infNDCG_var``, ``statAP_var``).
+
+The judgments are a stratified sample of a pool: :func:`tiebreak.io.sampled.read_sampled_qrels`
+reads them (``qid iter docno stratum rel``, NIST sample_eval's qrels; ``rel < 0`` = in the
+stratum, not sampled). Stratum ``s`` holds ``N_s`` pooled documents of which ``n_s`` were
+judged, each with inclusion probability ``pi_s = n_s / N_s``. Ordinary qrels are one stratum
+per topic: every qrels line is pooled, the lines with a value >= 0 are its sample (so with
+every document judged, ``pi = 1``). Retrieved documents outside the pool are non-relevant.
+
+For a ranking, with ``k`` the rank of a document and counts "above" taken over ranks < k:
+
+xinfAP (Yilmaz, Kanoulas & Aslam 2008, Sec. 3)
+    The precision above a relevant sampled document is estimated stratum by stratum:
+    ``c_k = (1 + sum_s P_s(k) r_s(k) / j_s(k)) / k`` with ``P_s`` the pooled documents of stratum
+    ``s`` above ``k``, ``j_s`` the sampled ones, ``r_s`` the relevant sampled ones (``r/j`` =
+    ``(r + eps) / (j + 2 eps)``; with ``eps = 0``, ``1/2`` where ``j = 0``, the limit). Then
+    ``xinfAP = sum_{sampled relevant retrieved} c_k / pi_s(k) / R_hat``,
+    ``R_hat = sum_s r_s N_s / n_s`` the estimated number of relevant documents. With one stratum
+    and ``eps = 0.00001`` this is trec_eval's infAP (Yilmaz & Aslam 2006).
+infNDCG (Yilmaz, Kanoulas & Aslam 2008, Sec. 4)
+    ``DCG_hat@k = sum_s M_s / m_s sum_{sampled d of s in the top k} gain(d) / log2(rank + 1)``,
+    ``M_s`` and ``m_s`` the pooled and the sampled documents of stratum ``s`` in the top k; the
+    ideal DCG is that of ``round(N_hat_g)`` documents of each grade ``g``,
+    ``N_hat_g = sum_s (sampled documents of grade g in s) N_s / n_s``. ``infNDCG = DCG_hat /
+    ideal`` (gains as trec_eval's nDCG: the grade, or ``gains=``).
+statAP (Aslam, Pavlu & Yilmaz 2006)
+    AP written over pairs, ``(1/R) sum_{j <= k} x_j x_k / k``, each pair weighted by the inverse
+    of its joint inclusion probability (Horvitz-Thompson): for stratified sampling without
+    replacement ``pi_jk = pi_j pi_k`` across strata and ``n(n-1) / (N(N-1))`` inside one.
+    ``statAP = sum_{sampled relevant retrieved k} (1/pi_k)(1/k)(1 + sum_{sampled relevant j
+    above k} pi_k / pi_jk) / R_hat``.
+
+With every pooled document judged all three equal AP and nDCG exactly (tests).
+
+Variances (``*_var``, per topic; the summary is their mean, so the variance of the mean over
+``T`` topics is that summary / T and a 95 % interval of the mean is ``mean +- 1.96 sqrt(var /
+T)``): the stratified-sampling variance without replacement of the Horvitz-Thompson totals,
+``sum_s N_s^2 (1 - n_s / N_s) S_s^2 / n_s`` with ``S_s^2`` the sample variance inside stratum
+``s`` (0 where ``n_s < 2``). For xinfAP and statAP, ratios of two estimated totals, the
+linearised (delta-method) residual ``y - theta x`` is used, the precisions ``c_k`` held fixed
+(the variance of a stratified ratio estimator, as Yilmaz et al. 2008 build their intervals of
+infAP from the variance of the precision estimates); for infNDCG the ideal DCG is held fixed.
+They are the variance over the sampling of the judgments, not over topics.
+
+References
+----------
+E. Yilmaz, E. Kanoulas and J. A. Aslam. A simple and efficient sampling method for estimating
+AP and NDCG. SIGIR 2008, 603-610.
+J. A. Aslam, V. Pavlu and E. Yilmaz. A statistical method for system evaluation using
+incomplete judgments. SIGIR 2006, 541-548.
+E. Yilmaz and J. A. Aslam. Estimating average precision with incomplete and imperfect
+judgments. CIKM 2006.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Family, Param, register
+
+YKA = ("E. Yilmaz, E. Kanoulas and J. A. Aslam. A simple and efficient sampling method for "
+       "estimating AP and NDCG. SIGIR 2008.")
+APY = ("J. A. Aslam, V. Pavlu and E. Yilmaz. A statistical method for system evaluation using "
+       "incomplete judgments. SIGIR 2006.")
+
+
+# ---------------------------------------------------------------------------------------------
+# the strata of the qrels (qrels side, cached per prepared run)
+# ---------------------------------------------------------------------------------------------
+
+
+class Strata:
+    """The strata of the qrels of a prepared run.
+
+    Attributes
+    ----------
+    row : ndarray int64 (m,)
+        Stratum of each qrels row.
+    N, n : ndarray float64 (S,)
+        Pooled and sampled documents of each stratum.
+    topic : ndarray int64 (S,)
+        Qrels topic of each stratum.
+    local : ndarray int64 (S,)
+        Index of the stratum among its topic's strata; ``width`` is the largest count + 1.
+    table : ndarray int64 (n_qrels_topics, width)
+        Stratum of (topic, local index), -1 where the topic has fewer strata.
+    value : ndarray int64 (m,)
+        The qrels values.
+    """
+
+    def __init__(self, q):
+        strat = getattr(q, "stratum", None)
+        if strat is not None and len(getattr(q, "size", ())):
+            self.row = np.asarray(strat, np.int64)
+            self.topic = np.asarray(q.stratum_topic, np.int64)
+        else:  # ordinary qrels: one stratum per topic
+            self.row = np.asarray(q.topic, np.int64)
+            self.topic = np.arange(len(q.topics), dtype=np.int64)
+        S = len(self.topic)
+        self.value = np.asarray(q.value, np.int64)
+        self.N = np.bincount(self.row, minlength=S).astype(np.float64)
+        self.n = np.bincount(self.row[self.value >= 0], minlength=S).astype(np.float64)
+        first = np.r_[0, np.flatnonzero(np.diff(self.topic)) + 1] if S else np.zeros(0, int)
+        start = np.zeros(S, np.int64)
+        if S:
+            start[first] = first
+            start = np.maximum.accumulate(start)
+        self.local = np.arange(S) - start
+        self.width = int(self.local.max(initial=-1)) + 1
+        self.table = np.full((len(q.topics), max(self.width, 1)), -1, np.int64)
+        self.table[self.topic, self.local] = np.arange(S)
+        self.n_topics = len(q.topics)
+
+    @property
+    def weight(self) -> np.ndarray:
+        """``N_s / n_s`` (1 / inclusion probability), 0 for a stratum without a sample."""
+        return np.divide(self.N, self.n, out=np.zeros_like(self.N), where=self.n > 0)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Qrels rows with ``mask`` per stratum, float64 (S,)."""
+        return np.bincount(self.row[mask], minlength=len(self.topic)).astype(np.float64)
+
+    def per_topic(self, x: np.ndarray) -> np.ndarray:
+        """Sum of a per-stratum quantity over each qrels topic's strata, float64 (n_topics,)."""
+        return np.bincount(self.topic, weights=x, minlength=self.n_topics)
+
+
+def _strata(R) -> Strata:
+    P = R.prepared
+    if P is None or P.qrels is None or R.line is None:
+        from ..errors import MeasureError
+
+        raise MeasureError("xinfAP, infNDCG and statAP need a ranking of a prepared run")
+    key = ("sampled_strata",)
+    s = P.shared.get(key)
+    if s is None:
+        s = P.shared[key] = Strata(P.qrels)
+    return s
+
+
+class _Pos:
+    """Per-position view of a ranking against the strata (see :func:`_positions`)."""
+
+
+def _positions(R):
+    """Per position: stratum (-1 outside the pool), pooled and sampled indicators, qrels value
+    (-1 outside the pool), evaluated and qrels topic, replica; memoised on the ranking."""
+    def make():
+        st = _strata(R)
+        P = R.prepared
+        p = _Pos()
+        p.st = st
+        line = R.line
+        qrow = np.full(len(line), -1, np.int64)
+        ok = line >= 0
+        qrow[ok] = P.J.qrow[line[ok]]
+        pooled = qrow >= 0
+        p.s = np.where(pooled, st.row[np.maximum(qrow, 0)], -1) if len(st.row) else \
+            np.full(len(line), -1, np.int64)
+        p.value = np.where(pooled, st.value[np.maximum(qrow, 0)], -1) if len(st.value) else \
+            np.full(len(line), -1, np.int64)
+        p.pooled = pooled
+        p.sampled = pooled & (p.value >= 0)
+        T0 = max(len(P.topic_ids), 1)
+        p.T0 = T0
+        p.reps = max(R.n_topics // T0, 1)
+        p.qtopic_of = np.asarray(P.topic_ids, np.int64)          # evaluated -> qrels topic
+        p.qt = p.qtopic_of[R.topic % T0] if len(R.topic) else np.zeros(0, np.int64)
+        p.rep = R.topic // T0
+        p.local = np.where(pooled, st.local[np.maximum(p.s, 0)], -1) if len(st.local) else \
+            np.full(len(line), -1, np.int64)
+        return p
+    return R.cached(("sampled_pos",), make)
+
+
+def _above(R, p, flag: np.ndarray, name: str) -> np.ndarray:
+    """(width, n): for local stratum j, positions of stratum j with ``flag`` above each
+    position (per topic, ranks before it)."""
+    def make():
+        out = np.zeros((p.st.width, len(flag)))
+        for j in range(p.st.width):
+            x = (flag & (p.local == j)).astype(np.float64)
+            out[j] = R.cumsum(x) - x
+        return out
+    return R.cached(("sampled_above", name), make)
+
+
+def _keyed(p, x: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Sum of ``x`` over positions ``where`` per (replica, stratum), float64 (reps * S,)."""
+    S = len(p.st.topic)
+    key = p.rep[where] * S + p.s[where]
+    return np.bincount(key, weights=x[where], minlength=p.reps * S)
+
+
+def _topic_of_keys(p) -> np.ndarray:
+    """Ranking topic of each (replica, stratum) key, -1 for strata of unevaluated topics."""
+    inv = np.full(p.st.n_topics, -1, np.int64)
+    inv[p.qtopic_of] = np.arange(len(p.qtopic_of))
+    ev = inv[p.st.topic]
+    S = len(ev)
+    reps = np.repeat(np.arange(p.reps), S)
+    e = np.tile(ev, p.reps)
+    return np.where(e >= 0, reps * p.T0 + e, -1)
+
+
+def _stratified_var(p, n_topics, tsum_z, tsum_z2, scale=None) -> np.ndarray:
+    """sum_s N^2 (1 - n/N) S^2 / n per ranking topic, from the per-key sums of the residual
+    and of its square over the stratum's sample (S^2 = 0 where n < 2)."""
+    st = p.st
+    N = np.tile(st.N, p.reps)
+    n = np.tile(st.n, p.reps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = np.where(n >= 2, (tsum_z2 - tsum_z * tsum_z / n) / (n - 1), 0.0)
+        c = np.where(n > 0, N * N * (1.0 - n / N) * np.maximum(s2, 0.0) / n, 0.0)
+    t = _topic_of_keys(p)
+    ok = t >= 0
+    return np.bincount(t[ok], weights=c[ok], minlength=n_topics)
+
+
+# ---------------------------------------------------------------------------------------------
+# xinfAP and statAP: sum over sampled relevant retrieved documents of c_k / pi, over R_hat
+# ---------------------------------------------------------------------------------------------
+
+
+def _precisions(R, m, how: str):
+    """(p, rel mask, c per position): the precision estimate at every position (used at the
+    sampled relevant ones)."""
+    p = _positions(R)
+    st = p.st
+    L = max(int(m["rel"]), 1)
+    rel = p.sampled & (p.value >= L)
+    relA = _above(R, p, rel, ("rel", L))
+    rank = R.rank.astype(np.float64)
+    acc = np.zeros(len(rank))
+    if how == "xinf":
+        eps, prior = float(m["eps"]), float(m["prior"])
+        pooledA = _above(R, p, p.pooled, "pooled")
+        sampA = _above(R, p, p.sampled, "sampled")
+        for j in range(st.width):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                if eps > 0:
+                    ratio = (relA[j] + eps) / (sampA[j] + eps / prior)
+                else:
+                    ratio = np.where(sampA[j] > 0, relA[j] / sampA[j], prior)
+            acc += pooledA[j] * ratio
+    else:  # statAP: pi_k / pi_jk per stratum of j
+        w = st.weight
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w_own = np.where(st.n >= 2, (st.N - 1) / (st.n - 1), 0.0)
+        for j in range(st.width):
+            sj = st.table[p.qt, j] if len(p.qt) else np.zeros(0, np.int64)
+            has = sj >= 0
+            wj = np.where(has, w[np.maximum(sj, 0)], 0.0)
+            own = has & (p.local == j)
+            wj = np.where(own, w_own[np.maximum(sj, 0)], wj)
+            acc += relA[j] * wj
+    c = (1.0 + acc) / rank
+    return p, rel, c, L
+
+
+def _ratio(R, m, how: str, var: bool):
+    p, rel, c, L = _precisions(R, m, how)
+    st = p.st
+    T = R.n_topics
+    w = st.weight
+    wpos = np.where(rel, w[np.maximum(p.s, 0)], 0.0)
+    num = R.tsum(c * wpos, rel)
+    a = st.count(st.value >= L)                         # sampled relevant per stratum
+    rhat_q = st.per_topic(a * w)
+    rhat = rhat_q[p.qtopic_of][np.arange(T) % p.T0] if T else np.zeros(0)
+    theta = np.divide(num, rhat, out=np.zeros(T), where=rhat > 0)
+    if not var:
+        return theta
+    th = theta[R.topic]
+    A = _keyed(p, c, rel)
+    B = _keyed(p, (c - th) ** 2, rel)
+    b = _keyed(p, np.ones(len(c)), rel)
+    ak = np.tile(a, p.reps)
+    thk = np.zeros(len(ak))
+    t = _topic_of_keys(p)
+    thk[t >= 0] = theta[t[t >= 0]]
+    sz = A - ak * thk
+    sz2 = B + (ak - b) * thk * thk
+    v = _stratified_var(p, T, sz, sz2)
+    return np.divide(v, rhat * rhat, out=np.zeros(T), where=rhat > 0)
+
+
+def xinf_ap(R, m):
+    """xinfAP per topic, float64 (T,) (module docstring)."""
+    return _ratio(R, m, "xinf", False)
+
+
+def xinf_ap_var(R, m):
+    """Sampling variance of xinfAP per topic, float64 (T,) (module docstring)."""
+    return _ratio(R, m, "xinf", True)
+
+
+def stat_ap(R, m):
+    """statAP per topic, float64 (T,) (module docstring)."""
+    return _ratio(R, m, "stat", False)
+
+
+def stat_ap_var(R, m):
+    """Sampling variance of statAP per topic, float64 (T,) (module docstring)."""
+    return _ratio(R, m, "stat", True)
+
+
+# ---------------------------------------------------------------------------------------------
+# infNDCG
+# ---------------------------------------------------------------------------------------------
+
+
+def _gain_of(values: np.ndarray, gains) -> np.ndarray:
+    """Gain of qrels values (>= 0): the ``gains`` map's, else the value itself."""
+    pm = dict(gains or ())
+    v = np.asarray(values, np.int64)
+    out = v.astype(np.float64)
+    for g, x in pm.items():
+        out[v == g] = x
+    return out
+
+
+def _ideal(R, p, gains, k) -> np.ndarray:
+    """Estimated ideal DCG@k per qrels topic (n_qrels_topics,)."""
+    st = p.st
+
+    def make():
+        val = st.value
+        judged = val >= 0
+        grades = np.unique(val[judged])
+        gg = _gain_of(grades, gains)
+        keep = gg > 0
+        grades, gg = grades[keep], gg[keep]
+        order = np.argsort(-gg, kind="stable")
+        grades, gg = grades[order], gg[order]
+        w = st.weight
+        counts = np.zeros((st.n_topics, len(grades)))
+        for i, g in enumerate(grades):
+            counts[:, i] = st.per_topic(st.count(val == g) * w)
+        counts = np.floor(counts + 0.5).astype(np.int64)
+        tot = counts.sum(axis=1)
+        L = int(tot.max(initial=0)) if k is None else min(int(tot.max(initial=0)), k)
+        disc = np.r_[0.0, np.cumsum(1.0 / np.log2(np.arange(2, L + 2)))]   # disc[r] = sum_1^r
+        out = np.zeros(st.n_topics)
+        for t in range(st.n_topics):
+            start = 0
+            s = 0.0
+            for i in range(len(grades)):
+                a, b = min(start, L), min(start + counts[t, i], L)
+                s += gg[i] * (disc[b] - disc[a])
+                start += counts[t, i]
+            out[t] = s
+        return out
+    P = R.prepared
+    key = ("sampled_ideal", gains, k)
+    v = P.shared.get(key)
+    if v is None:
+        v = P.shared[key] = make()
+    return v
+
+
+def _inf_ndcg(R, m, var: bool):
+    p = _positions(R)
+    k = m.cutoff
+    T = R.n_topics
+    inside = np.ones(len(R.rank), bool) if k is None else R.rank <= k
+    pooled = p.pooled & inside
+    samp = p.sampled & inside
+    gain = np.where(samp, _gain_of(np.maximum(p.value, 0), m["gains"]), 0.0)
+    v = gain / np.log2(R.rank.astype(np.float64) + 1.0)
+    M = _keyed(p, np.ones(len(v)), pooled)
+    mm = _keyed(p, np.ones(len(v)), samp)
+    G = _keyed(p, v, samp)
+    t = _topic_of_keys(p)
+    ok = (t >= 0) & (mm > 0)
+    ideal_q = _ideal(R, p, m["gains"], k)
+    ideal = ideal_q[p.qtopic_of][np.arange(T) % p.T0] if T else np.zeros(0)
+    if not var:
+        est = np.bincount(t[ok], weights=(M * G)[ok] / mm[ok], minlength=T)
+        return np.divide(est, ideal, out=np.zeros(T), where=ideal > 0)
+    Q = _keyed(p, v * v, samp)
+    # the sample of stratum s inside the top k: m_s of M_s pooled documents
+    N, n = M, mm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = np.where(n >= 2, (Q - G * G / n) / (n - 1), 0.0)
+        c = np.where(n > 0, N * N * (1.0 - n / N) * np.maximum(s2, 0.0) / n, 0.0)
+    vv = np.bincount(t[t >= 0], weights=c[t >= 0], minlength=T)
+    return np.divide(vv, ideal * ideal, out=np.zeros(T), where=ideal > 0)
+
+
+def inf_ndcg(R, m):
+    """infNDCG@k per topic, float64 (T,) (module docstring)."""
+    return _inf_ndcg(R, m, False)
+
+
+def inf_ndcg_var(R, m):
+    """Sampling variance of infNDCG@k per topic, float64 (T,) (module docstring)."""
+    return _inf_ndcg(R, m, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# registration
+# ---------------------------------------------------------------------------------------------
+
+REL = Param("rel", "int", 1, "relevance level: a sampled document is relevant when its value "
+            ">= rel", lambda v: None if v >= 1 else "must be >= 1")
+EPS = Param("eps", "float", 0.0, "smoothing of the per-stratum precision (r + eps) / (j + eps / "
+            "prior); 0: r / j, and prior where nothing of the stratum above is sampled (the "
+            "limit); 0.00001 as trec_eval's infAP and sample_eval",
+            lambda v: None if v >= 0 else "must be >= 0")
+PRIOR = Param("prior", "float", 0.5, "precision assumed in a stratum with pooled but no sampled "
+              "documents above: 1/2 as trec_eval's infAP (the limit of its smoothing), 1/3 as "
+              "sample_eval (eps=0.00001, prior=0.3333333333333333 reproduces its infAP)",
+              lambda v: None if 0 < v <= 1 else "must lie in (0, 1]")
+GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped grades keep their "
+              "own value (sample_eval -G, trec_eval ndcg gains)")
+QRELS = ("sampled judgments with strata (qid iter docno stratum rel, "
+         "tiebreak.io.sampled.read_sampled_qrels) or ordinary qrels (one stratum per topic)")
+
+register(Family("xinfAP", "extended inferred AP over stratified sampled judgments (sample_eval's "
+                "infAP); " + QRELS, "normalised", xinf_ap, (REL, EPS, PRIOR), "none", "sampled",
+                source=YKA))
+register(Family("xinfAP_var", "sampling variance of xinfAP (per topic; the mean / T is the "
+                "variance of the mean)", "other", xinf_ap_var, (REL, EPS, PRIOR), "none", "sampled",
+                source=YKA))
+register(Family("infNDCG", "inferred nDCG@k over stratified sampled judgments (sample_eval's "
+                "infNDCG); " + QRELS, "normalised", inf_ndcg, (GAINS,), "optional", "sampled",
+                source=YKA))
+register(Family("infNDCG_var", "sampling variance of infNDCG@k (per topic; the mean / T is the "
+                "variance of the mean)", "other", inf_ndcg_var, (GAINS,), "optional",
+                "sampled", source=YKA))
+register(Family("statAP", "statistical AP: Horvitz-Thompson estimate of AP from the inclusion "
+                "probabilities of the sample; " + QRELS, "normalised", stat_ap, (REL,), "none",
+                "sampled", source=APY))
+register(Family("statAP_var", "sampling variance of statAP (per topic; the mean / T is the "
+                "variance of the mean)", "other", stat_ap_var, (REL,), "none", "sampled",
+                source=APY))
+
+
+def interval(values, variances, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean over topics of an estimate and its confidence interval from per-topic sampling
+    variances (topics sampled independently): ``mean +- z sqrt(sum var) / T``.
+
+    Parameters
+    ----------
+    values, variances : array-like float (T,)
+        Per-topic estimates (``xinfAP``) and their variances (``xinfAP_var``); NaN topics are
+        left out.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (mean, low, high) : floats
+    """
+    from statistics import NormalDist
+
+    v = np.asarray(values, np.float64)
+    s = np.asarray(variances, np.float64)
+    ok = ~(np.isnan(v) | np.isnan(s))
+    T = int(ok.sum())
+    if not 0 < level < 1:
+        raise ValueError("level must lie in (0, 1)")
+    if T == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(v[ok].mean())
+    half = NormalDist().inv_cdf(0.5 + level / 2) * float(np.sqrt(s[ok].sum())) / T
+    return mean, mean - half, mean + half
