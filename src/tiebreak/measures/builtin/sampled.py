@@ -38,9 +38,10 @@ Variances (``*_var``, per topic; the summary is their mean, so the variance of t
 T)``): the stratified-sampling variance without replacement of the Horvitz-Thompson totals,
 ``sum_s N_s^2 (1 - n_s / N_s) S_s^2 / n_s`` with ``S_s^2`` the sample variance inside stratum
 ``s`` (0 where ``n_s < 2``). For xinfAP and statAP, ratios of two estimated totals, the
-linearised (delta-method) residual ``y - theta x`` is used, the precisions ``c_k`` held fixed
-(the variance of a stratified ratio estimator, as Yilmaz et al. 2008 build their intervals of
-infAP from the variance of the precision estimates); for infNDCG the ideal DCG is held fixed.
+linearised (delta-method) residual ``y_d - theta x_d`` is used, with ``x_d`` = 1 for a relevant
+document and ``y_d`` its influence on the numerator, a sum over pairs: ``c_d`` plus ``sum_{j
+below d} x_j / (pi_j k_j)`` over the sampled relevant retrieved documents below it (0 for one
+not retrieved); for infNDCG the ideal DCG is held fixed.
 They are the variance over the sampling of the judgments, not over topics.
 
 References
@@ -273,8 +274,13 @@ def _ratio(R, m, how: str, var: bool):
     if not var:
         return theta
     th = theta[R.topic]
-    A = _keyed(p, c, rel)
-    B = _keyed(p, (c - th) ** 2, rel)
+    # influence of each sampled relevant document on the numerator (the derivative of the sum
+    # over pairs): its own precision term plus its share of the terms of the relevant below it
+    share = np.where(rel, wpos / R.rank, 0.0)
+    below = R.tsum(share)[R.topic] - R.cumsum(share)
+    y = c + below
+    A = _keyed(p, y, rel)
+    B = _keyed(p, (y - th) ** 2, rel)
     b = _keyed(p, np.ones(len(c)), rel)
     ak = np.tile(a, p.reps)
     thk = np.zeros(len(ak))
