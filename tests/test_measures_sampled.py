@@ -264,6 +264,34 @@ def test_sample_eval_printed_values():
         assert got == [SE_PRINTED[name]["7"], SE_PRINTED[name]["8"]], name
 
 
+# what ``perl sample_eval.pl S R`` printed for the summary (mean over the run's topics; the
+# counts summed)
+SE_ALL = {"infAP": 0.5941, "infNDCG": 0.6454, "iP10": 0.5000, "iP50": 0.1000, "iP1000": 0.0050,
+          "inum_rel_ret": 9.9999, "inum_rel": 12.0000, "num_ret": 14}
+
+
+def test_sample_eval_convention_prints_what_sample_eval_prints():
+    ev = Evaluator(_q(SE_QRELS), list(SE_ALL), ["trec_eval"], average="run-topics",
+                   max_docs=1000, convention="sample_eval")
+    res = ev.evaluate([_run(SE_RUN)])
+    assert res.measures == list(SE_ALL)
+    assert [round(x, 4) for x in res.mean[0, :, 0]] == list(SE_ALL.values())
+    # per topic: iP10 of topic 7 and 8
+    assert [round(x, 4) for x in res.per_topic[0, 2, 0]] == [0.7, 0.3]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("iprec@rec0.10", "interpolated precision at a recall level"),
+    ("map", "is not a sample_eval measure"),
+    ("iP0", "is not a sample_eval measure"),
+])
+def test_sample_eval_convention_refuses_what_it_cannot_mean(name, message):
+    from tiebreak.measures.conventions import ConventionError, parse_with
+
+    with pytest.raises(ConventionError, match=message):
+        parse_with("sample_eval", [name])
+
+
 # --------------------------------------------------------------------------------------------
 # brute force: every pooled document judged -> AP and nDCG exactly, under every regime
 # --------------------------------------------------------------------------------------------
@@ -288,6 +316,7 @@ def test_everything_judged_gives_ap_and_ndcg_exactly(seed):
     qd, rd = _collection(rng)
     q, run = _q(qd), _run(rd)
     pairs = [("xinfAP", "AP"), ("statAP", "AP"), ("xinfAP(rel=2)", "AP(rel=2)"),
+             ("infNumRel(rel=3)", "NumRel(rel=3)"),
              ("statAP(rel=2)", "AP(rel=2)"), ("infNDCG", "nDCG"), ("infNDCG@10", "nDCG@10"),
              ("infNDCG(gains={0:0,1:1,2:5,3:9})@5", "nDCG(gains={0:0,1:1,2:5,3:9})@5")]
     got = _values(q, run, [a for a, _ in pairs], REGIMES)
@@ -297,6 +326,12 @@ def test_everything_judged_gives_ap_and_ndcg_exactly(seed):
     assert (want > 0).any() and not np.allclose(want[0], want[2])   # a real comparison
     var = _values(q, run, ["xinfAP_var", "statAP_var", "infNDCG_var"], REGIMES)
     assert (var == 0).all()                                         # nothing left to chance
+    # P and NumRelRet only grow with a gain: their YMT upper bound counts the unjudged as
+    # relevant, the estimates keep them non-relevant (nothing is unsampled)
+    pairs = [("infP@10", "P@10"), ("infP(rel=2)@3", "P(rel=2)@3"), ("infNumRelRet", "NumRelRet")]
+    got = _values(q, run, [a for a, _ in pairs], REGIMES[:-1])
+    want = np.stack([_values(plain, run, [b], REGIMES[:-1])[0] for _, b in pairs])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("seed", [4, 5])
@@ -391,7 +426,7 @@ def test_names_in_the_registry_and_the_measure_table():
     from tiebreak.measures.table import rows
 
     for name in ("xinfAP", "infNDCG", "statAP", "xinfAP_var", "infNDCG_var", "statAP_var",
-                 "infndcg", "XINFAP"):
+                 "infP", "infNumRel", "infNumRelRet", "infndcg", "XINFAP"):
         assert family(name) is not None, name
     names = {r["measure"] for r in rows()}
     assert {"xinfAP", "infNDCG[@k]", "statAP", "infNDCG_var[@k]"} <= names

@@ -235,16 +235,10 @@ def _precisions(R, m, how: str):
     rank = R.rank.astype(np.float64)
     acc = np.zeros(len(rank))
     if how == "xinf":
-        eps, prior = float(m["eps"]), float(m["prior"])
         pooledA = _above(R, p, p.pooled, "pooled")
         sampA = _above(R, p, p.sampled, "sampled")
         for j in range(st.width):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                if eps > 0:
-                    ratio = (relA[j] + eps) / (sampA[j] + eps / prior)
-                else:
-                    ratio = np.where(sampA[j] > 0, relA[j] / sampA[j], prior)
-            acc += pooledA[j] * ratio
+            acc += pooledA[j] * _ratio_of(relA[j], sampA[j], m)
     else:  # statAP: pi_k / pi_jk per stratum of j
         w = st.weight
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -310,6 +304,57 @@ def stat_ap(R, m):
 def stat_ap_var(R, m):
     """Sampling variance of statAP per topic, float64 (T,) (module docstring)."""
     return _ratio(R, m, "stat", True)
+
+
+# ---------------------------------------------------------------------------------------------
+# inferred counts and precision
+# ---------------------------------------------------------------------------------------------
+
+
+def _ratio_of(r, j, m):
+    """The per-stratum fraction of relevant documents among the sampled, smoothed as the
+    ``eps`` and ``prior`` parameters say."""
+    eps, prior = float(m["eps"]), float(m["prior"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if eps > 0:
+            return (r + eps) / (j + eps / prior)
+        return np.where(j > 0, r / j, prior)
+
+
+def _inf_rel_ret(R, m, k):
+    """Estimated relevant documents in the top k (None: all retrieved), float64 (T,):
+    ``sum_s M_s(k) r_s(k) / m_s(k)`` over the strata of the pool."""
+    p = _positions(R)
+    L = max(int(m["rel"]), 1)
+    inside = np.ones(len(R.rank), bool) if k is None else R.rank <= k
+    one = np.ones(len(R.rank))
+    M = _keyed(p, one, p.pooled & inside)
+    j = _keyed(p, one, p.sampled & inside)
+    r = _keyed(p, one, p.sampled & inside & (p.value >= L))
+    est = M * _ratio_of(r, j, m)
+    t = _topic_of_keys(p)
+    ok = (t >= 0) & (M > 0)
+    return np.bincount(t[ok], weights=est[ok], minlength=R.n_topics)
+
+
+def inf_precision(R, m):
+    """Inferred precision at k per topic (sample_eval's iP<k>), float64 (T,)."""
+    return _inf_rel_ret(R, m, m.cutoff) / m.cutoff
+
+
+def inf_num_rel_ret(R, m):
+    """Estimated relevant documents retrieved per topic (sample_eval's inum_rel_ret)."""
+    return _inf_rel_ret(R, m, None)
+
+
+def inf_num_rel(R, m):
+    """Estimated relevant documents of each topic, ``R_hat = sum_s r_s N_s / n_s``
+    (sample_eval's inum_rel), float64 (T,)."""
+    p = _positions(R)
+    st = p.st
+    a = st.count(st.value >= max(int(m["rel"]), 1))
+    rq = st.per_topic(a * st.weight)
+    return rq[p.qtopic_of][np.arange(R.n_topics) % p.T0] if R.n_topics else np.zeros(0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,6 +487,15 @@ register(Family("statAP", "statistical AP: Horvitz-Thompson estimate of AP from 
 register(Family("statAP_var", "sampling variance of statAP (per topic; the mean / T is the "
                 "variance of the mean)", "other", stat_ap_var, (REL,), "none", "sampled",
                 source=APY))
+register(Family("infP", "inferred precision at k: estimated relevant documents in the top k / k "
+                "(sample_eval's iP10, iP50, iP1000); " + QRELS, "normalised", inf_precision,
+                (REL, EPS, PRIOR), "required", "sampled", source=YKA))
+register(Family("infNumRelRet", "estimated relevant documents retrieved (sample_eval's "
+                "inum_rel_ret)", "other", inf_num_rel_ret, (REL, EPS, PRIOR), "none",
+                "sampled", summary="sum", source=YKA))
+register(Family("infNumRel", "estimated relevant documents of the topic, sum over strata of "
+                "relevant sampled x N / n (sample_eval's inum_rel)", "count", inf_num_rel,
+                (REL,), "none", summary="sum", source=YKA))
 
 
 def interval(values, variances, level: float = 0.95) -> tuple[float, float, float]:
