@@ -430,3 +430,18 @@ def test_names_in_the_registry_and_the_measure_table():
         assert family(name) is not None, name
     names = {r["measure"] for r in rows()}
     assert {"xinfAP", "infNDCG[@k]", "statAP", "infNDCG_var[@k]"} <= names
+
+
+def test_sample_eval_ideal_dcg_stops_at_rank_1000():
+    """R_hat = 2 x 1500/3 + 100 = 1100 relevant documents: sample_eval's ideal DCG stops at
+    rank 1000 (``perl sample_eval.pl -q`` printed infNDCG 0.0758, infAP 0.4840 for topic 5)."""
+    lines = [f"5 0 a{i:04d} A {1 if i in (0, 7) else 0 if i == 3 else -1}" for i in range(1500)]
+    lines += [f"5 0 b{i:03d} B {1 - i % 2}" for i in range(200)]
+    run = [f"5 Q0 b{i:03d} {i + 1} {1000 - i} r" for i in range(0, 200, 3)]
+    run += [f"5 Q0 a{i:04d} {300 + i} {500 - i} r" for i in range(10)]
+    q, r = _q(("\n".join(lines) + "\n").encode()), _run(("\n".join(run) + "\n").encode())
+    ev = Evaluator(q, ["infNDCG", "infAP"], ["trec_eval"], convention="sample_eval")
+    v = ev.evaluate([r]).per_topic[0, :, 0, 0]
+    assert [round(x, 4) for x in v] == [0.0758, 0.4840]
+    deeper = _values(q, r, ["infNDCG"])[0, 0, 0]          # ideal over all 1100: larger
+    assert round(deeper, 4) == 0.0701

@@ -55,10 +55,10 @@ Peers (version the tables were checked against):
     NIST's sample_eval.pl (version of 10 Oct 2011) printed names over sampled qrels with
     strata: ``infAP`` (its xinfAP, smoothed with eps = 0.00001 and 3 eps: ``xinfAP(eps=0.00001,
     prior=1/3)``), ``infNDCG``, ``iP10``, ``iP50``, ``iP1000`` (any ``iP<k>``),
-    ``inum_rel_ret``, ``inum_rel``, ``num_ret``. It evaluates the top 1000 documents
+    ``inum_rel_ret``, ``inum_rel``, ``num_ret``; its ``infNDCG`` is ``infNDCG(ideal_depth=
+    1000)`` (the ideal DCG stops at rank 1000). It evaluates the top 1000 documents
     (``Evaluator(max_docs=1000)``), breaks ties as trec_eval and averages over the topics of
-    the run (``--average run-topics``); its ideal DCG stops at rank 1000 (tiebreak's at the
-    estimated number of relevant documents).
+    the run (``--average run-topics``).
 """
 
 from __future__ import annotations
@@ -529,7 +529,7 @@ def _sample_eval(text: str, opts: dict) -> list[Measure]:
     if s == "infAP":
         return [_m("xinfAP", s, **_SE_SMOOTH)]
     if s == "infNDCG":
-        return [_m("infNDCG", s)]
+        return [_m("infNDCG", s, ideal_depth=1000)]
     mt = re.fullmatch(r"iP(\d+)", s)
     if mt and int(mt.group(1)) > 0:
         return [_m("infP", s, int(mt.group(1)), **_SE_SMOOTH)]

@@ -373,7 +373,8 @@ def _gain_of(values: np.ndarray, gains) -> np.ndarray:
 
 
 def _ideal(R, p, gains, k) -> np.ndarray:
-    """Estimated ideal DCG@k per qrels topic (n_qrels_topics,)."""
+    """Estimated ideal DCG@k per qrels topic (n_qrels_topics,); ``k`` None: every estimated
+    relevant document."""
     st = p.st
 
     def make():
@@ -425,7 +426,8 @@ def _inf_ndcg(R, m, var: bool):
     G = _keyed(p, v, samp)
     t = _topic_of_keys(p)
     ok = (t >= 0) & (mm > 0)
-    ideal_q = _ideal(R, p, m["gains"], k)
+    depth = m["ideal_depth"]
+    ideal_q = _ideal(R, p, m["gains"], k if depth is None else min(depth, k or depth))
     ideal = ideal_q[p.qtopic_of][np.arange(T) % p.T0] if T else np.zeros(0)
     if not var:
         est = np.bincount(t[ok], weights=(M * G)[ok] / mm[ok], minlength=T)
@@ -466,6 +468,9 @@ PRIOR = Param("prior", "float", 0.5, "precision assumed in a stratum with pooled
               lambda v: None if 0 < v <= 1 else "must lie in (0, 1]")
 GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped grades keep their "
               "own value (sample_eval -G, trec_eval ndcg gains)")
+IDEAL_DEPTH = Param("ideal_depth", "int", None, "the ideal DCG stops at this rank (sample_eval: "
+                    "1000, its largest run); default: at k, or at the estimated number of "
+                    "relevant documents", lambda v: None if v >= 1 else "must be >= 1")
 QRELS = ("sampled judgments with strata (qid iter docno stratum rel, "
          "tiebreak.io.sampled.read_sampled_qrels) or ordinary qrels (one stratum per topic)")
 
@@ -476,10 +481,10 @@ register(Family("xinfAP_var", "sampling variance of xinfAP (per topic; the mean 
                 "variance of the mean)", "other", xinf_ap_var, (REL, EPS, PRIOR), "none", "sampled",
                 source=YKA))
 register(Family("infNDCG", "inferred nDCG@k over stratified sampled judgments (sample_eval's "
-                "infNDCG); " + QRELS, "normalised", inf_ndcg, (GAINS,), "optional", "sampled",
-                source=YKA))
+                "infNDCG); " + QRELS, "normalised", inf_ndcg, (GAINS, IDEAL_DEPTH), "optional",
+                "sampled", source=YKA))
 register(Family("infNDCG_var", "sampling variance of infNDCG@k (per topic; the mean / T is the "
-                "variance of the mean)", "other", inf_ndcg_var, (GAINS,), "optional",
+                "variance of the mean)", "other", inf_ndcg_var, (GAINS, IDEAL_DEPTH), "optional",
                 "sampled", source=YKA))
 register(Family("statAP", "statistical AP: Horvitz-Thompson estimate of AP from the inclusion "
                 "probabilities of the sample; " + QRELS, "normalised", stat_ap, (REL,), "none",
