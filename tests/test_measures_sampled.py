@@ -445,3 +445,25 @@ def test_sample_eval_ideal_dcg_stops_at_rank_1000():
     assert [round(x, 4) for x in v] == [0.0758, 0.4840]
     deeper = _values(q, r, ["infNDCG"])[0, 0, 0]          # ideal over all 1100: larger
     assert round(deeper, 4) == 0.0701
+
+
+def test_cli_reads_sampled_qrels_by_their_five_fields(tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    (tmp_path / "s.qrels").write_bytes(SE_QRELS)
+    (tmp_path / "r.run").write_bytes(SE_RUN)
+    r = CliRunner().invoke(main, ["eval", str(tmp_path / "s.qrels"), str(tmp_path / "r.run"),
+                                  "--convention", "sample_eval", "-m", "infAP", "-m", "infNDCG",
+                                  "--regime", "trec_eval", "--average", "run-topics",
+                                  "--format", "tsv"])
+    assert r.exit_code == 0, r.output
+    vals = [float(line.split("\t")[-1]) for line in r.stdout.splitlines()
+            if line.startswith("s\t")]
+    assert [round(v, 4) for v in vals] == [SE_ALL["infAP"], SE_ALL["infNDCG"]]
+    (tmp_path / "bad.qrels").write_bytes(b"1 0 d1 A 1\n1 0 d2 A x\n")
+    r = CliRunner().invoke(main, ["eval", str(tmp_path / "bad.qrels"), str(tmp_path / "r.run"),
+                                  "-m", "xinfAP"])
+    assert r.exit_code == 2 and "bad.qrels:2: rel 'x' is not an integer" in r.output
+    assert "Traceback" not in r.output
