@@ -10,20 +10,23 @@ every document judged, ``pi = 1``). Retrieved documents outside the pool are non
 
 For a ranking, with ``k`` the rank of a document and counts "above" taken over ranks < k:
 
-xinfAP (Yilmaz, Kanoulas & Aslam 2008, Sec. 3)
+xinfAP (Yilmaz, Kanoulas & Aslam 2008)
     The precision above a relevant sampled document is estimated stratum by stratum:
     ``c_k = (1 + sum_s P_s(k) r_s(k) / j_s(k)) / k`` with ``P_s`` the pooled documents of stratum
-    ``s`` above ``k``, ``j_s`` the sampled ones, ``r_s`` the relevant sampled ones (``r/j`` =
-    ``(r + eps) / (j + 2 eps)``; with ``eps = 0``, ``1/2`` where ``j = 0``, the limit). Then
+    ``s`` above ``k``, ``j_s`` the sampled ones, ``r_s`` the relevant sampled ones (``r/j``
+    smoothed as ``(r + eps) / (j + eps / prior)``; with the default ``eps = 0``: ``r/j``, and
+    ``prior`` = 1/2 where ``j = 0``; trec_eval's infAP smooths with ``eps = 0.00001, prior =
+    1/2``, sample_eval's infAP with ``eps = 0.00001, prior = 1/3``). Then
     ``xinfAP = sum_{sampled relevant retrieved} c_k / pi_s(k) / R_hat``,
     ``R_hat = sum_s r_s N_s / n_s`` the estimated number of relevant documents. With one stratum
     and ``eps = 0.00001`` this is trec_eval's infAP (Yilmaz & Aslam 2006).
-infNDCG (Yilmaz, Kanoulas & Aslam 2008, Sec. 4)
+infNDCG (Yilmaz, Kanoulas & Aslam 2008)
     ``DCG_hat@k = sum_s M_s / m_s sum_{sampled d of s in the top k} gain(d) / log2(rank + 1)``,
     ``M_s`` and ``m_s`` the pooled and the sampled documents of stratum ``s`` in the top k; the
     ideal DCG is that of ``round(N_hat_g)`` documents of each grade ``g``,
-    ``N_hat_g = sum_s (sampled documents of grade g in s) N_s / n_s``. ``infNDCG = DCG_hat /
-    ideal`` (gains as trec_eval's nDCG: the grade, or ``gains=``).
+    ``N_hat_g = sum_s (sampled documents of grade g in s) N_s / n_s``, cut at k or at
+    ``ideal_depth``. ``infNDCG = DCG_hat / ideal`` (gains as trec_eval's nDCG: the grade, or
+    ``gains=``).
 statAP (Aslam, Pavlu & Yilmaz 2006)
     AP written over pairs, ``(1/R) sum_{j <= k} x_j x_k / k``, each pair weighted by the inverse
     of its joint inclusion probability (Horvitz-Thompson): for stratified sampling without
@@ -31,7 +34,12 @@ statAP (Aslam, Pavlu & Yilmaz 2006)
     ``statAP = sum_{sampled relevant retrieved k} (1/pi_k)(1/k)(1 + sum_{sampled relevant j
     above k} pi_k / pi_jk) / R_hat``.
 
-With every pooled document judged all three equal AP and nDCG exactly (tests).
+infP@k, infNumRelRet, infNumRel
+    The estimated relevant documents in the top k (``sum_s M_s(k) r_s(k) / m_s(k)``) / k, among
+    all retrieved, and ``R_hat`` (sample_eval's iP<k>, inum_rel_ret, inum_rel).
+
+With every pooled document judged each estimate equals its measure exactly (AP, nDCG, P@k,
+NumRelRet, NumRel; tests).
 
 Variances (``*_var``, per topic; the summary is their mean, so the variance of the mean over
 ``T`` topics is that summary / T and a 95 % interval of the mean is ``mean +- 1.96 sqrt(var /
@@ -47,9 +55,9 @@ They are the variance over the sampling of the judgments, not over topics.
 References
 ----------
 E. Yilmaz, E. Kanoulas and J. A. Aslam. A simple and efficient sampling method for estimating
-AP and NDCG. SIGIR 2008, 603-610.
+AP and NDCG. SIGIR 2008.
 J. A. Aslam, V. Pavlu and E. Yilmaz. A statistical method for system evaluation using
-incomplete judgments. SIGIR 2006, 541-548.
+incomplete judgments. SIGIR 2006.
 E. Yilmaz and J. A. Aslam. Estimating average precision with incomplete and imperfect
 judgments. CIKM 2006.
 """
