@@ -64,6 +64,8 @@ judgments. CIKM 2006.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ..registry import Family, Param, register
@@ -148,17 +150,13 @@ def _strata(R) -> Strata:
     return s
 
 
-class _Pos:
-    """Per-position view of a ranking against the strata (see :func:`_positions`)."""
-
-
 def _positions(R):
     """Per position: stratum (-1 outside the pool), pooled and sampled indicators, qrels value
     (-1 outside the pool), evaluated and qrels topic, replica; memoised on the ranking."""
     def make():
         st = _strata(R)
         P = R.prepared
-        p = _Pos()
+        p = SimpleNamespace()
         p.st = st
         line = R.line
         qrow = np.full(len(line), -1, np.int64)
