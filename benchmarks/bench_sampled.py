@@ -7,8 +7,10 @@
    its Monte Carlo standard error, the variance of the estimates over samples and the mean of
    the per-sample variance estimates (``*_var``), and their ratio.
 2. With ``--sample-eval PATH`` (NIST's sample_eval.pl, run by perl): ``--collections`` random
-   sampled collections of 4 topics (three strata, grades 0-2, tied scores) evaluated by both;
-   every per-topic infAP and infNDCG compared at sample_eval's 4 printed decimals.
+   sampled collections of 4 topics (three strata, grades 0-2, tied scores) evaluated by both
+   (tiebreak with ``--convention sample_eval``): every per-topic infAP and infNDCG and every
+   summary line compared as printed (4 decimals); then as many small collections (pools of 10,
+   short runs: several recall levels met at one rank).
 
 Run: ``python benchmarks/bench_sampled.py [--samples 2000] [--sample-eval sample_eval.pl]``.
 """
@@ -85,16 +87,41 @@ def _collection(rng, path_q, path_r, T=4, D=60):
         f.write("\n".join(rl) + "\n")
 
 
-def against_sample_eval(script: str, n: int, seed: int = 1) -> None:
+def _small(rng, path_q, path_r, T=4, D=14):
+    """Small pools (10 documents, two strata) and short runs: few relevant documents, so that
+    several recall levels fall on one rank."""
+    ql, rl = [], []
+    for t in range(1, T + 1):
+        grade = rng.choice([0, 0, 1, 2], D)
+        strata = rng.choice(["1", "2"], D)
+        for i in range(10):
+            judged = rng.random() < (0.9 if strata[i] == "1" else 0.4)
+            ql.append(f"{t} 0 D{t}-{i:03d} {strata[i]} {grade[i] if judged else -1}")
+        for r, i in enumerate(rng.permutation(D)[:rng.integers(1, 12)]):
+            rl.append(f"{t} Q0 D{t}-{i:03d} {r + 1} {rng.integers(0, 5)} run")
+    with open(path_q, "w") as f:
+        f.write("\n".join(ql) + "\n")
+    with open(path_r, "w") as f:
+        f.write("\n".join(rl) + "\n")
+
+
+SE_NAMES = ["infAP", "infNDCG", "iP10", "iP50", "iP1000", "inum_rel_ret", "inum_rel",
+            "num_ret"] + [f"iprec@rec{x / 10:4.2f}" for x in range(11)]
+
+
+def against_sample_eval(script: str, n: int, seed: int = 1, small: bool = False) -> None:
+    """Every summary line sample_eval prints, and its per-topic infAP and infNDCG, against
+    ``--convention sample_eval`` (trec_eval order, the run's topics, the top 1000)."""
     rng = np.random.default_rng(seed)
     agree = differ = 0
     with tempfile.TemporaryDirectory() as d:
         q, r = os.path.join(d, "q"), os.path.join(d, "r")
         for _ in range(n):
             while True:  # sample_eval cannot estimate a topic without a sampled document
-                _collection(rng, q, r)
+                (_small if small else _collection)(rng, q, r)
                 try:
-                    ev = Evaluator(q, [SE_INFAP, "infNDCG"], ["trec_eval"])
+                    ev = Evaluator(q, SE_NAMES, ["trec_eval"], convention="sample_eval",
+                                   average="run-topics", max_docs=1000)
                     break
                 except tb.io.InputError:
                     continue
@@ -103,19 +130,25 @@ def against_sample_eval(script: str, n: int, seed: int = 1) -> None:
             printed = {}
             for line in out.splitlines():
                 f = line.split()
-                if f[0] in ("infAP", "infNDCG") and f[1] != "all":
-                    printed[(f[0], f[1])] = float(f[2])
-            v = ev.evaluate([r]).per_topic[0, :, 0]
-            for j, name in enumerate(("infAP", "infNDCG")):
-                for ti, t in enumerate(ev.qrels.topics):
-                    if abs(round(v[j, ti], 4) - printed[(name, t)]) < 5e-5:
-                        agree += 1
-                    else:
-                        differ += 1
-                        print(f"  differ: {name} topic {t}: tiebreak {v[j, ti]:.6f}, "
-                              f"sample_eval {printed[(name, t)]:.4f}")
-    print(f"sample_eval.pl: {n} random collections x 4 topics x (infAP, infNDCG): "
-          f"{agree} agree at 4 decimals, {differ} differ")
+                printed[(f[0], f[1])] = f[2]
+            res = ev.evaluate([r])
+            got = {}
+            for j, name in enumerate(SE_NAMES):
+                got[(name, "all")] = res.mean[0, j, 0]
+                if name in ("infAP", "infNDCG"):
+                    for ti, t in enumerate(ev.qrels.topics):
+                        got[(name, t)] = res.per_topic[0, j, 0, ti]
+            for key, v in got.items():
+                mine = f"{v:.0f}" if key[0] == "num_ret" else f"{v:.4f}"
+                if mine == printed[key]:
+                    agree += 1
+                else:
+                    differ += 1
+                    print(f"  differ: {key}: tiebreak {v!r}, sample_eval {printed[key]}")
+    kind = "small" if small else "random"
+    print(f"sample_eval.pl: {n} {kind} collections of 4 topics: {agree} printed values agree "
+          f"to the printed digit, {differ} differ (per topic: infAP, infNDCG; summary: "
+          f"{len(SE_NAMES)} lines)")
 
 
 def main() -> None:
@@ -127,6 +160,7 @@ def main() -> None:
     simulate(a.samples)
     if a.sample_eval:
         against_sample_eval(a.sample_eval, a.collections)
+        against_sample_eval(a.sample_eval, a.collections, seed=5, small=True)
 
 
 if __name__ == "__main__":

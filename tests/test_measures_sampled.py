@@ -267,7 +267,9 @@ def test_sample_eval_printed_values():
 # what ``perl sample_eval.pl S R`` printed for the summary (mean over the run's topics; the
 # counts summed)
 SE_ALL = {"infAP": 0.5941, "infNDCG": 0.6454, "iP10": 0.5000, "iP50": 0.1000, "iP1000": 0.0050,
-          "inum_rel_ret": 9.9999, "inum_rel": 12.0000, "num_ret": 14}
+          "inum_rel_ret": 9.9999, "inum_rel": 12.0000, "num_ret": 14,
+          **{f"iprec@rec{x / 10:4.2f}": v for x, v in enumerate(
+              [0.7917] * 6 + [0.7639] * 2 + [0.3750] * 2 + [0.0])}}
 
 
 def test_sample_eval_convention_prints_what_sample_eval_prints():
@@ -281,7 +283,7 @@ def test_sample_eval_convention_prints_what_sample_eval_prints():
 
 
 @pytest.mark.parametrize("name, message", [
-    ("iprec@rec0.10", "interpolated precision at a recall level"),
+    ("iprec@rec0.15", "recall levels 0.00, 0.10, ..., 1.00 only"),
     ("map", "is not a sample_eval measure"),
     ("iP0", "is not a sample_eval measure"),
 ])
@@ -467,3 +469,78 @@ def test_cli_reads_sampled_qrels_by_their_five_fields(tmp_path):
                                   "-m", "xinfAP"])
     assert r.exit_code == 2 and "bad.qrels:2: rel 'x' is not an integer" in r.output
     assert "Traceback" not in r.output
+
+
+
+# small pools, short runs (sample_eval.pl printed these iprec@rec lines; several recall levels
+# fall on one rank, its rounding of 0.1 x R_hat against the estimated counts matters)
+SMALL_QRELS = b"""\
+1 0 D1-000 2 0
+1 0 D1-001 1 -1
+1 0 D1-002 1 2
+1 0 D1-003 2 -1
+1 0 D1-004 1 0
+1 0 D1-005 2 -1
+1 0 D1-006 1 1
+1 0 D1-007 2 -1
+1 0 D1-008 2 -1
+1 0 D1-009 2 0
+2 0 D2-000 1 0
+2 0 D2-001 1 0
+2 0 D2-002 2 0
+2 0 D2-003 1 0
+2 0 D2-004 2 -1
+2 0 D2-005 2 1
+2 0 D2-006 2 -1
+2 0 D2-007 2 2
+2 0 D2-008 1 0
+2 0 D2-009 1 0
+3 0 D3-000 2 1
+3 0 D3-001 1 1
+3 0 D3-002 2 0
+3 0 D3-003 2 2
+3 0 D3-004 2 -1
+3 0 D3-005 2 -1
+3 0 D3-006 2 -1
+3 0 D3-007 1 -1
+3 0 D3-008 1 -1
+3 0 D3-009 1 2
+4 0 D4-000 1 1
+4 0 D4-001 1 0
+4 0 D4-002 2 -1
+4 0 D4-003 1 0
+4 0 D4-004 2 -1
+4 0 D4-005 2 -1
+4 0 D4-006 2 -1
+4 0 D4-007 1 1
+4 0 D4-008 2 -1
+4 0 D4-009 2 -1
+"""
+SMALL_RUN = b"""\
+1 Q0 D1-004 1 0 run
+1 Q0 D1-011 2 2 run
+1 Q0 D1-008 3 3 run
+1 Q0 D1-007 4 2 run
+1 Q0 D1-009 5 1 run
+1 Q0 D1-010 6 2 run
+2 Q0 D2-004 1 4 run
+3 Q0 D3-009 1 4 run
+3 Q0 D3-000 2 1 run
+3 Q0 D3-013 3 0 run
+3 Q0 D3-004 4 1 run
+3 Q0 D3-011 5 0 run
+3 Q0 D3-001 6 0 run
+3 Q0 D3-010 7 0 run
+3 Q0 D3-007 8 4 run
+4 Q0 D4-008 1 1 run
+4 Q0 D4-012 2 4 run
+"""
+SMALL_IPREC = [0.4583, 0.3750, 0.2500, 0.2500, 0.2500, 0.1667, 0.1562, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_sample_eval_iprec_on_small_pools():
+    names = [f"iprec@rec{x / 10:4.2f}" for x in range(11)]
+    ev = Evaluator(_q(SMALL_QRELS), names, ["trec_eval"], average="run-topics",
+                   convention="sample_eval")
+    got = ev.evaluate([_run(SMALL_RUN)]).mean[0, :, 0]
+    assert [f"{v:.4f}" for v in got] == [f"{v:.4f}" for v in SMALL_IPREC]

@@ -55,7 +55,8 @@ Peers (version the tables were checked against):
     NIST's sample_eval.pl (version of 10 Oct 2011) printed names over sampled qrels with
     strata: ``infAP`` (its xinfAP, smoothed with eps = 0.00001 and 3 eps: ``xinfAP(eps=0.00001,
     prior=1/3)``), ``infNDCG``, ``iP10``, ``iP50``, ``iP1000`` (any ``iP<k>``),
-    ``inum_rel_ret``, ``inum_rel``, ``num_ret``; its ``infNDCG`` is ``infNDCG(ideal_depth=
+    ``inum_rel_ret``, ``inum_rel``, ``num_ret``, ``iprec@rec0.00`` ... ``iprec@rec1.00``
+    (``infIPrec(recall=)``); its ``infNDCG`` is ``infNDCG(ideal_depth=
     1000)`` (the ideal DCG stops at rank 1000). It evaluates the top 1000 documents
     (``Evaluator(max_docs=1000)``), breaks ties as trec_eval and averages over the topics of
     the run (``--average run-topics``).
@@ -539,11 +540,16 @@ def _sample_eval(text: str, opts: dict) -> list[Measure]:
         return [_m("infNumRel", s)]
     if s == "num_ret":
         return [_m("NumRet", s)]
-    if re.fullmatch(r"iprec@rec[\d.]+", s):
-        raise _err("sample_eval", text, "sample_eval's interpolated precision at a recall "
-                   "level estimated from the inferred counts; tiebreak does not have it")
+    mt = re.fullmatch(r"iprec@rec(\d(?:\.\d+)?)", s)
+    if mt:
+        x = float(mt.group(1))
+        if not (0 <= x <= 1 and abs(x * 10 - round(x * 10)) < 1e-9):
+            raise _err("sample_eval", text, "sample_eval prints interpolated precision at the "
+                       "recall levels 0.00, 0.10, ..., 1.00 only")
+        return [_m("infIPrec", s, recall=round(x, 1), **_SE_SMOOTH)]
     raise ConventionError(f"{text!r} is not a sample_eval measure (sample_eval prints: infAP, "
-                          "infNDCG, iP10, iP50, iP1000, inum_rel_ret, inum_rel, num_ret)")
+                          "infNDCG, iprec@rec0.00 ... iprec@rec1.00, iP10, iP50, iP1000, "
+                          "inum_rel_ret, inum_rel, num_ret)")
 
 
 # ---------------------------------------------------------------------------------------------

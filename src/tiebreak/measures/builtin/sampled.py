@@ -244,7 +244,7 @@ def _precisions(R, m, how: str):
         pooledA = _above(R, p, p.pooled, "pooled")
         sampA = _above(R, p, p.sampled, "sampled")
         for j in range(st.width):
-            acc += pooledA[j] * _ratio_of(relA[j], sampA[j], m)
+            acc += _scaled(pooledA[j], relA[j], sampA[j], m)
     else:  # statAP: pi_k / pi_jk per stratum of j
         w = st.weight
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -267,8 +267,8 @@ def _ratio(R, m, how: str, var: bool):
     w = st.weight
     wpos = np.where(rel, w[np.maximum(p.s, 0)], 0.0)
     num = R.tsum(c * wpos, rel)
-    a = st.count(st.value >= L)                         # sampled relevant per stratum
-    rhat_q = st.per_topic(a * w)
+    a = st.count(st.value >= L)                           # sampled relevant per stratum
+    rhat_q = _rhat(st, L)
     rhat = rhat_q[p.qtopic_of][np.arange(T) % p.T0] if T else np.zeros(0)
     theta = np.divide(num, rhat, out=np.zeros(T), where=rhat > 0)
     if not var:
@@ -317,14 +317,25 @@ def stat_ap_var(R, m):
 # ---------------------------------------------------------------------------------------------
 
 
-def _ratio_of(r, j, m):
-    """The per-stratum fraction of relevant documents among the sampled, smoothed as the
-    ``eps`` and ``prior`` parameters say."""
+def _scaled(count, r, j, m):
+    """``count x`` the fraction of relevant documents among the ``j`` sampled of a stratum,
+    smoothed as the ``eps`` and ``prior`` parameters say: ``count (r + eps) / (j + eps /
+    prior)``, the denominator's ``eps / prior`` rounded to 15 significant digits (so that
+    ``prior=1/3`` adds sample_eval's 0.00003 exactly), computed in sample_eval's order."""
     eps, prior = float(m["eps"]), float(m["prior"])
     with np.errstate(divide="ignore", invalid="ignore"):
         if eps > 0:
-            return (r + eps) / (j + eps / prior)
-        return np.where(j > 0, r / j, prior)
+            den = float(f"{eps / prior:.15g}")
+            return count * (r + eps) / (j + den)
+        return np.where(j > 0, count * r / j, count * prior)
+
+
+def _rhat(st, level: int) -> np.ndarray:
+    """``R_hat`` per qrels topic: ``sum_s (r_s N_s) / n_s`` over its strata (sample_eval's
+    order of operations)."""
+    a = st.count(st.value >= max(int(level), 1))
+    terms = np.divide(a * st.N, st.n, out=np.zeros_like(st.N), where=st.n > 0)
+    return st.per_topic(terms)
 
 
 def _inf_rel_ret(R, m, k):
@@ -337,7 +348,7 @@ def _inf_rel_ret(R, m, k):
     M = _keyed(p, one, p.pooled & inside)
     j = _keyed(p, one, p.sampled & inside)
     r = _keyed(p, one, p.sampled & inside & (p.value >= L))
-    est = M * _ratio_of(r, j, m)
+    est = _scaled(M, r, j, m)
     t = _topic_of_keys(p)
     ok = (t >= 0) & (M > 0)
     return np.bincount(t[ok], weights=est[ok], minlength=R.n_topics)
@@ -358,9 +369,80 @@ def inf_num_rel(R, m):
     (sample_eval's inum_rel), float64 (T,)."""
     p = _positions(R)
     st = p.st
-    a = st.count(st.value >= max(int(m["rel"]), 1))
-    rq = st.per_topic(a * st.weight)
+    rq = _rhat(st, m["rel"])
     return rq[p.qtopic_of][np.arange(R.n_topics) % p.T0] if R.n_topics else np.zeros(0)
+
+
+def _est_cum(R, m):
+    """Estimated relevant documents at ranks <= each position (per topic), float64 (n,)."""
+    p = _positions(R)
+    L = max(int(m["rel"]), 1)
+    rel = p.sampled & (p.value >= L)
+    pooledA = _above(R, p, p.pooled, "pooled")
+    sampA = _above(R, p, p.sampled, "sampled")
+    relA = _above(R, p, rel, ("rel", L))
+    est = np.zeros(len(R.rank))
+    for j in range(p.st.width):
+        own = p.local == j
+        est += _scaled(pooledA[j] + (p.pooled & own), relA[j] + (rel & own),
+                       sampA[j] + (p.sampled & own), m)
+    return est
+
+
+def _suffix_max(x: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """max of x[start[t]:end[t]] per topic (0 where empty), exactly (``maximum.reduceat``)."""
+    out = np.zeros(len(start))
+    ok = start < end
+    if ok.any():
+        idx = np.ravel(np.c_[start[ok], end[ok]])
+        red = np.maximum.reduceat(np.r_[x, 0.0], idx)   # x padded: an index may equal len(x)
+        out[ok] = red[0::2]
+    return out
+
+
+def inf_iprec(R, m):
+    """sample_eval's inferred interpolated precision at a recall level (``iprec@rec0.10``),
+    float64 (T,).
+
+    As sample_eval.pl computes it: with the estimated relevant documents ``e(r)`` at rank r and
+    the levels ``c R_hat`` (c = 0, 0.1, ..., 1), levels above ``e(n)`` score 0; the others are
+    met reading the ranks from the bottom up, at most one per rank: the highest level not yet
+    met takes the largest precision ``e(r') / r'`` at ranks r' >= r at the first rank r (from the
+    bottom) with ``e(r)`` below the level; the levels left when rank 1 is passed take the
+    largest precision of the ranking."""
+    x = float(m["recall"])
+    T = R.n_topics
+    est = _est_cum(R, m)
+    rank = R.rank.astype(np.float64)
+    prec = np.divide(est, rank, out=np.zeros(len(est)), where=rank > 0)
+    st_ = R.starts
+    first, end = st_[:-1], st_[1:]
+    rhat = inf_num_rel(R, m)
+    final = np.zeros(T)
+    has = end > first
+    final[has] = est[end[has] - 1]
+    top = _suffix_max(prec, first, end)
+    want = int(round(x * 10))
+    pos = end.copy()                      # positions below ``pos`` are read already
+    failed = np.zeros(T, bool)
+    out = np.zeros(T)
+    for c in range(10, want - 1, -1):
+        cut = (c / 10) * rhat
+        active = (cut <= final) & ~failed
+        mask = (est < cut[R.topic]) & (np.arange(len(est)) < pos[R.topic]) & active[R.topic]
+        last = np.full(T, -1, np.int64)
+        idx = np.flatnonzero(mask)
+        np.maximum.at(last, R.topic[idx], idx)
+        found = active & (last >= 0)
+        newly = active & (last < 0)
+        failed |= newly
+        val = np.where(failed, top, 0.0)
+        if found.any():
+            val[found] = _suffix_max(prec, np.where(found, last, end), end)[found]
+        pos = np.where(found, last, pos)
+        if c == want:
+            out = np.where(cut <= final, val, 0.0)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -501,6 +583,15 @@ register(Family("statAP_var", "sampling variance of statAP (per topic; the mean 
 register(Family("infP", "inferred precision at k: estimated relevant documents in the top k / k "
                 "(sample_eval's iP10, iP50, iP1000); " + QRELS, "normalised", inf_precision,
                 (REL, EPS, PRIOR), "required", "sampled", source=YKA))
+register(Family("infIPrec", "sample_eval's inferred interpolated precision at recall level "
+                "0, 0.1, ..., 1 (iprec@rec0.10), over the estimated relevant documents; " +
+                QRELS, "normalised", inf_iprec,
+                (REL, EPS, PRIOR, Param("recall", "float", 0.0, "recall level, a multiple of "
+                                        "0.1 in [0, 1] as sample_eval's",
+                                        lambda v: None if 0 <= v <= 1 and
+                                        abs(v * 10 - round(v * 10)) < 1e-9 else
+                                        "must be one of 0, 0.1, ..., 1")),
+                "none", "sampled", source=YKA + " NIST sample_eval.pl (2011)."))
 register(Family("infNumRelRet", "estimated relevant documents retrieved (sample_eval's "
                 "inum_rel_ret)", "other", inf_num_rel_ret, (REL, EPS, PRIOR), "none",
                 "sampled", summary="sum", source=YKA))
