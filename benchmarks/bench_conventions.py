@@ -68,6 +68,9 @@ NAMES = {
             "NERR-EQ10@phi=0.9", "NERR-EQ11@T=1.0", "TBG-H@224", "U-L@50",
             "BPM-Static-T=1-K=10", "P@10", "RBP@0.9", "RR", "AP", "NDCGCWLMetric(10)",
             "INSTCWLMetric(2.0)"],
+    # NIST sample_eval.pl (10 Oct 2011): every name it prints
+    "sample_eval": ["infAP", "infNDCG", "iP10", "iP50", "iP1000", "inum_rel_ret", "inum_rel",
+                    "num_ret"] + [f"iprec@rec{x / 10:4.2f}" for x in range(11)],
 }
 
 

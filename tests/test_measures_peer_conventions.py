@@ -241,7 +241,7 @@ def test_other_spellings_and_errors():
     sk = convention("sklearn")
     assert sk.parse("dcg_score(k=10, log_base=10)")[0]["base"] == 10
     assert isinstance(ConventionError("x"), MeasureError)
-    assert len(PEERS) == 9
+    assert len(PEERS) == 10  # sample_eval added (issue 26)
 
 
 def test_compat_gap_with_ir_measures_is_negative_scores(shared_data, tmp_path):

@@ -395,7 +395,7 @@ def study_group() -> None:
 @click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
 @click.option("--convention", metavar="PEER",
               type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
-                                 "sklearn", "spark", "elasticsearch", "cwl"]),
+                                 "sklearn", "spark", "elasticsearch", "cwl", "sample_eval"]),
               help="Read every -m name as PEER spells it, with PEER's parameters and defaults.")
 @click.option("-g", "ntcir_gains", metavar="G1:G2:...",
               help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ...")

@@ -10,6 +10,8 @@ Formats
 -------
 * runs (:func:`read_run`): ``qid Q0 docno rank score [tag] [extra ...]``;
 * qrels (:func:`read_qrels`): ``qid iter docno rel``;
+* sampled qrels with strata (:func:`read_sampled_qrels`, NIST sample_eval's):
+  ``qid iter docno stratum rel``;
 * preference judgments (:func:`read_prefs`): ``qid ujg ujsubg docno rel_level``;
 * jg qrels (:func:`read_qrels_jg`): ``qid jg docno rel``;
 * z-scores (:func:`read_zscores`): ``qid measure mean stddev``.
@@ -24,6 +26,7 @@ from .jg import read_qrels_jg
 from .prefs import TopicPrefs, read_prefs
 from .qrels import Qrels, read_qrels
 from .runs import Run, read_run, run_paths
+from .sampled import SampledQrels, read_sampled_qrels
 from .source import InputError, LineCounts, natural_key, open_bytes, show
 from .zscores import read_zscores
 
@@ -36,6 +39,7 @@ __all__ = [
     "LineCounts",
     "Qrels",
     "Run",
+    "SampledQrels",
     "TopicPrefs",
     "natural_key",
     "open_bytes",
@@ -43,6 +47,7 @@ __all__ = [
     "read_qrels",
     "read_qrels_jg",
     "read_run",
+    "read_sampled_qrels",
     "read_zscores",
     "run_paths",
 ]

@@ -37,7 +37,9 @@ def as_run(x, name: str | None = None) -> Run:
 def as_qrels(x, subtopics: bool = False) -> Qrels:
     """A :class:`~tiebreak.io.Qrels` from a Qrels, a path, ``"irds:DATASET_ID"``, a DataFrame
     or a dict. ``subtopics``: read a path's second column as the subtopic
-    (:func:`~tiebreak.io.read_qrels`); other sources are returned without subtopics.
+    (:func:`~tiebreak.io.read_qrels`); other sources are returned without subtopics. A path
+    whose first judgment line has five fields is read as sampled judgments with strata
+    (:func:`tiebreak.io.sampled.read_sampled_qrels`, sample_eval's qrels).
 
     Raises
     ------
@@ -55,6 +57,10 @@ def as_qrels(x, subtopics: bool = False) -> Qrels:
     if is_table_path(x) and not subtopics:
         return read_qrels_table(x)
     if isinstance(x, (str, os.PathLike)):
+        from .sampled import is_sampled_qrels, read_sampled_qrels
+
+        if not subtopics and is_sampled_qrels(x):  # sample_eval's qid iter docno stratum rel
+            return read_sampled_qrels(x)
         return read_qrels(x, subtopics=subtopics)
     raise InputError(f"cannot read qrels from {type(x).__name__}: give a path, irds:ID, a "
                      "DataFrame (query_id/doc_id/relevance or qid/docno/label) or "

@@ -51,6 +51,15 @@ Peers (version the tables were checked against):
     grades scaled to [0, 1] by the qrels' top grade, as ir_measures' cwl_eval provider hands
     them to cwl_eval: equal to cwl_eval itself on binary qrels (cwl_eval refuses gains above
     its ``--max_gain``, 1 by default, and reads them unscaled).
+``sample_eval``
+    NIST's sample_eval.pl (version of 10 Oct 2011) printed names over sampled qrels with
+    strata: ``infAP`` (its xinfAP, smoothed with eps = 0.00001 and 3 eps: ``xinfAP(eps=0.00001,
+    prior=1/3)``), ``infNDCG``, ``iP10``, ``iP50``, ``iP1000`` (any ``iP<k>``),
+    ``inum_rel_ret``, ``inum_rel``, ``num_ret``, ``iprec@rec0.00`` ... ``iprec@rec1.00``
+    (``infIPrec(recall=)``); its ``infNDCG`` is ``infNDCG(ideal_depth=
+    1000)`` (the ideal DCG stops at rank 1000). It evaluates the top 1000 documents
+    (``Evaluator(max_docs=1000)``), breaks ties as trec_eval and averages over the topics of
+    the run (``--average run-topics``).
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ from .registry import Measure, family, make
 __all__ = ["PEERS", "Convention", "ConventionError", "convention", "parse_with"]
 
 PEERS = ("trec_eval", "ir_measures", "ranx", "ntcireval", "trectools", "sklearn", "spark",
-         "elasticsearch", "cwl")
+         "elasticsearch", "cwl", "sample_eval")
 
 
 class ConventionError(MeasureError):
@@ -510,10 +519,45 @@ def _cwl(text: str, opts: dict) -> list[Measure]:
 
 
 # ---------------------------------------------------------------------------------------------
+# sample_eval (NIST)
+# ---------------------------------------------------------------------------------------------
+
+_SE_SMOOTH = {"eps": 0.00001, "prior": 1 / 3}
+
+
+def _sample_eval(text: str, opts: dict) -> list[Measure]:
+    s = text.strip()
+    if s == "infAP":
+        return [_m("xinfAP", s, **_SE_SMOOTH)]
+    if s == "infNDCG":
+        return [_m("infNDCG", s, ideal_depth=1000)]
+    mt = re.fullmatch(r"iP(\d+)", s)
+    if mt and int(mt.group(1)) > 0:
+        return [_m("infP", s, int(mt.group(1)), **_SE_SMOOTH)]
+    if s == "inum_rel_ret":
+        return [_m("infNumRelRet", s, **_SE_SMOOTH)]
+    if s == "inum_rel":
+        return [_m("infNumRel", s)]
+    if s == "num_ret":
+        return [_m("NumRet", s)]
+    mt = re.fullmatch(r"iprec@rec(\d(?:\.\d+)?)", s)
+    if mt:
+        x = float(mt.group(1))
+        if not (0 <= x <= 1 and abs(x * 10 - round(x * 10)) < 1e-9):
+            raise _err("sample_eval", text, "sample_eval prints interpolated precision at the "
+                       "recall levels 0.00, 0.10, ..., 1.00 only")
+        return [_m("infIPrec", s, recall=round(x, 1), **_SE_SMOOTH)]
+    raise ConventionError(f"{text!r} is not a sample_eval measure (sample_eval prints: infAP, "
+                          "infNDCG, iprec@rec0.00 ... iprec@rec1.00, iP10, iP50, iP1000, "
+                          "inum_rel_ret, inum_rel, num_ret)")
+
+
+# ---------------------------------------------------------------------------------------------
 
 _PARSERS = {"trec_eval": _trec_eval, "ir_measures": _ir_measures, "ranx": _ranx,
             "ntcireval": _ntcireval, "trectools": _trectools, "sklearn": _sklearn,
-            "spark": _spark, "elasticsearch": _elasticsearch, "cwl": _cwl}
+            "spark": _spark, "elasticsearch": _elasticsearch, "cwl": _cwl,
+            "sample_eval": _sample_eval}
 _OPTIONS = {"ntcireval": ("g", "beta", "gamma", "logb", "rbp", "s")}
 
 

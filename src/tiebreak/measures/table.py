@@ -25,6 +25,9 @@ PROVIDER_REGIME = {
                 "untied runs",
     "RBP": "trec_eval order: ir_measures (cwl_eval, trectools providers); expected: trectools "
            "get_rbp(average_ties=True)",
+    "xinfAP": "sample_eval (NIST, 2011) infAP: trec_eval, as xinfAP(eps=0.00001,"
+              "prior=0.3333333333333333)",
+    "infNDCG": "sample_eval (NIST, 2011) infNDCG: trec_eval",
     "Compat": "ir_measures: its docno-ascending tie order lies between lower and upper "
               "(equal on untied runs with positive scores)",
 }

@@ -4,4 +4,4 @@ imports :mod:`.core` first, so the core families keep their place in the measure
 
 from __future__ import annotations
 
-from . import adhoc, core  # noqa: F401
+from . import adhoc, core, precall, sampled  # noqa: F401
