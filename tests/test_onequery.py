@@ -189,3 +189,16 @@ def test_one_query_search_process_imports_no_numba(cacm, tmp_path):
     lines = p.stdout.splitlines()
     assert len(lines) == len(d) > 100
     assert lines[0] == f"7 Q0 {idx.docnos[d[0]]} 1 {float(s[0])!r} bm25"
+
+
+def test_a_long_running_process_goes_over_to_the_compiled_path(cacm, monkeypatch):
+    idx = open_index(cacm[0])
+    monkeypatch.setattr(onequery, "BUDGET", 5)
+    tops = [("1", "sorting algorithms")]
+    analyze = idx.analyzer.analyze
+    seen = []
+    for _ in range(7):
+        seen.append(onequery.worth_it(idx, "bm25", {}, tops, analyze))
+        search(idx, tops, "bm25", 10)
+    assert seen == [True] * 5 + [False] * 2
+    assert "flat" in idx._cache          # the compiled path decoded the index
