@@ -202,3 +202,15 @@ def test_a_long_running_process_goes_over_to_the_compiled_path(cacm, monkeypatch
         search(idx, tops, "bm25", 10)
     assert seen == [True] * 5 + [False] * 2
     assert "flat" in idx._cache          # the compiled path decoded the index
+
+
+def test_term_ids_by_binary_search_equal_the_vocabulary_dict(cacm):
+    idx, ref = open_index(cacm[0]), open_index(cacm[0])
+    ref._vocab()
+    words = idx.terms.tolist()[::7] + ["", "zzzz", "a" * 40, idx.terms[0] + "x",
+                                       idx.terms[-1] + "z", "\u00e9t\u00e9"]
+    for w in words[:200]:
+        assert idx.term_id(w) == ref.term_id(w)
+    assert "vocab" not in idx._cache            # 200 lookups: no dict built
+    assert [idx.term_id(w) for w in words] == [ref.term_id(w) for w in words]
+    assert "vocab" in idx._cache
