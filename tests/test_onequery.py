@@ -214,3 +214,26 @@ def test_term_ids_by_binary_search_equal_the_vocabulary_dict(cacm):
     assert "vocab" not in idx._cache            # 200 lookups: no dict built
     assert [idx.term_id(w) for w in words] == [ref.term_id(w) for w in words]
     assert "vocab" in idx._cache
+
+
+@pytest.mark.parametrize("model,params", MODELS)
+def test_a_shard_with_the_collection_statistics(tmp_path, model, params):
+    """A shard scores with the whole collection's statistics and holds vocabulary terms
+    without postings: the same documents and scores as the compiled models there too."""
+    import json
+
+    from tiebreak.index.shards import build_sharded_index
+
+    rng = np.random.default_rng(11)
+    words = [f"w{i}" for i in range(30)]
+    docs = [{"docno": f"d{i:03d}", "text": " ".join(rng.choice(words[:10] if i < 40 else words, 5))}
+            for i in range(120)]
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    sidx = build_sharded_index(src, tmp_path / "sh", 3, progress=False)
+    for sh in sidx.shards:
+        for q in (["w1", "w25"], ["w29"], ["w3", "w3", "w28", "nope"], ["w20", "w20"]):
+            got = onequery.score(sh, q, 20, model, **params)
+            want = _compiled(sh, q, 20, model, params)
+            assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert sidx.shards[0].df[sidx.shards[0].term_id("w29")] == 0

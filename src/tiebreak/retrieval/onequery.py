@@ -129,6 +129,8 @@ def score(index, query_terms, k: int, model: str, **params) -> tuple[np.ndarray,
     seen = np.zeros(index.num_docs, np.bool_)
     for qi, t in enumerate(tids.tolist()):
         d, tf = _postings(index, t)
+        if d.size == 0:     # a shard's vocabulary can hold terms without postings here
+            continue
         if model == "bm25":
             imp = bm25_tf_part(tf, knorm[d], k1)
         else:
