@@ -130,8 +130,10 @@ def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
 def bm25_tf_part(tf: np.ndarray, knorm: np.ndarray, k1: float) -> np.ndarray:
     """BM25's term-frequency factor ``(k1 + 1) tf / (K_D + tf)`` of postings with frequencies
     ``tf`` (int, (n,)) in documents whose ``K_D`` is ``knorm`` (float64 (n,), from
-    :func:`_knorm`); float64 (n,). The one definition every BM25 path computes its impacts
-    with (the compiled models, the traversal and :mod:`tiebreak.retrieval.onequery`)."""
+    :func:`_knorm`); float64 (n,). The one definition of the bm25 model's per-posting impacts,
+    shared by :func:`tiebreak.retrieval.models.bm25`, the traversal layer
+    (:func:`bm25_impacts`) and :mod:`tiebreak.retrieval.onequery`; the positional and
+    dependency models' compiled kernels compute their BM25 parts themselves."""
     tf = np.asarray(tf, np.float64)
     return (tf * (k1 + 1.0)) / (tf + knorm)
 
