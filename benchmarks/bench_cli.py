@@ -28,6 +28,7 @@ mean anything.
 Usage::
 
     python benchmarks/bench_cli.py [--data DIR] [--rounds N] [--no-search] [--no-peers]
+                                   [--only search] [--index DIR] [--before OLD/src]
 """
 
 from __future__ import annotations
@@ -168,6 +169,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peers", action="store_true",
                     help="only pytrec_eval, zcat and the binary as references")
     ap.add_argument("--search-docs", type=int, default=300_000)
+    ap.add_argument("--only", choices=["search"], default=None,
+                    help="only this benchmark (with the interpreter floors: python -c pass, "
+                         "python -c 'import numpy')")
+    ap.add_argument("--index", type=Path, default=None, metavar="DIR",
+                    help="search this index (built by this script's recipe) instead of building "
+                         "one in the temporary directory")
     ap.add_argument("--before", type=Path, default=None, metavar="SRC",
                     help="also run every tiebreak command with PYTHONPATH=SRC (an older "
                          "checkout's src directory), labelled '(before)', in the same rounds")
@@ -194,7 +201,7 @@ def main(argv=None) -> int:
             plain.append(out)
         one = next(p for p in plain if p.read_bytes().count(b"\n") == 30000)
         one_gz = r1 / "runs" / (one.name + ".gz")
-        binary = build_binary(a.data, tmp)
+        binary = build_binary(a.data, tmp) if a.only is None else None
 
         cmds: dict[str, list] = {
             "tiebreak eval, 143 runs": [tb + ["eval", "-j", "1", "--quiet", *ms, str(qrels),
@@ -216,7 +223,9 @@ def main(argv=None) -> int:
                 [str(binary), "-q", "-m", "all_trec", str(qrels), str(p)] for p in plain]
             cmds["trec_eval binary -q -m all_trec, 1 run"] = [
                 [str(binary), "-q", "-m", "all_trec", str(qrels), str(one)]]
-        if not a.no_peers:
+        if a.only == "search":
+            cmds = {n: c for n, c in cmds.items() if n.startswith("python -c")}
+        if not a.no_peers and a.only is None:
             if have("ir_measures"):
                 cmds["ir_measures, 143 runs"] = [[py, "-c", IR_MEASURES, str(qrels),
                                                   *map(str, runs)]]
@@ -224,12 +233,14 @@ def main(argv=None) -> int:
                 cmds["ranx, 143 runs (plain files)"] = [[py, "-c", RANX, str(qrels),
                                                          *map(str, plain)]]
         if not a.no_search:
-            idx = tmp / "zipf-index"
-            t0 = time.perf_counter()
-            subprocess.run([py, "-c", ZIPF_INDEX, str(idx), str(a.search_docs)], check=True,
-                           env=_env())
-            print(f"(search index: {a.search_docs:,} documents built in "
-                  f"{time.perf_counter() - t0:.0f} s)")
+            idx = a.index
+            if idx is None:
+                idx = tmp / "zipf-index"
+                t0 = time.perf_counter()
+                subprocess.run([py, "-c", ZIPF_INDEX, str(idx), str(a.search_docs)],
+                               check=True, env=_env())
+                print(f"(search index: {a.search_docs:,} documents built in "
+                      f"{time.perf_counter() - t0:.0f} s)")
             topics = tmp / "one-query.tsv"
             topics.write_text("1\tt100 t2000 t31\n")
             cmds["tiebreak search, 1 query, 300k docs"] = [

@@ -11,8 +11,8 @@ Each child process runs the command's own steps (the calls its click command mak
 ``time.perf_counter()`` between steps and prints the stages; the median of ``--repeat`` fresh
 processes is shown per stage, next to the process's wall time, its CPU time and the machine's
 load average. ``python -X importtime`` gives the import tree of each stage; numba's share of a
-stage is shown by the stages ``numba import`` and ``first kernel`` (registries and cached
-kernel loading).
+stage shows in ``python -X importtime``; the search of a few topics (bm25, ql) loads no numba
+at all (``tiebreak.retrieval.onequery``), and the child reports whether numba was loaded.
 """
 
 from __future__ import annotations
@@ -73,13 +73,11 @@ import click; from tiebreak import cli; mark("import click + tiebreak.cli")
 from tiebreak.retrieval import cli as rcli
 from tiebreak.index.readers import read_topics
 from tiebreak.index.shards import open_searchable; mark("import retrieval cli, index")
-import numba; mark("numba import")
 from tiebreak.retrieval.search import check_params, search, write_run
-check_params("bm25", {}); mark("import search, models")
+check_params("bm25", {}); mark("import search, registry")
 idx = open_searchable(sys.argv[1]); tops = read_topics(sys.argv[2]); mark("open index, topics")
-len(idx.post_docid); mark("first kernel + decode postings")
-res = search(idx, tops, "bm25", 1000); mark("search (impacts, query)")
-out = io.StringIO(); write_run(out, idx, res, "bm25"); mark("write run")
+res = search(idx, tops, "bm25", 1000); mark("search (decode terms, weights, top k)")
+out = io.StringIO(); write_run(out, idx, res, rcli.default_tag("bm25", {})); mark("write run")
 print(json.dumps({"stages": [(T[i][0], T[i][1] - T[i - 1][1]) for i in range(1, len(T))],
                   "numba": "numba" in sys.modules}))
 """

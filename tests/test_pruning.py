@@ -318,10 +318,11 @@ def test_search_of_a_few_topics_runs_per_topic_with_the_batched_results(indexes)
 
     idx = open_index(indexes[2].path)
     tops = [("1", "t150 t170 t199"), ("2", "t120 nope")]
-    assert S._few_bm25(idx, "bm25", {}, tops)
-    assert not S._few_bm25(idx, "bm25", {"algorithm": "maxscore"}, tops)
-    assert not S._few_bm25(idx, "ql", {}, tops)
-    assert not S._few_bm25(idx, "bm25", {}, [("1", " ".join(f"t{i}" for i in range(40)))])
+    from tiebreak.retrieval.onequery import worth_it as few
+    an = idx.analyzer.analyze
+    assert few(idx, "bm25", {}, tops, an)
+    assert not few(idx, "bm25", {"algorithm": "maxscore"}, tops, an)
+    assert not few(idx, "bm25", {}, [("1", " ".join(f"t{i}" for i in range(40)))], an)
     few = S.search(idx, tops, "bm25", 50, idf="lucene")
     assert not [c for c in idx._cache if isinstance(c, tuple) and c[0] == "full-bm25"]
     fresh = open_index(idx.path)

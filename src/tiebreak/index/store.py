@@ -104,6 +104,9 @@ ARRAYS_BY_VERSION = {
 ARRAYS = ARRAYS_BY_VERSION[FORMAT_VERSION]
 #: arrays a version-2 index decodes from its blocks at first access
 DECODED = ("post_docid", "post_tf", "pos_ptr", "pos")
+#: lookups of :meth:`Index.term_id` answered by binary search before the vocabulary's dict is
+#: built
+_FEW_LOOKUPS = 256
 _COUNTS = ("num_docs", "vocab_size", "num_postings", "collection_length")
 
 
@@ -116,7 +119,57 @@ def crc32(a: np.ndarray) -> int:
     return zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
-# ---------------------------------------------------------------- invariant kernels (numba)
+# ---------------------------------------------------------------- invariant checks
+# The checks an index's small arrays (pointers, offsets, lengths, docno ranks) pass at their
+# first access are numpy, so opening an index and searching a few terms needs no numba; the
+# one-pass checks over all postings and positions are numba kernels (:func:`_kernels`).
+_STEP = 1 << 20
+
+
+def check_ptr(ptr: np.ndarray, end: int) -> int:
+    """First index at which the pointer array ``ptr`` is not a valid CSR pointer (it must start
+    at 0, never decrease and end at ``end``), or -1. Reads ``ptr`` in chunks of 1M entries."""
+    ptr = np.asarray(ptr)
+    n = ptr.size
+    if n == 0 or ptr[0] != 0:
+        return 0
+    for a in range(0, n - 1, _STEP):
+        c = ptr[a:min(a + _STEP + 1, n)]
+        bad = np.flatnonzero(c[1:] < c[:-1])
+        if bad.size:
+            return a + int(bad[0]) + 1
+    return -1 if ptr[n - 1] == end else n - 1
+
+
+def min_sum(a: np.ndarray) -> tuple[int, int]:
+    """(minimum, sum) of an integer array as int64 ((0, 0) when empty)."""
+    a = np.asarray(a)
+    if a.size == 0:
+        return 0, 0
+    return int(a.min()), int(a.sum(dtype=np.int64))
+
+
+def check_perm(a: np.ndarray) -> int:
+    """-1 when ``a`` is a permutation of 0..n-1, else the first index whose value is out of
+    range or repeats an earlier one."""
+    a = np.asarray(a)
+    n = a.size
+    if n == 0:
+        return -1
+    out = (a < 0) | (a >= n)
+    if out.any():
+        first_out = int(np.flatnonzero(out)[0])
+        a, n_ok = a[:first_out], first_out
+    else:
+        first_out, n_ok = -1, n
+    if n_ok and np.bincount(a, minlength=n).max() > 1:
+        order = np.argsort(a, kind="stable")
+        s = a[order]
+        dup = order[1:][s[1:] == s[:-1]]
+        return int(dup.min())
+    return first_out
+
+
 _KERNELS = None
 _KERNELS_LOCK = threading.Lock()
 
@@ -128,19 +181,6 @@ def _kernels():
         if _KERNELS is not None:
             return _KERNELS
         from .._numba import njit
-
-        @njit(cache=True, nogil=True)
-        def check_ptr(ptr, end):
-            # starts at 0, never decreases, ends at `end`
-            n = ptr.size
-            if n == 0 or ptr[0] != 0:
-                return 0
-            for i in range(1, n):
-                if ptr[i] < ptr[i - 1]:
-                    return i
-            if ptr[n - 1] != end:
-                return n - 1
-            return -1
 
         @njit(cache=True, nogil=True)
         def check_docids(post_ptr, post_docid, n_docs):
@@ -186,31 +226,7 @@ def _kernels():
                     dl[post_docid[j]] += post_tf[j]
             return cf, dl
 
-        @njit(cache=True, nogil=True)
-        def min_sum(a):
-            lo = np.int64(a[0]) if a.size else np.int64(0)
-            tot = np.int64(0)
-            for i in range(a.size):
-                v = np.int64(a[i])
-                tot += v
-                if v < lo:
-                    lo = v
-            return lo, tot
-
-        @njit(cache=True, nogil=True)
-        def check_perm(a):
-            # a permutation of 0..n-1
-            n = a.size
-            seen = np.zeros(n, np.bool_)
-            for i in range(n):
-                v = a[i]
-                if v < 0 or v >= n or seen[v]:
-                    return i
-                seen[v] = True
-            return -1
-
-        _KERNELS = {"ptr": check_ptr, "recount": recount, "min_sum": min_sum, "perm": check_perm,
-                    "docids": check_docids, "tf": check_tf,
+        _KERNELS = {"recount": recount, "docids": check_docids, "tf": check_tf,
                     "positions": check_positions}
         return _KERNELS
 
@@ -221,12 +237,12 @@ def _first_bad(mask: np.ndarray) -> int:
 
 
 def _inv_docno_rank(ix: Index, a: np.ndarray) -> str | None:
-    bad = _kernels()["perm"](np.asarray(a))
+    bad = check_perm(a)
     return None if bad < 0 else f"docno_rank[{bad}]: not a permutation of 0..num_docs-1"
 
 
 def _inv_doclen(ix: Index, a: np.ndarray) -> str | None:
-    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    lo, tot = min_sum(a)
     if lo < 0:
         return f"negative document length at docid {_first_bad(np.asarray(a) < 0)}"
     if tot != ix.collection_length:
@@ -249,7 +265,7 @@ def _inv_cf(ix: Index, a: np.ndarray) -> str | None:
 
 
 def _inv_post_ptr(ix: Index, a: np.ndarray) -> str | None:
-    bad = _kernels()["ptr"](np.asarray(a), ix.num_postings)
+    bad = check_ptr(a, ix.num_postings)
     return None if bad < 0 else (f"post_ptr[{bad}] out of order or out of [0, num_postings]")
 
 
@@ -260,7 +276,7 @@ def _inv_post_docid(ix: Index, a: np.ndarray) -> str | None:
 
 
 def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
-    lo, tot = _kernels()["min_sum"](np.asarray(a))
+    lo, tot = min_sum(a)
     if a.size and lo < 1:     # (min_sum gives 0 for an index without postings)
         return f"post_tf[{_first_bad(np.asarray(a) < 1)}] < 1"
     if tot != ix.collection_length:
@@ -269,11 +285,10 @@ def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
 
 
 def _inv_pos_ptr(ix: Index, a: np.ndarray) -> str | None:
-    k = _kernels()
-    bad = k["ptr"](np.asarray(a), ix.collection_length)
+    bad = check_ptr(a, ix.collection_length)
     if bad >= 0:
         return f"pos_ptr[{bad}] out of order or out of [0, collection_length]"
-    bad = k["tf"](np.asarray(a), np.asarray(ix.post_tf))
+    bad = _kernels()["tf"](np.asarray(a), np.asarray(ix.post_tf))
     return None if bad < 0 else f"pos_ptr does not match post_tf at posting {bad}"
 
 
@@ -286,16 +301,17 @@ def _inv_pos(ix: Index, a: np.ndarray) -> str | None:
 
 def _inv_offsets(data_name: str):
     def check(ix: Index, a: np.ndarray) -> str | None:
-        bad = _kernels()["ptr"](np.asarray(a), ix._raw[data_name].size)
+        bad = check_ptr(a, ix._raw[data_name].size)
         return None if bad < 0 else (f"offset [{bad}] out of order or out of "
                                      f"[0, size of {data_name}]")
     return check
 
 
 def _inv_blk_last(ix: Index, a: np.ndarray) -> str | None:
-    from .codec import num_blocks
+    from .unpack import term_blocks
 
-    if a.size != num_blocks(np.asarray(ix.post_ptr), ix.block_size):
+    tb = ix._cache["term_blocks"] = term_blocks(ix.post_ptr, ix.block_size)
+    if a.size != tb[-1]:
         return "number of blocks does not match post_ptr"
     bad = _first_bad((a < 0) | (a >= ix.num_docs))
     return None if bad < 0 else f"blk_last[{bad}] outside [0, num_docs)"
@@ -454,8 +470,21 @@ class Index:
         return v
 
     def term_id(self, term: str) -> int:
-        """Id of an (already analysed) term, -1 if it is not in the vocabulary."""
-        return self._vocab().get(term, -1)
+        """Id of an (already analysed) term, -1 if it is not in the vocabulary.
+
+        The first :data:`_FEW_LOOKUPS` lookups of an index are binary searches in the sorted
+        ``terms`` array (a query of a few terms does not build the whole vocabulary's dict,
+        80 ms for 200,000 terms); later ones use the dict."""
+        v = self._cache.get("vocab")
+        if v is not None:
+            return v.get(term, -1)
+        n = self._cache.get("lookups", 0)
+        if n >= _FEW_LOOKUPS:
+            return self._vocab().get(term, -1)
+        self._cache["lookups"] = n + 1
+        terms = self.terms
+        i = int(np.searchsorted(terms, term))
+        return i if i < terms.size and terms[i] == term else -1
 
     def term_ids(self, terms) -> np.ndarray:
         """Ids of a sequence of (already analysed) terms, int64 (len(terms),), -1 for a term
@@ -469,28 +498,38 @@ class Index:
     # -- postings
     def postings(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
         """(docids int32 ascending, tf int32) of term ``tid``. On a version-2 index whose
-        postings are not decoded yet, only the term's blocks are decoded (a copy)."""
+        postings are not decoded yet, only the term's blocks are decoded (a copy, in numpy:
+        :func:`tiebreak.index.unpack.decode_term`; numba is not imported).
+
+        Raises
+        ------
+        IndexError
+            ``tid`` outside ``[0, vocab_size)`` (version 2, not decoded).
+        IndexFormatError
+            A corrupt block of the term.
+        """
         a, b = self.post_ptr[tid], self.post_ptr[tid + 1]
         if self.format_version == 1 or "post_docid" in self.__dict__:
             return self.post_docid[a:b], self.post_tf[a:b]
-        from . import codec
+        from . import unpack
 
         tid = int(tid)
         if not 0 <= tid < self.vocab_size:
             raise IndexError(f"term id {tid} outside [0, {self.vocab_size})")
         tb = self._cache.get("term_blocks")
         if tb is None:
-            tb = self._cache["term_blocks"] = codec.term_blocks(np.asarray(self.post_ptr),
-                                                                self.block_size)
-        docid = np.empty(b - a, np.int32)
-        tf = np.empty(b - a, np.int32)
+            tb = self._cache["term_blocks"] = unpack.term_blocks(np.asarray(self.post_ptr),
+                                                                 self.block_size)
         blk_last, off, data = self.blk_last, self.post_off, self.post_bytes
-        bad, code = codec.decode_terms(np.asarray(self.post_ptr), np.asarray(blk_last),
-                                       np.asarray(off), np.asarray(data), self.block_size,
-                                       self.num_docs, tid, tid + 1, int(tb[tid]), docid, tf, 0)
+        docid, tf, bad, code = unpack.decode_term(np.asarray(self.post_ptr), np.asarray(blk_last),
+                                                  np.asarray(off), np.asarray(data),
+                                                  self.block_size, self.num_docs, tid,
+                                                  int(tb[tid]))
         if bad >= 0:
+            from .codec import ERRORS
+
             raise IndexFormatError(f"{self.data_dir}/post_bytes.npy: corrupt index: block "
-                                   f"{bad}: {codec.ERRORS[code]}; rebuild the index")
+                                   f"{bad}: {ERRORS[code]}; rebuild the index")
         return docid, tf
 
     def positions(self, tid: int) -> tuple[np.ndarray, np.ndarray]:

@@ -45,16 +45,13 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
     """The run tag of a search without ``--tag``: the model (``base``) and every parameter
     whose value differs from the model's default, ``bm25_k1=1.2_b=0.75``; so two settings of one
     model get two tags. Values print with ``repr`` for floats (``0.75``) and ``str`` otherwise,
-    whitespace removed."""
-    import inspect
-
-    from .search import get_model
+    whitespace removed. The defaults are the registry's (:meth:`tiebreak.retrieval.registry.
+    Model.defaults`, the model functions' own defaults), so no model module is imported."""
+    from .registry import get
 
     try:
-        sig = inspect.signature(get_model(model))
-        defaults = {n: p.default for n, p in sig.parameters.items()
-                    if p.default is not inspect.Parameter.empty}
-    except (ValueError, TypeError, KeyError):
+        defaults = get(model).defaults()
+    except ValueError:
         defaults = {}
     parts = [base or model]
     for name, v in params.items():

@@ -84,7 +84,10 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     its place with empty arrays and a ``note`` saying why. ``bm25`` and ``ql`` on an
     :class:`~tiebreak.index.Index` score the whole topic set in compiled batches
     (:func:`tiebreak.retrieval.traversal.retrieve_many`), with the results of one model call per
-    topic; other models are called topic by topic.
+    topic; a handful of such topics on a small part of the index (a script searching one query
+    at a time) are scored in numpy without importing numba
+    (:func:`tiebreak.retrieval.onequery.worth_it`), with the same results bit for bit; other
+    models are called topic by topic.
 
     Raises
     ------
@@ -97,7 +100,6 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     from .registry import get
 
     spec = get(model)
-    fn = spec.function()
     analyze = index.analyzer.analyze
     topics = list(topics)
     for qid, _ in topics:
@@ -109,9 +111,21 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
 
         bar = tqdm(total=len(topics), desc=f"searching ({model})", unit=" q", file=sys.stderr,
                    mininterval=0.5)
+    from . import onequery
+
     if spec.kind == "term weights" and int(k) >= 1 and hasattr(index, "post_ptr") \
-            and not (spec.name == "vsm" and params.get("quantize") is not None) \
-            and not _few_bm25(index, spec.name, params, topics):
+            and onequery.worth_it(index, spec.name, params, topics, analyze):
+        # a handful of topics on a few terms: numpy on those terms' postings only (no numba
+        # import, no decoding of the whole index); the compiled path's documents, scores and
+        # order, bit for bit
+        for qid, text in topics:
+            terms = analyze(text)
+            d, s = onequery.score(index, terms, k, spec.name, **params)
+            out.append(Result(str(qid), d, s, empty_note(index, terms) if len(d) == 0 else ""))
+            if bar is not None:
+                bar.update(1)
+    elif spec.kind == "term weights" and int(k) >= 1 and hasattr(index, "post_ptr") \
+            and not (spec.name == "vsm" and params.get("quantize") is not None):
         # the whole topic set in compiled calls (chunks only to move the progress bar); the
         # same documents, scores and order as one call of the model per topic
         from .traversal import retrieve_many
@@ -127,6 +141,7 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
             if bar is not None:
                 bar.update(len(chunk))
     else:
+        fn = spec.function()
         for qid, text in topics:
             terms = analyze(text)
             d, s = fn(index, terms, k, **params)
@@ -136,21 +151,6 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     if bar is not None:
         bar.close()
     return out
-
-
-def _few_bm25(index, model: str, params: dict, topics) -> bool:
-    """True for a bm25 topic set whose query terms hold less than 1/8 of the index's postings
-    (a handful of queries, as a script searching one query at a time sends): one model call per
-    topic then computes the impacts of those terms only, where the batched path computes them
-    for every posting of the index first. Same results either way (the batched path is defined
-    as one model call per topic)."""
-    if model != "bm25" or set(params) - {"k1", "b", "idf", "doclen"} or len(topics) > 64:
-        return False
-    analyze = index.analyzer.analyze
-    tids = {index.term_id(t) for _, text in topics for t in analyze(text)}
-    pp = index.post_ptr
-    held = sum(int(pp[t + 1]) - int(pp[t]) for t in tids if t >= 0)
-    return 8 * held < index.num_postings
 
 
 def empty_note(index, terms) -> str:

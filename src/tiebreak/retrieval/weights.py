@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from numba import njit
 
 from .quantize import Quantizer
 
@@ -128,6 +127,17 @@ def lucene_doclen(doclen: np.ndarray) -> np.ndarray:
 
 
 
+def bm25_tf_part(tf: np.ndarray, knorm: np.ndarray, k1: float) -> np.ndarray:
+    """BM25's term-frequency factor ``(k1 + 1) tf / (K_D + tf)`` of postings with frequencies
+    ``tf`` (int, (n,)) in documents whose ``K_D`` is ``knorm`` (float64 (n,), from
+    :func:`_knorm`); float64 (n,). The one definition of the bm25 model's per-posting impacts,
+    shared by :func:`tiebreak.retrieval.models.bm25`, the traversal layer
+    (:func:`bm25_impacts`) and :mod:`tiebreak.retrieval.onequery`; the positional and
+    dependency models' compiled kernels compute their BM25 parts themselves."""
+    tf = np.asarray(tf, np.float64)
+    return (tf * (k1 + 1.0)) / (tf + knorm)
+
+
 def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
     """Per-posting BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` for (k1, b, doclen),
     float64, filled lazily term by term (a term's postings are computed the first time a query
@@ -141,8 +151,7 @@ def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
     knorm = index._cache[key]
     for t in tids[~done[tids]]:
         a, b = pp[t], pp[t + 1]
-        tf = np.asarray(pt[a:b], np.float64)
-        imp[a:b] = (tf * (k1 + 1.0)) / (tf + knorm[pd[a:b]])
+        imp[a:b] = bm25_tf_part(pt[a:b], knorm[pd[a:b]], k1)
         done[t] = True
     return imp
 
@@ -176,14 +185,12 @@ def bm25_impacts(index, k1: float = 0.9, b: float = 0.4, doclen: str = "exact") 
         knorm = index._cache[key]
         step = 1 << 22
         for a in range(0, len(pd), step):
-            tf = np.asarray(pt[a:a + step], np.float64)
-            imp[a:a + step] = (tf * (float(k1) + 1.0)) / (tf + knorm[pd[a:a + step]])
+            imp[a:a + step] = bm25_tf_part(pt[a:a + step], knorm[pd[a:a + step]], float(k1))
         done[:] = True
     return imp
 
 
-@njit(cache=True)
-def _ql_impacts(post_ptr, post_tf, cf, coll_len, mu, doclen):
+def _ql_impacts_kernel(post_ptr, post_tf, cf, coll_len, mu, doclen):
     V = post_ptr.size - 1
     imp = np.empty(post_tf.size, np.float64)
     for t in range(V):
@@ -196,6 +203,20 @@ def _ql_impacts(post_ptr, post_tf, cf, coll_len, mu, doclen):
     for d in range(doclen.size):
         prior[d] = np.log(mu / (np.float64(doclen[d]) + mu))
     return imp, prior
+
+
+_QL_KERNEL = None
+
+
+def _ql_impacts(*args):
+    """:func:`_ql_impacts_kernel` compiled by numba, on first use (so this module imports
+    without numba: :mod:`tiebreak.retrieval.onequery` scores without it)."""
+    global _QL_KERNEL
+    if _QL_KERNEL is None:
+        from .._numba import njit
+
+        _QL_KERNEL = njit(cache=True)(_ql_impacts_kernel)
+    return _QL_KERNEL(*args)
 
 
 def ql_impacts(index, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
