@@ -54,14 +54,19 @@ import io, json, sys, time
 T = [("start", time.perf_counter())]
 def mark(n): T.append((n, time.perf_counter()))
 import numpy; mark("import numpy")
-import click; from tiebreak import cli; mark("import click + tiebreak.cli")
+# the console script's path (tiebreak.__main__): no click
 from tiebreak.trec_eval import cli as tcli; mark("import tiebreak.trec_eval")
-from tiebreak.trec_eval import main
-out, err = io.StringIO(), io.StringIO()
-rc = main(["-q", "-m", "all_trec", sys.argv[1], sys.argv[2]], out, err); mark("trec_eval main")
-assert rc == 0, err.getvalue()
+from tiebreak.trec_eval.evaluate import check_formats, requested, topic_values
+from tiebreak.trec_eval.options import parse_args
+from tiebreak.trec_eval.render import render
+opts = parse_args(["-q", "-m", "all_trec", sys.argv[1], sys.argv[2]])
+reqs = requested(opts); check_formats(opts, reqs); mark("options, measures")
+qrels = tcli.read_like_trec_eval(sys.argv[1], "qrels"); mark("read qrels")
+run = tcli.read_like_trec_eval(sys.argv[2], "results"); mark("read run")
+tv = topic_values(sys.argv[1], run, opts, reqs, qrels, io.StringIO()); mark("evaluate")
+text = render(reqs, tv, opts, run.tags[0], None, qrels); mark("render")
 print(json.dumps({"stages": [(T[i][0], T[i][1] - T[i - 1][1]) for i in range(1, len(T))],
-                  "numba": "numba" in sys.modules}))
+                  "numba": "numba" in sys.modules, "click": "click" in sys.modules}))
 """
 
 SEARCH = r"""
@@ -106,7 +111,8 @@ def profile(name: str, code: str, args: list[str], repeat: int) -> None:
         rows.append(r["stages"])
         walls.append(w)
         cpus.append(c)
-    print(f"\n{name}  (numba loaded: {r['numba']}; load average "
+    print(f"\n{name}  (numba loaded: {r['numba']}; click loaded: {r.get('click', True)}; "
+          f"load average "
           f"{os.getloadavg()[0]:.2f}; median of {repeat} processes)")
     for i, (stage, _) in enumerate(rows[0]):
         print(f"  {stage:36s} {statistics.median(x[i][1] for x in rows) * 1000:7.1f} ms")

@@ -357,11 +357,12 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
-    if jobs <= 0:
+    if len(paths) < 4:
+        jobs = 1
+    elif jobs <= 0:
         from .parallel import cpus
 
         jobs = cpus()
-    jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
     if dask_address:
         kw["client"] = open_client(dask_address)

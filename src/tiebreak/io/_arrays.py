@@ -150,19 +150,6 @@ def split_columns(data: bytes, nl: int, k: int) -> list[bytes] | None:
     return data.split()
 
 
-def block_starts(items: list[bytes]) -> np.ndarray:
-    """Start positions (int64) of the blocks of consecutive equal tokens."""
-    n = len(items)
-    if n == 0:
-        return np.zeros(0, np.int64)
-    w = max(map(len, items))
-    total = sum(map(len, items))
-    if _fits(w, n, total):
-        a = np.array(items, dtype=f"S{max(w, 1)}")
-        return np.r_[0, np.flatnonzero(a[1:] != a[:-1]) + 1].astype(np.int64)
-    return np.array([0] + [i for i in range(1, n) if items[i] != items[i - 1]], np.int64)
-
-
 def text(docno) -> str:
     """A docno held as latin-1 text, shown as UTF-8."""
     return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")

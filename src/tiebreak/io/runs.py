@@ -34,12 +34,12 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from itertools import groupby
 
 import numpy as np
 
 from ._arrays import (
     _fits,
-    block_starts,
     fast_bytes,
     latin1_array,
     sorted_codes,
@@ -269,15 +269,20 @@ def _read_run_fast(data: bytes, nl: int):
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Topic ids in order of appearance, per-line topic index, and the starts of the blocks of
     consecutive lines with the same qid."""
-    starts = block_starts(q)
-    heads = [q[i] for i in starts.tolist()]
+    heads: list[bytes] = []
+    lengths: list[int] = []
+    for h, block in groupby(q):  # blocks compared in C: no Python step per line
+        heads.append(h)
+        lengths.append(len(list(block)))
     tmap: dict[bytes, int] = {}
     for h in heads:
         if h not in tmap:
             tmap[h] = len(tmap)
     seg_topic = np.array([tmap[h] for h in heads], dtype=np.int64)
-    lengths = np.diff(np.r_[starts, len(q)]).astype(np.int64)
-    topic = np.repeat(seg_topic, lengths)
+    lengths_a = np.array(lengths, dtype=np.int64)
+    starts = np.zeros(len(heads), np.int64)
+    np.cumsum(lengths_a[:-1], out=starts[1:])
+    topic = np.repeat(seg_topic, lengths_a)
     topics = [t.decode("utf-8", "surrogateescape") for t in tmap]
     return topics, topic, starts
 
@@ -298,8 +303,8 @@ def _read_strict(data: bytes, src: str, warnings: dict[str, int], nl: int):
     if f is not None:
         q, d, r, s, t = f[0::6], f[2::6], f[3::6], f[4::6], f[5::6]
         lno = range(1, nl + 1)
-        tagset = dict.fromkeys(t)
         n_tagdiff = len(t) - t.count(t[0])
+        tagset = dict.fromkeys(t) if n_tagdiff else {t[0]: None}
         comment = blank = n_extra = n_notag = 0
         del f, t
     else:
