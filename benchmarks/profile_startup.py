@@ -1,18 +1,20 @@
 """Per-stage timer of three commands as a user runs them, each in a fresh process.
 
-    python benchmarks/profile_startup.py [--data DIR] [--index DIR] [--repeat N]
+    python benchmarks/profile_startup.py [--data DIR] [--index DIR] [--repeat N] [--before SRC]
 
 * ``tiebreak eval QRELS RUN`` on one 30,000-line TREC-COVID round-1 run (gzipped);
-* ``tiebreak trec_eval -q -m all_trec QRELS RUN`` on the same run, decompressed;
+* ``tiebreak trec_eval -q -m all_trec QRELS RUN`` on the same run, decompressed, along the
+  console script's path (``tiebreak.__main__``: no click), stage by stage;
 * ``tiebreak search INDEX --topics T`` of one query (``--index``: an index directory; without
   it the search is skipped; ``benchmarks/bench_cli.py`` builds a 300k-document one).
 
 Each child process runs the command's own steps (the calls its click command makes) with a
 ``time.perf_counter()`` between steps and prints the stages; the median of ``--repeat`` fresh
 processes is shown per stage, next to the process's wall time, its CPU time and the machine's
-load average. ``python -X importtime`` gives the import tree of each stage; numba's share of a
-stage is shown by the stages ``numba import`` and ``first kernel`` (registries and cached
-kernel loading).
+load average (``--before SRC``: an older checkout's src directory beside it, interleaved
+process by process). ``python -X importtime`` gives the import tree of each stage; numba's
+share of a stage is shown by the stages ``numba import`` and ``first kernel`` (registries and
+cached kernel loading).
 """
 
 from __future__ import annotations
@@ -90,8 +92,11 @@ print(json.dumps({"stages": [(T[i][0], T[i][1] - T[i - 1][1]) for i in range(1, 
 """
 
 
-def child(code: str, args: list[str]) -> tuple[dict, float, float]:
+def child(code: str, args: list[str], pythonpath: str | None = None
+          ) -> tuple[dict, float, float]:
     env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdout=subprocess.PIPE)
@@ -103,24 +108,40 @@ def child(code: str, args: list[str]) -> tuple[dict, float, float]:
     return json.loads(out), wall, ru.ru_utime + ru.ru_stime
 
 
-def profile(name: str, code: str, args: list[str], repeat: int) -> None:
-    child(code, args)  # warm-up: bytecode, numba's cache, page cache
-    rows, walls, cpus = [], [], []
+def profile(name: str, code: str, args: list[str], repeat: int,
+            before: Path | None = None) -> None:
+    """Median stages of ``repeat`` fresh processes; with ``before`` (an older checkout's src
+    directory), also of that checkout, the two interleaved process by process."""
+    sides = [("this", None)] + ([("before", str(before))] if before is not None else [])
+    res = {k: ([], [], []) for k, _ in sides}
+    for _k, pp in sides:
+        child(code, args, pp)  # warm-up: bytecode, numba's cache, page cache
     for _ in range(repeat):
-        r, w, c = child(code, args)
-        rows.append(r["stages"])
-        walls.append(w)
-        cpus.append(c)
-    print(f"\n{name}  (numba loaded: {r['numba']}; click loaded: {r.get('click', True)}; "
-          f"load average "
-          f"{os.getloadavg()[0]:.2f}; median of {repeat} processes)")
-    for i, (stage, _) in enumerate(rows[0]):
-        print(f"  {stage:36s} {statistics.median(x[i][1] for x in rows) * 1000:7.1f} ms")
-    inner = sum(statistics.median(x[i][1] for x in rows) for i in range(len(rows[0])))
-    print(f"  {'(interpreter start, site, exit)':36s} "
-          f"{(statistics.median(walls) - inner) * 1000:7.1f} ms")
-    print(f"  {'process wall / cpu':36s} {statistics.median(walls) * 1000:7.1f} ms / "
-          f"{statistics.median(cpus) * 1000:.1f} ms")
+        for k, pp in sides:
+            r, w, c = child(code, args, pp)
+            res[k][0].append(r["stages"])
+            res[k][1].append(w)
+            res[k][2].append(c)
+            if k == "this":
+                flags = r
+    print(f"\n{name}  (numba loaded: {flags['numba']}; click loaded: "
+          f"{flags.get('click', True)}; load average {os.getloadavg()[0]:.2f}; median of "
+          f"{repeat} processes{', interleaved with --before' if before else ''})")
+    cols = [k for k, _ in sides]
+    print(f"  {'stage (ms)':36s} " + " ".join(f"{k:>8s}" for k in cols))
+    table: dict[str, dict[str, float]] = {}
+    for k in cols:
+        rows, walls, cpus = res[k]
+        for i, (stage, _) in enumerate(rows[0]):
+            table.setdefault(stage, {})[k] = statistics.median(x[i][1] for x in rows) * 1000
+        inner = sum(statistics.median(x[i][1] for x in rows) for i in range(len(rows[0])))
+        table.setdefault("(interpreter start, site, exit)", {})[k] = (
+            statistics.median(walls) - inner) * 1000
+        table.setdefault("process wall", {})[k] = statistics.median(walls) * 1000
+        table.setdefault("process cpu", {})[k] = statistics.median(cpus) * 1000
+    for stage, v in table.items():
+        print(f"  {stage:36s} " + " ".join(
+            f"{v[k]:8.1f}" if k in v else f"{'-':>8s}" for k in cols))
 
 
 def main() -> None:
@@ -129,6 +150,9 @@ def main() -> None:
     ap.add_argument("--index", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--search-only", action="store_true")
+    ap.add_argument("--before", type=Path, default=None, metavar="SRC",
+                    help="also profile an older checkout's src directory (PYTHONPATH=SRC), "
+                         "interleaved process by process, in a second column")
     a = ap.parse_args()
     r1 = a.data / "trec_covid" / "round1"
     qrels = str(r1 / "qrels-rnd1.txt")
@@ -138,14 +162,14 @@ def main() -> None:
         plain.write_bytes(gzip.decompress(run_gz.read_bytes()))
         if not a.search_only:
             profile("tiebreak eval QRELS RUN (30,000 lines, gzip)", EVAL, [qrels, str(run_gz)],
-                    a.repeat)
+                    a.repeat, a.before)
             profile("tiebreak trec_eval -q -m all_trec QRELS RUN (30,000 lines)", TREC_EVAL,
-                    [qrels, str(plain)], a.repeat)
+                    [qrels, str(plain)], a.repeat, a.before)
         if a.index:
             topics = Path(t) / "q.tsv"
             topics.write_text("1\tt100 t2000 t31\n")
             profile(f"tiebreak search {a.index.name} (one query, k = 1000)", SEARCH,
-                    [str(a.index), str(topics)], a.repeat)
+                    [str(a.index), str(topics)], a.repeat, a.before)
 
 
 if __name__ == "__main__":
