@@ -16,26 +16,17 @@ import sys
 
 
 def main() -> None:
-    """Run the command named in ``sys.argv``; ends the process.
+    """Run the command named in ``sys.argv``; ends the process. Its modules are imported with
+    the garbage collector paused (:class:`tiebreak._process.imports`)."""
+    from ._process import imports
 
-    The cyclic garbage collector is paused while the command's modules are imported (they
-    allocate only long-lived objects: modules, functions, classes, tables; each collection
-    would walk them all again) and those objects are then frozen out of later collections:
-    about 3 ms of a one-run ``trec_eval``."""
-    import gc
-
-    gc.disable()
     if (sys.argv[1:2] == ["trec_eval"] and os.name != "nt"
             and "_TIEBREAK_COMPLETE" not in os.environ):
-        from .trec_eval.cli import run_process
-
-        gc.freeze()
-        gc.enable()
+        with imports(freeze=True):
+            from .trec_eval.cli import run_process
         run_process(sys.argv[2:])
-    from .cli import main as cli
-
-    gc.freeze()
-    gc.enable()
+    with imports(freeze=True):
+        from .cli import main as cli
     cli()
 
 
