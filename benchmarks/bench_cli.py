@@ -25,10 +25,16 @@ mean anything.
   collection, built once in the temporary directory, about 20 s; ``--no-search`` skips it).
   Target <= 0.3 s.
 
+The tiebreak commands run through a ``tiebreak`` console script written the way pip writes it
+from the entry point in the checkout's ``pyproject.toml`` (so a changed entry point is measured
+before the package is reinstalled); ``--before SRC`` uses the entry point of the
+``pyproject.toml`` beside SRC for the "(before)" commands. ``--one-run`` keeps only the one-run
+commands and the interpreter's floor.
+
 Usage::
 
     python benchmarks/bench_cli.py [--data DIR] [--rounds N] [--no-search] [--no-peers]
-                                   [--only search] [--index DIR] [--before OLD/src]
+                                   [--only search] [--index DIR] [--before SRC] [--one-run]
 """
 
 from __future__ import annotations
@@ -155,6 +161,29 @@ def build_binary(data: Path, tmp: Path) -> Path | None:
     return tmp / "te" / "trec_eval" if r.returncode == 0 else None
 
 
+def console_script(src: Path, tmp: Path, label: str) -> list[str]:
+    """The ``tiebreak`` console script as pip writes it from the entry point in the
+    ``pyproject.toml`` beside ``src`` (the checkout's own entry, even when the installed
+    package's script was written from an older one), in a directory of ``tmp``; the installed
+    script (or ``python -m tiebreak``) when there is no such file."""
+    import tomllib
+
+    pp = src.resolve().parent / "pyproject.toml"
+    if not pp.exists():
+        script = Path(sys.executable).parent / "tiebreak"
+        return [str(script)] if script.exists() else [sys.executable, "-m", "tiebreak"]
+    mod, func = tomllib.loads(pp.read_text())["project"]["scripts"]["tiebreak"].split(":")
+    d = tmp / f"bin-{label}"
+    d.mkdir()
+    script = d / "tiebreak"
+    script.write_text(f"#!{sys.executable}\n# -*- coding: utf-8 -*-\nimport re\nimport sys\n"
+                      f"from {mod} import {func}\nif __name__ == '__main__':\n"
+                      "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                      f"    sys.exit({func}())\n")
+    script.chmod(0o755)
+    return [str(script)]
+
+
 def have(module: str) -> bool:
     from importlib.util import find_spec
 
@@ -178,6 +207,8 @@ def main(argv=None) -> int:
     ap.add_argument("--before", type=Path, default=None, metavar="SRC",
                     help="also run every tiebreak command with PYTHONPATH=SRC (an older "
                          "checkout's src directory), labelled '(before)', in the same rounds")
+    ap.add_argument("--one-run", action="store_true",
+                    help="only the one-run commands and the interpreter's floor (quick)")
     a = ap.parse_args(argv)
 
     r1 = a.data / "trec_covid" / "round1"
@@ -187,13 +218,10 @@ def main(argv=None) -> int:
         print(f"no TREC-COVID round-1 data under {r1}", file=sys.stderr)
         return 2
     py = sys.executable
-    tb = [py, "-m", "tiebreak"]
-    script = Path(py).parent / "tiebreak"
-    if script.exists():
-        tb = [str(script)]  # the console script, as a user runs it
     ms = [x for m in TB_MEASURES for x in ("-m", m)]
     with tempfile.TemporaryDirectory(prefix="tb-cli-") as t:
         tmp = Path(t)
+        tb = console_script(ROOT / "src", tmp, "this")
         plain = []
         for p in runs:
             out = tmp / p.name.removesuffix(".gz")
@@ -232,7 +260,7 @@ def main(argv=None) -> int:
             if have("ranx"):
                 cmds["ranx, 143 runs (plain files)"] = [[py, "-c", RANX, str(qrels),
                                                          *map(str, plain)]]
-        if not a.no_search:
+        if not a.no_search and not a.one_run:
             idx = a.index
             if idx is None:
                 idx = tmp / "zipf-index"
@@ -246,10 +274,13 @@ def main(argv=None) -> int:
             cmds["tiebreak search, 1 query, 300k docs"] = [
                 tb + ["search", str(idx), "--topics", str(topics), "-q"]]
 
+        if a.one_run:
+            cmds = {n: c for n, c in cmds.items() if "1 run" in n or n.startswith("python")}
         envs = {}
         if a.before is not None:
+            tb0 = console_script(a.before, tmp, "before")
             for n in [n for n in cmds if n.startswith("tiebreak")]:
-                cmds[n + " (before)"] = cmds[n]
+                cmds[n + " (before)"] = [tb0 + argv[len(tb):] for argv in cmds[n]]
                 envs[n + " (before)"] = {"PYTHONPATH": str(a.before)}
             cmds = dict(sorted(cmds.items(), key=lambda kv: kv[0].removesuffix(" (before)")))
         print(f"TREC-COVID round 1: {len(runs)} runs; one run = {one.name} (30,000 lines); "

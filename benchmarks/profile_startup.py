@@ -1,18 +1,21 @@
 """Per-stage timer of three commands as a user runs them, each in a fresh process.
 
-    python benchmarks/profile_startup.py [--data DIR] [--index DIR] [--repeat N]
+    python benchmarks/profile_startup.py [--data DIR] [--index DIR] [--repeat N] [--before SRC]
 
 * ``tiebreak eval QRELS RUN`` on one 30,000-line TREC-COVID round-1 run (gzipped);
-* ``tiebreak trec_eval -q -m all_trec QRELS RUN`` on the same run, decompressed;
+* ``tiebreak trec_eval -q -m all_trec QRELS RUN`` on the same run, decompressed, along the
+  console script's path (``tiebreak.__main__``: no click), stage by stage;
 * ``tiebreak search INDEX --topics T`` of one query (``--index``: an index directory; without
   it the search is skipped; ``benchmarks/bench_cli.py`` builds a 300k-document one).
 
 Each child process runs the command's own steps (the calls its click command makes) with a
 ``time.perf_counter()`` between steps and prints the stages; the median of ``--repeat`` fresh
 processes is shown per stage, next to the process's wall time, its CPU time and the machine's
-load average. ``python -X importtime`` gives the import tree of each stage; numba's share of a
-stage shows in ``python -X importtime``; the search of a few topics (bm25, ql) loads no numba
-at all (``tiebreak.retrieval.onequery``), and the child reports whether numba was loaded.
+load average (``--before SRC``: an older checkout's src directory beside it, interleaved
+process by process). ``python -X importtime`` gives the import tree of each stage; numba's
+share of a stage is shown by the stages ``numba import`` and ``first kernel`` (registries and
+cached kernel loading); the search of a few topics (bm25, ql) loads no numba at all
+(``tiebreak.retrieval.onequery``), and the child reports whether numba was loaded.
 """
 
 from __future__ import annotations
@@ -54,14 +57,19 @@ import io, json, sys, time
 T = [("start", time.perf_counter())]
 def mark(n): T.append((n, time.perf_counter()))
 import numpy; mark("import numpy")
-import click; from tiebreak import cli; mark("import click + tiebreak.cli")
+# the console script's path (tiebreak.__main__): no click
 from tiebreak.trec_eval import cli as tcli; mark("import tiebreak.trec_eval")
-from tiebreak.trec_eval import main
-out, err = io.StringIO(), io.StringIO()
-rc = main(["-q", "-m", "all_trec", sys.argv[1], sys.argv[2]], out, err); mark("trec_eval main")
-assert rc == 0, err.getvalue()
+from tiebreak.trec_eval.evaluate import check_formats, requested, topic_values
+from tiebreak.trec_eval.options import parse_args
+from tiebreak.trec_eval.render import render
+opts = parse_args(["-q", "-m", "all_trec", sys.argv[1], sys.argv[2]])
+reqs = requested(opts); check_formats(opts, reqs); mark("options, measures")
+qrels = tcli.read_like_trec_eval(sys.argv[1], "qrels"); mark("read qrels")
+run = tcli.read_like_trec_eval(sys.argv[2], "results"); mark("read run")
+tv = topic_values(sys.argv[1], run, opts, reqs, qrels, io.StringIO()); mark("evaluate")
+text = render(reqs, tv, opts, run.tags[0], None, qrels); mark("render")
 print(json.dumps({"stages": [(T[i][0], T[i][1] - T[i - 1][1]) for i in range(1, len(T))],
-                  "numba": "numba" in sys.modules}))
+                  "numba": "numba" in sys.modules, "click": "click" in sys.modules}))
 """
 
 SEARCH = r"""
@@ -83,8 +91,11 @@ print(json.dumps({"stages": [(T[i][0], T[i][1] - T[i - 1][1]) for i in range(1, 
 """
 
 
-def child(code: str, args: list[str]) -> tuple[dict, float, float]:
+def child(code: str, args: list[str], pythonpath: str | None = None
+          ) -> tuple[dict, float, float]:
     env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdout=subprocess.PIPE)
@@ -96,23 +107,40 @@ def child(code: str, args: list[str]) -> tuple[dict, float, float]:
     return json.loads(out), wall, ru.ru_utime + ru.ru_stime
 
 
-def profile(name: str, code: str, args: list[str], repeat: int) -> None:
-    child(code, args)  # warm-up: bytecode, numba's cache, page cache
-    rows, walls, cpus = [], [], []
+def profile(name: str, code: str, args: list[str], repeat: int,
+            before: Path | None = None) -> None:
+    """Median stages of ``repeat`` fresh processes; with ``before`` (an older checkout's src
+    directory), also of that checkout, the two interleaved process by process."""
+    sides = [("this", None)] + ([("before", str(before))] if before is not None else [])
+    res = {k: ([], [], []) for k, _ in sides}
+    for _k, pp in sides:
+        child(code, args, pp)  # warm-up: bytecode, numba's cache, page cache
     for _ in range(repeat):
-        r, w, c = child(code, args)
-        rows.append(r["stages"])
-        walls.append(w)
-        cpus.append(c)
-    print(f"\n{name}  (numba loaded: {r['numba']}; load average "
-          f"{os.getloadavg()[0]:.2f}; median of {repeat} processes)")
-    for i, (stage, _) in enumerate(rows[0]):
-        print(f"  {stage:36s} {statistics.median(x[i][1] for x in rows) * 1000:7.1f} ms")
-    inner = sum(statistics.median(x[i][1] for x in rows) for i in range(len(rows[0])))
-    print(f"  {'(interpreter start, site, exit)':36s} "
-          f"{(statistics.median(walls) - inner) * 1000:7.1f} ms")
-    print(f"  {'process wall / cpu':36s} {statistics.median(walls) * 1000:7.1f} ms / "
-          f"{statistics.median(cpus) * 1000:.1f} ms")
+        for k, pp in sides:
+            r, w, c = child(code, args, pp)
+            res[k][0].append(r["stages"])
+            res[k][1].append(w)
+            res[k][2].append(c)
+            if k == "this":
+                flags = r
+    print(f"\n{name}  (numba loaded: {flags['numba']}; click loaded: "
+          f"{flags.get('click', True)}; load average {os.getloadavg()[0]:.2f}; median of "
+          f"{repeat} processes{', interleaved with --before' if before else ''})")
+    cols = [k for k, _ in sides]
+    print(f"  {'stage (ms)':36s} " + " ".join(f"{k:>8s}" for k in cols))
+    table: dict[str, dict[str, float]] = {}
+    for k in cols:
+        rows, walls, cpus = res[k]
+        for i, (stage, _) in enumerate(rows[0]):
+            table.setdefault(stage, {})[k] = statistics.median(x[i][1] for x in rows) * 1000
+        inner = sum(statistics.median(x[i][1] for x in rows) for i in range(len(rows[0])))
+        table.setdefault("(interpreter start, site, exit)", {})[k] = (
+            statistics.median(walls) - inner) * 1000
+        table.setdefault("process wall", {})[k] = statistics.median(walls) * 1000
+        table.setdefault("process cpu", {})[k] = statistics.median(cpus) * 1000
+    for stage, v in table.items():
+        print(f"  {stage:36s} " + " ".join(
+            f"{v[k]:8.1f}" if k in v else f"{'-':>8s}" for k in cols))
 
 
 def main() -> None:
@@ -121,6 +149,9 @@ def main() -> None:
     ap.add_argument("--index", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--search-only", action="store_true")
+    ap.add_argument("--before", type=Path, default=None, metavar="SRC",
+                    help="also profile an older checkout's src directory (PYTHONPATH=SRC), "
+                         "interleaved process by process, in a second column")
     a = ap.parse_args()
     r1 = a.data / "trec_covid" / "round1"
     qrels = str(r1 / "qrels-rnd1.txt")
@@ -130,14 +161,14 @@ def main() -> None:
         plain.write_bytes(gzip.decompress(run_gz.read_bytes()))
         if not a.search_only:
             profile("tiebreak eval QRELS RUN (30,000 lines, gzip)", EVAL, [qrels, str(run_gz)],
-                    a.repeat)
+                    a.repeat, a.before)
             profile("tiebreak trec_eval -q -m all_trec QRELS RUN (30,000 lines)", TREC_EVAL,
-                    [qrels, str(plain)], a.repeat)
+                    [qrels, str(plain)], a.repeat, a.before)
         if a.index:
             topics = Path(t) / "q.tsv"
             topics.write_text("1\tt100 t2000 t31\n")
             profile(f"tiebreak search {a.index.name} (one query, k = 1000)", SEARCH,
-                    [str(a.index), str(topics)], a.repeat)
+                    [str(a.index), str(topics)], a.repeat, a.before)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,16 @@ Heavy modules are imported inside the commands so that ``tiebreak --help`` start
 
 from __future__ import annotations
 
-import errno
 import sys
 
 import click
+
+# the one error path and the early exit, shared with the click-free start of `tiebreak
+# trec_eval` (tiebreak.__main__); the old private names are kept for callers
+from ._process import INPUT_ERRORS, os_error_message, report_errors  # noqa: F401
+from ._process import exit_now as _exit_now
+from ._process import input_errors as _input_errors  # noqa: F401
+from ._process import quiet_stdout as _quiet_stdout  # noqa: F401
 
 REGIME_HELP = (
     "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
@@ -161,34 +167,6 @@ STUDY_HELP: dict[str, str] = {
 }
 
 
-# errno values that mean "the destination failed", with what the user can do about it
-_WRITE_HINTS = {
-    errno.ENOSPC: "the disk is full: free some space or write elsewhere",
-    errno.EDQUOT: "the disk quota is exceeded: free some space or write elsewhere",
-    errno.EFBIG: "the file is too large for its file system: write elsewhere",
-    errno.EROFS: "the file system is read-only: write elsewhere",
-    errno.EACCES: "permission denied: write elsewhere or change the permissions",
-    errno.EPERM: "permission denied: write elsewhere or change the permissions",
-    errno.ENOENT: "no such file or directory: create the directory first",
-    errno.ENOTDIR: "a part of the path is not a directory",
-    errno.EISDIR: "it is a directory: give a file name",
-    errno.EIO: "input/output error on the device",
-}
-
-
-def _quiet_stdout() -> None:
-    """Point standard output at /dev/null, so that the interpreter's last flush of what could
-    not be written neither fails again nor prints 'Exception ignored'."""
-    import os
-
-    try:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, sys.stdout.fileno())
-        os.close(fd)
-    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout replaced/closed
-        pass
-
-
 class open_output:
     """``with open_output(path) as fh``: a text file a command writes (``-``: standard output);
     an :class:`OSError` while opening, writing or closing it names ``path``, so the one error
@@ -219,71 +197,6 @@ class open_output:
         return False
 
 
-def os_error_message(e: OSError) -> str:
-    """One line for an :class:`OSError` of a command: the file (or standard output when the
-    error names none) and what to do."""
-    what = e.filename if e.filename is not None else "standard output"
-    if isinstance(what, bytes):
-        what = what.decode("utf-8", "backslashreplace")
-    hint = _WRITE_HINTS.get(e.errno) or (e.strerror or str(e))
-    return f"{what}: {hint} ([Errno {e.errno}] {e.strerror or e})" if e.errno else f"{what}: {e}"
-
-
-def report_errors(run):
-    """Call ``run()`` (a command's invocation) with the one error path of every command.
-
-    * :class:`~tiebreak.io.InputError`, :class:`~tiebreak.index.store.IndexFormatError`,
-      :class:`~tiebreak.measures.MeasureError`: ``tiebreak: error: MESSAGE`` (the message names
-      file and line, field, row or column), exit status 2;
-    * :class:`OSError` (a write that failed: disk full, missing directory, closed pipe): one line
-      naming the file, or standard output, and what to do, exit status 1; a closed pipe
-      (``tiebreak eval ... | head``) ends quietly with status 1;
-    * standard output is flushed here, so a failure at the last write is reported too.
-    Nothing else is caught: any other exception is a bug and keeps its traceback.
-    """
-    try:
-        try:
-            out = run()
-        except (SystemExit, click.exceptions.Exit):
-            sys.stdout.flush()
-            raise
-        sys.stdout.flush()
-        return out
-    except Exception as e:
-        if isinstance(e, _input_errors()):
-            try:
-                sys.stdout.flush()
-            except OSError:
-                _quiet_stdout()
-            click.echo(f"tiebreak: error: {e}", err=True)
-            sys.exit(2)
-        if not isinstance(e, OSError):
-            raise
-        # a write error names no file: standard output's (files a command writes go through
-        # open_output, which names them); what standard output holds can never be written
-        if e.filename is None:
-            _quiet_stdout()
-        else:
-            try:
-                sys.stdout.flush()
-            except OSError:
-                _quiet_stdout()
-        if e.errno != errno.EPIPE:
-            click.echo(f"tiebreak: error: {os_error_message(e)}", err=True)
-        sys.exit(1)
-
-
-# the error classes of bad input (module, class); looked up only in modules already imported,
-# so that the error path imports nothing (an exception of a module never imported cannot occur)
-INPUT_ERRORS = (("tiebreak.io.source", "InputError"),
-                ("tiebreak.index.store", "IndexFormatError"),
-                ("tiebreak.measures.errors", "MeasureError"))
-
-
-def _input_errors() -> tuple[type, ...]:
-    return tuple(getattr(sys.modules[m], n) for m, n in INPUT_ERRORS if m in sys.modules)
-
-
 def _ranged_jobs(cmd):
     """Every command's ``-j/--jobs`` refuses a negative number (``-j -1`` was read as "all
     cores" by some commands and as one process by others); 0 keeps its meaning, all cores."""
@@ -291,31 +204,6 @@ def _ranged_jobs(cmd):
         if p.name == "jobs" and p.type is click.INT:
             p.type = click.IntRange(min=0)
     return cmd
-
-
-def _exit_now(code) -> None:
-    """End a finished command-line process: ``os._exit`` after flushing stdout and stderr,
-    skipping the interpreter's teardown (freeing every module, array and numba/LLVM object one
-    by one: 0.2 s of CPU after a search, 10% of a one-run ``tiebreak eval``), when nothing
-    needs it: no other thread, no child process, no Dask client, no coverage measurement.
-    Otherwise, and when flushing fails (a closed pipe), ``sys.exit(code)`` as usual."""
-    import os
-    import threading
-
-    mp = sys.modules.get("multiprocessing")
-    if (threading.active_count() > 1 or "coverage" in sys.modules
-            or "distributed" in sys.modules or (mp is not None and mp.active_children())):
-        sys.exit(code)
-    if code is None:
-        code = 0
-    elif not isinstance(code, int):
-        sys.exit(code)  # a message: printed by the interpreter, status 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except Exception:  # noqa: BLE001 - e.g. a closed pipe: the interpreter reports it
-        sys.exit(code)
-    os._exit(code)
 
 
 class LazyGroup(click.Group):
@@ -441,11 +329,14 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     run file in it; QRELS may also be irds:DATASET_ID (ir_datasets). Runs are named by their
     run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
-    from .evaluate import Evaluator
-    from .io import InputError
-    from .io.discover import find_runs
-    from .measures import MeasureError
-    from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
+    from ._process import imports
+
+    with imports():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
+        from .evaluate import Evaluator
+        from .io import InputError
+        from .io.discover import find_runs
+        from .measures import MeasureError
+        from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
 
     try:
         paths, skipped = find_runs(runs)
@@ -469,11 +360,12 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))
 
-    if jobs <= 0:
+    if len(paths) < 4:
+        jobs = 1
+    elif jobs <= 0:
         from .parallel import cpus
 
         jobs = cpus()
-    jobs = jobs if len(paths) >= 4 else 1
     kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
     if dask_address:
         kw["client"] = open_client(dask_address)

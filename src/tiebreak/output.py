@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from .io import LineCounts
@@ -60,6 +59,8 @@ def json_safe(obj):
 
 def dump_json(obj, fh, indent: int | None = 1) -> None:
     """Write ``obj`` as JSON (NaN and infinities as null, :func:`json_safe`) and a newline."""
+    import json
+
     json.dump(json_safe(obj), fh, indent=indent, allow_nan=False, default=str)
     fh.write("\n")
 

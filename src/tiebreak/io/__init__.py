@@ -22,17 +22,30 @@ sorting them gives trec_eval's ``strcmp`` byte order); they are never parsed as 
 
 from __future__ import annotations
 
-from .jg import read_qrels_jg
-from .prefs import TopicPrefs, read_prefs
 from .qrels import Qrels, read_qrels
 from .runs import Run, read_run, run_paths
 from .sampled import SampledQrels, read_sampled_qrels
 from .source import InputError, LineCounts, natural_key, open_bytes, show
-from .zscores import read_zscores
 
 # old private names, kept for callers not yet moved to the public ones
 _read_bytes = open_bytes
 _show = show
+
+# the readers of the rarer formats are imported on first use (a one-run command reads qrels and
+# runs only)
+_LAZY = {"read_qrels_jg": ".jg", "TopicPrefs": ".prefs", "read_prefs": ".prefs",
+         "read_zscores": ".zscores"}
+
+
+def __getattr__(name: str):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "InputError",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._arrays import fixed_fields, sorted_codes, text
+from ._arrays import fixed_fields, sorted_codes, split_columns, text
 from .source import (
     INTEGER,
     InputError,
@@ -153,6 +153,29 @@ def _rel_ok(tok: bytes) -> bool:
     return INTEGER.fullmatch(tok) is not None and _I64[0] <= int(tok) <= _I64[1]
 
 
+def _short_integers(tokens: list[bytes], total: int) -> np.ndarray | None:
+    """Tokens of at most 18 bytes that are all ``[+-]?[0-9]+`` -> int64 (n,), parsed as
+    columns of digits (no Python int per token: relevance values are a digit or two); None
+    when any token is longer or not such an integer (the caller's parser decides then)."""
+    n = len(tokens)
+    if not n or total > 18 * n:
+        return None
+    w = max(map(len, tokens))
+    if w > 18:
+        return None
+    grid = np.array(tokens, dtype=f"S{w}").view(np.uint8).reshape(n, w)
+    sign = (grid[:, 0] == 45) | (grid[:, 0] == 43)
+    used = grid != 0  # zero padding after a token (no NUL in a token)
+    used[:, 0] &= ~sign
+    digit = grid - np.uint8(48)
+    if ((digit > 9) & used).any() or not used.any(axis=1).all():
+        return None
+    v = np.zeros(n, np.int64)
+    for j in range(w):
+        v = np.where(used[:, j], v * 10 + digit[:, j], v)
+    return np.where(grid[:, 0] == 45, -v, v)
+
+
 def parse_rels(tokens: list[bytes], lno, name: str, label: str = "rel") -> np.ndarray:
     """Relevance tokens -> int64 (n,).
 
@@ -162,7 +185,11 @@ def parse_rels(tokens: list[bytes], lno, name: str, label: str = "rel") -> np.nd
         ``file:line: rel 'x' is not an integer`` (also for Python-only forms such as ``1_0``), or
         ``... is out of range`` beyond int64.
     """
-    if b"_" not in b"".join(tokens):  # Python's int() reads '1_0'; C's atol does not
+    joined = b"".join(tokens)
+    small = _short_integers(tokens, len(joined))
+    if small is not None:
+        return small
+    if b"_" not in joined:  # Python's int() reads '1_0'; C's atol does not
         try:
             return np.array(list(map(int, tokens)), dtype=np.int64)
         except (ValueError, OverflowError):
@@ -312,6 +339,38 @@ def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
 
 def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
                  allow_empty: bool = False):
+    """The definition: every line read in turn (:func:`_read_lines`), or, when every line
+    holds exactly four fields and none is a comment, the same columns taken from one split of
+    the whole text (:func:`split_columns`), then the same parsing and checks."""
+    f = split_columns(data, nl, 4)
+    if f is not None:
+        q, it, d, r = f[0::4], f[1::4], f[2::4], f[3::4]
+        lno = range(1, nl + 1)
+        blank = comment = 0
+        del f
+    else:
+        q, it, d, r, lno, blank, comment = _read_lines(data, name, with_iter)
+    if not q and not allow_empty:
+        raise InputError(
+            f"{name}: no judgments ({nl} lines: {blank} blank, {comment} comment); qrels need "
+            f"lines '{LAYOUT}'"
+        )
+    value = parse_rels(r, lno, name)
+    tmap = {t: i for i, t in enumerate(dict.fromkeys(q))}
+    qcode = np.fromiter(map(tmap.__getitem__, q), np.int64, len(q))
+    udocs, docid = sorted_codes(d)
+    iters = None
+    if with_iter:
+        imap: dict[bytes, int] = {}
+        icode = np.fromiter((imap.setdefault(t, len(imap)) for t in it), np.int64, len(it))
+        iters = (icode, list(imap))
+    lno = np.arange(1, nl + 1, dtype=np.int64) if isinstance(lno, range) else \
+        np.array(lno, np.int64)
+    return (list(tmap), qcode, udocs, docid, value, lno, blank, comment, iters)
+
+
+def _read_lines(data: bytes, name: str, with_iter: bool):
+    """Columns of qrels read line by line, every line checked (field count)."""
     q: list[bytes] = []
     it: list[bytes] = []
     d: list[bytes] = []
@@ -338,19 +397,4 @@ def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
             raise InputError(
                 f"{name}:{i}: expected 4 fields '{LAYOUT}', found {len(f)}{hint}: {shown!r}"
             )
-    if not q and not allow_empty:
-        raise InputError(
-            f"{name}: no judgments ({nl} lines: {blank} blank, {comment} comment); qrels need "
-            f"lines '{LAYOUT}'"
-        )
-    value = parse_rels(r, lno, name)
-    tmap: dict[bytes, int] = {}
-    qcode = np.fromiter((tmap.setdefault(t, len(tmap)) for t in q), np.int64, len(q))
-    udocs, docid = sorted_codes(d)
-    iters = None
-    if with_iter:
-        imap: dict[bytes, int] = {}
-        icode = np.fromiter((imap.setdefault(t, len(imap)) for t in it), np.int64, len(it))
-        iters = (icode, list(imap))
-    return (list(tmap), qcode, udocs, docid, value, np.array(lno, np.int64), blank, comment,
-            iters)
+    return q, it, d, r, lno, blank, comment

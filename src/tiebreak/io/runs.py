@@ -3,7 +3,9 @@
 Two readers give the same result on every input they both accept:
 
 * the **strict reader** goes line by line and is the definition: it names the file, line and
-  field of every problem;
+  field of every problem (when numpy proves that every line holds exactly six fields and none
+  is a comment, it takes the same columns from one split of the whole text instead of a loop
+  over lines: :func:`tiebreak.io._arrays.split_columns`);
 * the **fast reader** (files of 128 KiB and more, when numba is installed: the ``fast`` or
   ``search`` extra) runs compiled kernels over the raw bytes
   (:mod:`tiebreak.io._fast`: fields, decimal numbers, interning of qids, docnos and tags, with no
@@ -32,10 +34,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
+from itertools import groupby
 
 import numpy as np
 
-from ._arrays import _fits, block_starts, fast_bytes, latin1_array, sorted_codes, text
+from ._arrays import (
+    _fits,
+    fast_bytes,
+    latin1_array,
+    sorted_codes,
+    split_columns,
+    text,
+)
 from .source import (
     NUMBER,
     InputError,
@@ -134,10 +144,12 @@ def _is_finite_number(tok: bytes) -> bool:
     return NUMBER.fullmatch(tok) is not None and np.isfinite(float(tok))
 
 
-def parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
-    """Score tokens -> float64 (n,); InputError ``file:line: score ...`` on the first bad one."""
+def parse_scores(tokens: list[bytes], lno, name: str, joined: bytes | None = None) -> np.ndarray:
+    """Score tokens -> float64 (n,); InputError ``file:line: score ...`` on the first bad one.
+    ``joined``: the tokens joined by any separator, when the caller has it."""
     score = None
-    if b"_" not in b"".join(tokens):  # Python's float() reads '1_0'; C's strtod does not
+    # Python's float() reads '1_0'; C's strtod does not
+    if b"_" not in (b"".join(tokens) if joined is None else joined):
         try:
             score = np.fromiter(map(float, tokens), np.float64, len(tokens))
         except ValueError:
@@ -154,23 +166,33 @@ def parse_scores(tokens: list[bytes], lno, name: str) -> np.ndarray:
     return score
 
 
-_COUNTING: list[bytes] = []
+_COUNTING: list = [b"", [0]]  # b"1 2 3 ... L" and the end of each prefix of k numbers
+
+
+def _counting(longest: int) -> tuple[bytes, list[int]]:
+    """``b"1 2 ... L"`` (L >= longest) and, for each k, the length of its first k numbers."""
+    if len(_COUNTING[1]) <= longest:
+        nums = [b"%d" % i for i in range(1, max(longest, 2 * len(_COUNTING[1])) + 1)]
+        ends, e = [0], -1
+        for t in nums:
+            e += len(t) + 1
+            ends.append(e)
+        _COUNTING[:] = [b" ".join(nums), ends]
+    return _COUNTING[0], _COUNTING[1]
 
 
 def _parse_ranks(tokens: list[bytes], seg_starts: np.ndarray) -> tuple[np.ndarray, int]:
-    """Rank column as float64. Fast path: ranks written 1, 2, 3, ... inside each topic block."""
+    """Rank column as float64. Fast path: ranks written 1, 2, 3, ... inside each topic block
+    (checked on the joined column: tokens hold no blank, so equal joined texts are equal
+    token lists)."""
     n = len(tokens)
+    jt = b" ".join(tokens)
     if n and len(seg_starts):
         lengths = np.diff(np.r_[seg_starts, n])
-        longest = int(lengths.max())
-        if len(_COUNTING) < longest:
-            _COUNTING[:] = [b"%d" % i for i in range(1, max(longest, 2 * len(_COUNTING)) + 1)]
-        expect = []
-        for ln in lengths.tolist():
-            expect += _COUNTING[:ln]
-        if expect == tokens:
+        joined, ends = _counting(int(lengths.max()))
+        if b" ".join([joined[:ends[ln]] for ln in lengths.tolist()]) == jt:
             return (np.arange(n) - np.repeat(seg_starts, lengths) + 1).astype(np.float64), 0
-    if b"_" not in b"".join(tokens):
+    if b"_" not in jt:
         try:
             return np.fromiter(map(int, tokens), np.float64, n), 0
         except (ValueError, OverflowError):
@@ -247,28 +269,69 @@ def _read_run_fast(data: bytes, nl: int):
 def _topics(q: list[bytes]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Topic ids in order of appearance, per-line topic index, and the starts of the blocks of
     consecutive lines with the same qid."""
-    starts = block_starts(q)
-    heads = [q[i] for i in starts.tolist()]
+    heads: list[bytes] = []
+    lengths: list[int] = []
+    for h, block in groupby(q):  # blocks compared in C: no Python step per line
+        heads.append(h)
+        lengths.append(len(list(block)))
     tmap: dict[bytes, int] = {}
     for h in heads:
         if h not in tmap:
             tmap[h] = len(tmap)
     seg_topic = np.array([tmap[h] for h in heads], dtype=np.int64)
-    lengths = np.diff(np.r_[starts, len(q)]).astype(np.int64)
-    topic = np.repeat(seg_topic, lengths)
+    lengths_a = np.array(lengths, dtype=np.int64)
+    starts = np.zeros(len(heads), np.int64)
+    np.cumsum(lengths_a[:-1], out=starts[1:])
+    topic = np.repeat(seg_topic, lengths_a)
     topics = [t.decode("utf-8", "surrogateescape") for t in tmap]
     return topics, topic, starts
 
 
-def _exponents(s: list[bytes]) -> np.ndarray:
+def _exponents(s: list[bytes], joined: bytes | None = None) -> np.ndarray:
     """Which score tokens are written with an exponent (``e``/``E``): bool (n,)."""
-    joined = b" ".join(s)
+    joined = b" ".join(s) if joined is None else joined
     if b"e" not in joined and b"E" not in joined:
         return np.zeros(len(s), bool)
     return np.fromiter((b"e" in t or b"E" in t for t in s), bool, len(s))
 
 
-def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
+def _read_strict(data: bytes, src: str, warnings: dict[str, int], nl: int):
+    """The definition: every line read in turn (:func:`_read_lines`), or, when every line
+    holds exactly six fields and none is a comment, the same columns taken from one split of
+    the whole text (:func:`split_columns`), then the same parsing and checks."""
+    f = split_columns(data, nl, 6)
+    if f is not None:
+        q, d, r, s, t = f[0::6], f[2::6], f[3::6], f[4::6], f[5::6]
+        lno = range(1, nl + 1)
+        n_tagdiff = len(t) - t.count(t[0])
+        tagset = dict.fromkeys(t) if n_tagdiff else {t[0]: None}
+        comment = blank = n_extra = n_notag = 0
+        del f, t
+    else:
+        (q, d, r, s, lno, tagset, comment, blank, n_extra, n_tagdiff,
+         n_notag) = _read_lines(data, src)
+    joined = b" ".join(s)
+    score = parse_scores(s, lno, src, joined)
+    if n_extra:
+        warnings[WARN_EXTRA] = n_extra
+    if n_tagdiff:
+        warnings[WARN_TAGDIFF] = n_tagdiff
+    if n_notag:
+        warnings[WARN_NO_TAG] = n_notag
+    topics, topic, seg_starts = _topics(q)
+    rank, bad_rank = _parse_ranks(r, seg_starts)
+    if bad_rank:
+        warnings[WARN_RANK] = bad_rank
+    docnos, docid = sorted_codes(d)
+    tags = [t.decode("utf-8", "replace") for t in tagset]
+    expo = _exponents(s, joined)
+    lineno = np.arange(1, nl + 1, dtype=np.int64) if isinstance(lno, range) else \
+        np.array(lno, dtype=np.int64)
+    return (topics, topic, docnos, docid, score, rank, lineno, tags, comment, blank, expo)
+
+
+def _read_lines(data: bytes, src: str):
+    """Columns of a run read line by line, every line checked (fields, glued records)."""
     q: list[bytes] = []
     d: list[bytes] = []
     r: list[bytes] = []
@@ -311,22 +374,7 @@ def _read_strict(data: bytes, src: str, warnings: dict[str, int]):
         r.append(f[3])
         s.append(f[4])
         lno.append(i)
-    score = parse_scores(s, lno, src)
-    if n_extra:
-        warnings[WARN_EXTRA] = n_extra
-    if n_tagdiff:
-        warnings[WARN_TAGDIFF] = n_tagdiff
-    if n_notag:
-        warnings[WARN_NO_TAG] = n_notag
-    topics, topic, seg_starts = _topics(q)
-    rank, bad_rank = _parse_ranks(r, seg_starts)
-    if bad_rank:
-        warnings[WARN_RANK] = bad_rank
-    docnos, docid = sorted_codes(d)
-    tags = [t.decode("utf-8", "replace") for t in tagset]
-    expo = _exponents(s)
-    return (topics, topic, docnos, docid, score, rank, np.array(lno, dtype=np.int64), tags,
-            comment, blank, expo)
+    return q, d, r, s, lno, tagset, comment, blank, n_extra, n_tagdiff, n_notag
 
 
 def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Run:
@@ -373,7 +421,7 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
         comment = blank = 0
     else:
         (topics, topic, docnos, docid, score, rank, lineno, tags, comment,
-         blank, expo) = _read_strict(data, src, warnings)
+         blank, expo) = _read_strict(data, src, warnings, nl)
     if not len(score):
         warnings[WARN_EMPTY] = 1
     run = Run(

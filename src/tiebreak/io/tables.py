@@ -8,7 +8,6 @@ rules and error messages apply. Parquet needs pyarrow. Writers: :mod:`tiebreak.i
 
 from __future__ import annotations
 
-import json
 import os
 
 from .source import InputError
@@ -26,6 +25,8 @@ def is_table_path(path) -> bool:
 def _load(path, value_cols: tuple[str, ...], what: str) -> dict:
     p = str(path)
     if p.lower().endswith(".json"):
+        import json
+
         try:
             with open(p, encoding="utf-8") as f:
                 d = json.load(f)

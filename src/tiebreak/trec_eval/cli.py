@@ -14,11 +14,8 @@ from __future__ import annotations
 import io
 import sys
 
-import click
-
 from ..io import InputError, read_qrels, read_run
 from ..measures.trec_names import BY_NAME, TREC_NAMES, TrecEvalError
-from ..parallel import cpus, imap
 from .evaluate import check_formats, prefs_values, requested, topic_values
 from .options import USAGE, parse_args
 from .render import render
@@ -209,8 +206,17 @@ def main(argv: list[str], out=None, err=None) -> int:
         if qrels is not None:
             _warn(qrels, err)
         runs = opts.files[1:]
-        jobs = opts.jobs if opts.jobs is not None else min(len(runs), cpus())
+        if opts.jobs is not None:
+            jobs = opts.jobs
+        elif len(runs) > 1:
+            from ..parallel import cpus
+
+            jobs = min(len(runs), cpus())
+        else:
+            jobs = 1
         if jobs > 1 and len(runs) > 1 and "-" not in runs:
+            from ..parallel import imap
+
             for text, msgs in imap(_work, runs, jobs, (rel, opts, reqs, qrels, zs)):
                 err.write(msgs)
                 if isinstance(text, Exception):
@@ -228,18 +234,76 @@ def main(argv: list[str], out=None, err=None) -> int:
         return 2
 
 
-@click.command(
-    "trec_eval",
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
-                      "help_option_names": []},
-    add_help_option=False,
-)
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def trec_eval_cmd(args) -> None:
-    """Drop-in trec_eval 10.0 (same options and output), plus --regime for tie regimes.
+def _command():
+    """The click command (``tiebreak trec_eval`` inside the click group: tests, ``main([...])``
+    in Python); built on first use, so that the process start (:func:`run_process`) does not
+    import click."""
+    import click
 
-    Run `tiebreak trec_eval -h` for the options."""
-    sys.exit(main(list(args)))
+    @click.command(
+        "trec_eval",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                          "help_option_names": []},
+        add_help_option=False,
+    )
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def trec_eval_cmd(args) -> None:
+        """Drop-in trec_eval 10.0 (same options and output), plus --regime for tie regimes.
+
+        Run `tiebreak trec_eval -h` for the options."""
+        sys.exit(main(list(args)))
+
+    return trec_eval_cmd
 
 
-__all__ = ["main", "trec_eval_cmd", "evaluate_file", "BY_NAME"]
+_COMMAND: list = []
+
+
+def __getattr__(name: str):
+    if name == "trec_eval_cmd":
+        if not _COMMAND:
+            _COMMAND.append(_command())
+        return _COMMAND[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run_process(args: list[str]) -> None:
+    """``tiebreak trec_eval ARGS`` as a command-line process, without click (started by
+    :func:`tiebreak.__main__.main`): what click's group does with these arguments, which it
+    passes through unprocessed — the first ``--`` removed, ``EOFError``/``KeyboardInterrupt``
+    as "Aborted!" (status 1), a closed pipe as status 1 — then the one error path of every
+    command (:func:`tiebreak._process.report_errors`) and its early exit. Never returns."""
+    import errno
+
+    from .._process import exit_now, report_errors
+
+    if "--" in args:  # click's parser takes the first '--' as the end of options
+        i = args.index("--")
+        args = args[:i] + args[i + 1:]
+
+    def run():
+        try:
+            sys.exit(main(args))
+        except (EOFError, KeyboardInterrupt):
+            import click
+
+            click.echo(file=sys.stderr)
+            click.echo("Aborted!", file=sys.stderr)
+            sys.exit(1)
+        except OSError as e:
+            if e.errno != errno.EPIPE:
+                raise
+            from click.utils import PacifyFlushWrapper
+
+            sys.stdout = PacifyFlushWrapper(sys.stdout)
+            sys.stderr = PacifyFlushWrapper(sys.stderr)
+            sys.exit(1)
+
+    try:
+        report_errors(run)
+    except SystemExit as e:
+        exit_now(e.code)
+    exit_now(0)  # pragma: no cover - run() always raises SystemExit
+
+
+__all__ = ["main", "evaluate_file", "run_process", "BY_NAME"]  # and trec_eval_cmd (lazy)
