@@ -115,6 +115,9 @@ def run_blocks(path, name: str | None, on_duplicate: str, block: int | None = No
         fh = io.BytesIO(text)
         fh.name = src
         run = read_run(fh, name=name, on_duplicate=on_duplicate)
+        if not len(run) and piece is not None:  # comments or blank lines only: read on
+            carry = buf
+            continue
         first = False
         if name is None:
             name = run.name

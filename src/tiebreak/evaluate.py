@@ -624,15 +624,18 @@ class Evaluator:
             if len(topics) < 6:
                 topics += part.topics[:6]
             known = [q for q in part.topics if q in tindex]
-            if out is None or not known:
-                v, w, n_ret = self._evaluate(part, check=False)
+            if not known:  # only the warnings (its topics are ignored)
+                P = prepare(part, self.qrels, complete=True, max_docs=self.max_docs,
+                            judged_only=self.judged_only, score_precision=self.score_precision)
+                w = self._warnings(part, P)
+            else:
+                v, w, n_ret = self._evaluate(part, topics=None if out is None else known,
+                                             check=False)
                 if out is None:
                     out = v
-            else:
-                v, w, n_ret = self._evaluate(part, topics=known, check=False)
-            has = np.flatnonzero(n_ret > 0)
-            found |= len(has) > 0
-            out[:, :, has] = v[:, :, has]
+                has = np.flatnonzero(n_ret > 0)
+                found |= len(has) > 0
+                out[:, :, has] = v[:, :, has]
             for key, x in w.items():
                 if key == "lines" or key in READER_ORDER:  # the caller's, from the reader
                     continue
@@ -644,9 +647,7 @@ class Evaluator:
                     ev[key] = list(ev.get(key, [])) + x
                 else:
                     ev[key] = ev.get(key, 0) + x
-        if out is None:  # no part: nothing to merge
-            raise RuntimeError("no part to evaluate")  # pragma: no cover - callers check
-        if topics and not found:
+        if not found:
             self._none_in_qrels(source, topics)
         for key in [k for k in ev if k.startswith("qrels topics missing from run")]:
             kept = [q for q in self.qrels.topics if q in (missing or set())]
