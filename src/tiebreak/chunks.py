@@ -40,9 +40,9 @@ __all__ = ["BLOCK_BYTES", "STREAM_BYTES", "Fallback", "merge_line_counts", "run_
            "topic_chunks"]
 
 #: a run file (on disk, compressed or not) at least this large is read piece by piece
-STREAM_BYTES = 64 << 20
+STREAM_BYTES = 16 << 20
 #: decompressed bytes read at a time
-BLOCK_BYTES = 16 << 20
+BLOCK_BYTES = 4 << 20
 
 
 class Fallback(Exception):
