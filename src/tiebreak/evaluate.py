@@ -752,30 +752,72 @@ class Evaluator:
         return w
 
     def _one(self, r, on_duplicate="error", name_by="tag"):
+        got = self._read_one(r, on_duplicate, name_by)
+        if not isinstance(got, Run):  # a large file, read and evaluated piece by piece
+            return (*got, self.notes)
+        v, w = self.evaluate_run(got)
+        return got.name, got.source, v, w, self.notes
+
+    def _read_one(self, r, on_duplicate="error", name_by="tag"):
+        """The Run of one input; or, for a run file evaluated piece by piece (large, or
+        ``chunk_topics`` set), its (name, source, values, warnings)."""
         if isinstance(r, Run):
-            run = r
-        elif isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
+            return r
+        if isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
             name = None
             if name_by == "file" and not hasattr(r, "read") and r != "-":
                 name = os.path.basename(os.fsdecode(r))
             from .io.tables import is_table_path, read_run_table
 
             if is_table_path(r):
-                run = read_run_table(r, name=name)
-            else:
-                got = self._stream(r, name, on_duplicate)
-                if got is not None:
-                    return (*got, self.notes)
-                run = read_run(r, name=name, on_duplicate=on_duplicate)
-        elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
+                return read_run_table(r, name=name)
+            got = self._stream(r, name, on_duplicate)
+            if got is not None:
+                return got
+            return read_run(r, name=name, on_duplicate=on_duplicate)
+        if isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
             from .io.inputs import as_run
 
-            run = as_run(r)
-        else:
-            raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
-                            f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
-        v, w = self.evaluate_run(run)
-        return run.name, run.source, v, w, self.notes
+            return as_run(r)
+        raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
+                        f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
+
+    def _prefetched(self, runs, on_duplicate, name_by):
+        """Evaluate ``runs`` (small run files) in order while a second thread reads the next
+        one: decompression (zlib, ISA-L) and the compiled reader release the GIL, so on a
+        second core reading overlaps evaluation. Results, their order and errors are those of
+        reading and evaluating one file after the other."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def read(r):
+            name = os.path.basename(os.fsdecode(r)) if name_by == "file" else None
+            return read_run(r, name=name, on_duplicate=on_duplicate)
+
+        with ThreadPoolExecutor(1, thread_name_prefix="tiebreak-read") as pool:
+            nxt = pool.submit(read, runs[0])
+            for i in range(len(runs)):
+                run = nxt.result()
+                if i + 1 < len(runs):
+                    nxt = pool.submit(read, runs[i + 1])
+                v, w = self.evaluate_run(run)
+                yield run.name, run.source, v, w, self.notes
+
+    def _can_prefetch(self, runs) -> bool:
+        """Read ahead in a thread: several plain run files (no tables, none large enough to be
+        read piece by piece), no ``chunk_topics``, and a second core to run the thread on."""
+        if len(runs) < 2 or self.chunk_topics or not hasattr(os, "sched_getaffinity"):
+            return False
+        if len(os.sched_getaffinity(0)) < 2:
+            return False
+        from .chunks import STREAM_BYTES
+        from .io.tables import is_table_path
+
+        try:
+            return all(isinstance(r, (str, os.PathLike)) and os.fspath(r) != "-"
+                       and not is_table_path(r) and os.path.getsize(r) < STREAM_BYTES
+                       for r in runs)
+        except OSError:
+            return False
 
     def _stream(self, r, name, on_duplicate):
         """(name, source, values, warnings) of a run file evaluated piece by piece, when it is
@@ -809,6 +851,9 @@ class Evaluator:
             return
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
+            return
+        if self._can_prefetch(runs):
+            yield from self._prefetched(runs, on_duplicate, name_by)
             return
         for r in runs:
             yield self._one(r, on_duplicate, name_by)
