@@ -15,7 +15,7 @@ import tiebreak.chunks as chunks
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "bpref", "infAP", "Rndcg", "RBP(p=0.8)"]
 
 
-def _write(tmp_path, n_topics=23, seed=3, gz=False, extra=""):
+def _write(tmp_path, n_topics=23, seed=3, gz=False, extra="", tail=""):
     """Qrels and a run with many ties (scores on a coarse grid), some unjudged documents, a
     qrels topic the run lacks and a run topic the qrels lack."""
     rng = np.random.default_rng(seed)
@@ -29,7 +29,7 @@ def _write(tmp_path, n_topics=23, seed=3, gz=False, extra=""):
             qrels.append(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n")
     qrels.append("999 0 d1 1\n")  # a qrels topic without results
     run += [f"777 Q0 d{d} {r} 1.0 tagA\n" for r, d in enumerate(range(3), 1)]  # not in qrels
-    text = extra + "".join(run)
+    text = extra + "".join(run) + tail
     rp = tmp_path / ("run.gz" if gz else "run")
     rp.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
     qp = tmp_path / "qrels"
@@ -63,10 +63,10 @@ def test_chunks_of_1_7_and_all_topics_give_identical_values(tmp_path, average):
 
 @pytest.mark.parametrize("gz", [False, True])
 def test_file_read_piece_by_piece_gives_identical_values(tmp_path, monkeypatch, gz):
-    qp, rp = _write(tmp_path, gz=gz, extra="# a comment\n\n")
+    qp, rp = _write(tmp_path, gz=gz, extra="# a comment\n\n", tail="# the end\n" * 100 + "\n")
     q = tb.read_qrels(qp)
     whole = tb.Evaluator(q, MEASURES, regimes="all", samples=20).evaluate([rp])
-    assert whole.warnings["tagA"]["lines"].comment == 1
+    assert whole.warnings["tagA"]["lines"].comment == 101
     monkeypatch.setattr(chunks, "BLOCK_BYTES", 700)  # many pieces, topics cut across them
     monkeypatch.setattr(chunks, "STREAM_BYTES", 1)
     streamed = []
@@ -82,6 +82,7 @@ def test_file_read_piece_by_piece_gives_identical_values(tmp_path, monkeypatch, 
         streamed.clear()
         got = tb.Evaluator(q, MEASURES, regimes="all", samples=20, chunk_topics=k).evaluate([rp])
         assert len(streamed) > 3 and sum(streamed) == len(tb.read_run(rp))
+        assert streamed[-1] == 0  # the trailing comments, read as a piece of their own
         _same(whole, got)
 
 

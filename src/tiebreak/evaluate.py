@@ -687,7 +687,10 @@ class Evaluator:
                 names.append(run.name)
                 counts.append(run.line_counts)
                 for k, v in run.warnings.items():
-                    warn[k] = warn.get(k, 0) + v
+                    if k != WARN_EMPTY_RUN:
+                        warn[k] = warn.get(k, 0) + v
+                if not len(run):  # comments or blank lines after the last result line
+                    continue
                 if self.chunk_topics:
                     yield from topic_chunks(run, self.chunk_topics)
                 else:
@@ -696,7 +699,7 @@ class Evaluator:
         try:
             gen = parts()
             first = next(gen, None)
-            if first is None or WARN_EMPTY_RUN in warn:
+            if first is None:  # no result line: the whole read says so
                 return None
 
             def chain():
@@ -706,8 +709,6 @@ class Evaluator:
             # warnings of the pieces are complete only once every piece is read: merge after
             out, w = self._chunked(None, chain(), {})
         except (Fallback, InputError, *GZIP_ERRORS):  # the whole read names any problem
-            return None
-        if WARN_EMPTY_RUN in warn:
             return None
         reader = {k: warn[k] for k in warn}
         reader["lines"] = merge_line_counts(counts)
