@@ -161,3 +161,19 @@ def test_reading_ahead_in_a_thread_changes_nothing(tmp_path, monkeypatch):
     with pytest.raises(tb.io.InputError, match="bad:1: score 'abc'"):
         tb.Evaluator(q, ["AP"]).evaluate([paths[0], bad, paths[2]], progress=seen.append)
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("ahead", [False, True])
+def test_pieces_decompressed_ahead_in_a_thread(tmp_path, monkeypatch, ahead):
+    """The pieces of a gzip file decompressed one ahead in a thread or not: the same values;
+    corrupt data stops the piecewise read and the whole read names the problem."""
+    qp, rp = _write(tmp_path, gz=True)
+    q = tb.read_qrels(qp)
+    whole = tb.Evaluator(q, MEASURES, samples=10).evaluate([rp])
+    monkeypatch.setattr(chunks, "_second_core", lambda: ahead)
+    monkeypatch.setattr(chunks, "BLOCK_BYTES", 500)
+    _same(whole, tb.Evaluator(q, MEASURES, samples=10, chunk_topics=5).evaluate([rp]))
+    data = rp.read_bytes()
+    rp.write_bytes(data[: len(data) // 2] + bytes(200) + data[len(data) // 2:])
+    with pytest.raises(tb.io.InputError, match="corrupt gzip data"):
+        tb.Evaluator(q, ["AP"], chunk_topics=5).evaluate([rp])

@@ -6,7 +6,9 @@ per topic: :func:`tiebreak.ranking.topic_generators`), so a topic's values do no
 other topics are evaluated with it. :meth:`tiebreak.Evaluator.evaluate_run` with
 ``chunk_topics=k`` evaluates a run ``k`` topics at a time; a run file larger than
 :data:`STREAM_BYTES` is read piece by piece (:func:`run_blocks`: decompressed as it is read, cut
-at topic boundaries), so neither the file's text nor its arrays are ever whole in memory.
+at topic boundaries), so neither the file's text nor its arrays are ever whole in memory; with
+a second core, the next piece is decompressed in a thread while this one is parsed and
+evaluated.
 
 A file that cannot be read that way is read whole, as before: a topic whose lines are not
 contiguous, lone CR line ends, more than one run tag, no result line, or any input error (the
@@ -96,6 +98,8 @@ def run_blocks(path, name: str | None, on_duplicate: str, block: int | None = No
     tags: set[str] = set()
     first = True
     pieces = iter_blocks(src, block or BLOCK_BYTES)
+    if _second_core():
+        pieces = _read_ahead(pieces)
     while True:
         piece = next(pieces, None)
         buf = carry + piece if piece is not None else carry
@@ -130,6 +134,64 @@ def run_blocks(path, name: str | None, on_duplicate: str, block: int | None = No
         yield run
         if piece is None:
             return
+
+
+def _second_core() -> bool:
+    return hasattr(os, "sched_getaffinity") and len(os.sched_getaffinity(0)) > 1
+
+
+def _read_ahead(pieces):
+    """The items of ``pieces`` produced one ahead in a daemon thread (gzip decompression
+    releases the GIL, so the next piece is decompressed while this one is parsed and
+    evaluated); its exceptions are raised here, in order. Closing this generator stops the
+    thread."""
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    end = object()
+
+    def work():
+        try:
+            yield_to_reader(pieces)
+        finally:
+            pieces.close()
+
+    def yield_to_reader(pieces):
+        try:
+            for p in pieces:
+                while not stop.is_set():
+                    try:
+                        q.put((p, None), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            item = (end, None)
+        except BaseException as e:  # handed to the reader
+            item = (end, e)
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    t = threading.Thread(target=work, name="tiebreak-gunzip", daemon=True)
+    t.start()
+    try:
+        while True:
+            p, err = q.get()
+            if err is not None:
+                raise err
+            if p is end:
+                return
+            yield p
+    finally:
+        stop.set()
+        t.join()
 
 
 def merge_line_counts(counts: list[LineCounts]) -> LineCounts:
