@@ -7,6 +7,13 @@ the same measures) is run on the same files in a child process of its own for co
 The run has ties (scores rounded to 3 digits, ~1 in 4 documents shares its score) and the qrels
 judge 100 documents per topic (25 relevant at grades 1-2), half of them retrieved.
 
+A run file of :data:`tiebreak.chunks.STREAM_BYTES` or more is read and evaluated piece by piece
+(topic-chunked evaluation), so tiebreak's peak memory should not grow with the run. Targets
+(issue 29), printed with met / NOT met: peak RSS at the largest size (10 M lines) <= 1.2x
+pytrec_eval's; and flat in the number of topics once chunked: the peak at the largest size at
+most 1.25x the peak at the smallest chunked size (the qrels, which grow with the topics, are
+read whole by every tool).
+
 Usage::
 
     python benchmarks/bench_memory.py [--topics 1000,2500,5000,10000] [--tmp DIR] [--no-pytrec]
@@ -74,6 +81,14 @@ print(len(res))
 """
 
 
+QRELS_ONLY = """
+import sys
+import tiebreak as tb
+import tiebreak.io._fast  # what tiebreak eval loads for a large run
+tb.Evaluator(tb.read_qrels(sys.argv[1]), sys.argv[2:], "all")
+"""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topics", default="1000,2500,5000,10000")
@@ -81,7 +96,7 @@ def main() -> None:
     ap.add_argument("--no-pytrec", action="store_true")
     a = ap.parse_args()
     sizes = sorted(int(x) for x in a.topics.split(","))
-    tools = ["tiebreak trec_eval regime", "tiebreak all regimes"]
+    tools = ["tiebreak trec_eval regime", "tiebreak all regimes", "tiebreak qrels only"]
     if not a.no_pytrec:
         try:
             import pytrec_eval  # noqa: F401
@@ -95,7 +110,9 @@ def main() -> None:
             for n in sizes:
                 qrels, run = write_inputs(n, tmp) if tool == tools[0] else (
                     tmp / f"qrels.{n}", tmp / f"run.{n}")
-                if tool.startswith("tiebreak"):
+                if tool == "tiebreak qrels only":  # the evaluator built, no run read
+                    argv = [sys.executable, "-c", QRELS_ONLY, str(qrels), *MEASURES]
+                elif tool.startswith("tiebreak"):
                     regime = "trec_eval" if "trec_eval" in tool else "all"
                     argv = [sys.executable, "-m", "tiebreak", "eval", str(qrels), str(run),
                             "-j", "1", "--quiet", "--regime", regime, "--format", "tsv"]
@@ -110,10 +127,41 @@ def main() -> None:
                 print(f"{tool:>26}  {n:>6} topics  {lines:5.1f} M lines  {dt:7.2f} s  "
                       f"{dt / lines:5.2f} s/M  peak {rss:7.0f} MiB  "
                       f"{rss / lines:6.0f} MiB/M", flush=True)
-        print("\nper million lines (largest size):")
+        print(f"\npeak RSS at the largest size ({sizes[-1]} topics, "
+              f"{sizes[-1] * DOCS / 1e6:.1f} M lines); load average {os.getloadavg()[0]:.2f}:")
         big = {t: r for t, n, _, _, r in rows if n == sizes[-1]}
         for t, r in big.items():
             print(f"  {t:>26}: peak {r:.0f} MiB")
+        report(rows, sizes, tmp)
+
+
+def report(rows, sizes, tmp: Path) -> None:
+    """The issue's two memory targets, each with met / NOT met."""
+    from tiebreak.chunks import STREAM_BYTES
+
+    peak = {(t, n): r for t, n, _, _, r in rows}
+    pt = peak.get(("pytrec-eval-terrier", sizes[-1]))
+    print("\ntargets:")
+    q_only = {n: peak.get(("tiebreak qrels only", n)) for n in sizes}
+    for t in ("tiebreak trec_eval regime", "tiebreak all regimes"):
+        if pt:
+            r = peak[(t, sizes[-1])] / pt
+            print(f"  {t:>26} / pytrec_eval peak RSS at {sizes[-1]} topics: {r:5.2f}x  "
+                  f"target <= 1.2x: {'met' if r <= 1.2 else 'NOT met'}")
+        chunked = [n for n in sizes if (tmp / f"run.{n}").stat().st_size >= STREAM_BYTES]
+        if len(chunked) >= 2:
+            r = peak[(t, chunked[-1])] / peak[(t, chunked[0])]
+            print(f"  {t:>26} peak RSS {chunked[-1]} / {chunked[0]} topics (chunked): "
+                  f"{r:5.2f}x  flat (<= 1.25x): {'met' if r <= 1.25 else 'NOT met'}")
+            a, b = q_only[chunked[0]], q_only[chunked[-1]]
+            if a and b:  # the same without the qrels, which every tool holds whole
+                r = (peak[(t, chunked[-1])] - b) / (peak[(t, chunked[0])] - a)
+                print(f"  {t:>26} the same, minus the peak of reading the qrels alone "
+                      f"({a:.0f} / {b:.0f} MiB): {r:5.2f}x  flat (<= 1.25x): "
+                      f"{'met' if r <= 1.25 else 'NOT met'}")
+        else:
+            print(f"  {t:>26}: fewer than two sizes are chunked (run files of "
+                  f"{STREAM_BYTES >> 20} MiB or more); flatness not measured")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .io import Qrels, Run, read_run
+from .io.runs import WARN_EMPTY as WARN_EMPTY_RUN
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
 from .measures.kernels import MIN_GEO_MEAN
 from .ranking import (
@@ -32,6 +33,7 @@ from .ranking import (
     ranking,
     run_hygiene,
     sampled_ranking,
+    topic_generators,
 )
 
 __all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_values",
@@ -287,15 +289,17 @@ def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
     batch = max(1, min(S, 2_000_000 // n))
     tot = [np.zeros(T) for _ in ms]
     sq = [np.zeros(T) for _ in ms]
-    rng = np.random.default_rng(seed)
+    gens = topic_generators(P, seed)  # per topic: values do not depend on the other topics
     done = 0
     while done < S:
         b = min(batch, S - done)
-        Rs = sampled_ranking(P, b, rng)
+        Rs = sampled_ranking(P, b, gens)
         for i, m in enumerate(ms):
             v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(b, T)
-            tot[i] += v.sum(axis=0)
-            sq[i] += (v * v).sum(axis=0)
+            # sample after sample (a cumulative sum along the samples adds in that order), so
+            # the sums do not depend on the batch size, which depends on the run's size
+            tot[i] = np.cumsum(np.vstack([tot[i][None], v]), axis=0)[-1]
+            sq[i] = np.cumsum(np.vstack([sq[i][None], v * v]), axis=0)[-1]
         done += b
     out = []
     for t, q in zip(tot, sq):
@@ -465,6 +469,10 @@ class Evaluator:
         Evaluate only the top ``max_docs`` documents of each topic (trec_eval ``-M``).
     judged_only : bool
         Drop unjudged documents before evaluating (trec_eval ``-J``).
+    chunk_topics : int, optional
+        Evaluate each run this many topics at a time (memory bounded by the chunk; a run file
+        larger than :data:`tiebreak.chunks.STREAM_BYTES` is read piece by piece whatever this
+        is). Every value is identical to a whole evaluation (:mod:`tiebreak.chunks`).
     convention : str or Convention, optional
         Read every measure name as this peer spells it (``trec_eval``, ``ir_measures``,
         ``ranx``, ``ntcireval``, ``trectools``, ``sklearn``, ``spark``, ``elasticsearch``,
@@ -483,7 +491,8 @@ class Evaluator:
     def __init__(self, qrels: Qrels, measures=None, regimes=None,
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
-                 judged_only: bool = False, convention=None):
+                 judged_only: bool = False, convention=None,
+                 chunk_topics: int | None = None):
         ms = measures if measures is not None else DEFAULT_MEASURES
         if isinstance(ms, (str, Measure)):
             ms = [ms]
@@ -525,6 +534,10 @@ class Evaluator:
         self.seed = seed
         self.max_docs = max_docs
         self.judged_only = judged_only
+        if chunk_topics is not None and (isinstance(chunk_topics, bool)
+                                         or int(chunk_topics) < 1):
+            raise ValueError("chunk_topics must be a positive integer")
+        self.chunk_topics = None if chunk_topics is None else int(chunk_topics)
         t = list(qrels.topics)
         self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
                                                                                   "replace")),
@@ -536,18 +549,37 @@ class Evaluator:
                        max_docs=self.max_docs, judged_only=self.judged_only,
                        score_precision=self.score_precision)
 
-    def evaluate_run(self, run: Run) -> tuple[np.ndarray, dict]:
-        """Values of one run: ndarray (n_measures, n_regimes, n_topics) and its warnings."""
+    def evaluate_run(self, run: Run, chunk_topics: int | None = None
+                     ) -> tuple[np.ndarray, dict]:
+        """Values of one run: ndarray (n_measures, n_regimes, n_topics) and its warnings.
+
+        ``chunk_topics`` (default the evaluator's): evaluate the run this many topics at a
+        time; the values and warnings are identical (:mod:`tiebreak.chunks`)."""
         if not isinstance(run, Run):
             raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
                             f"{type(run).__name__}")
-        P = self.prepare(run)
-        if len(run.topics) and not (P.O.n_ret > 0).any():
-            from .io import InputError
+        k = self.chunk_topics if chunk_topics is None else chunk_topics
+        if k and len(run.topics) > k:
+            from .chunks import Fallback, topic_chunks
 
-            shown = ", ".join(run.topics[:5]) + (" ..." if len(run.topics) > 5 else "")
-            raise InputError(f"{run.source}: none of the run's topics ({shown}) is in the qrels "
-                             f"{self.qrels.name}; is this the right qrels file?")
+            try:
+                return self._chunked(run, topic_chunks(run, k))
+            except Fallback:
+                pass
+        out, w, _ = self._evaluate(run)
+        return out, w
+
+    def _evaluate(self, run: Run, topics=None, check: bool = True):
+        """(values, warnings, n_ret per qrels topic) of one run, on the qrels ``topics`` given
+        (default: as the evaluator's ``average`` says)."""
+        if topics is None:
+            P = self.prepare(run)
+        else:
+            P = prepare(run, self.qrels, topics, complete=self.average == "qrels",
+                        max_docs=self.max_docs, judged_only=self.judged_only,
+                        score_precision=self.score_precision)
+        if check and len(run.topics) and not (P.O.n_ret > 0).any():
+            self._none_in_qrels(run.source, run.topics)
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
@@ -563,7 +595,129 @@ class Evaluator:
                 if n not in self.notes:
                     self.notes.append(n)
             _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
-        return out, self._warnings(run, P, cache.get("trec_eval"))
+        return out, self._warnings(run, P, cache.get("trec_eval")), P.O.n_ret
+
+    def _none_in_qrels(self, source: str, topics: list[str]):
+        from .io import InputError
+
+        shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
+        raise InputError(f"{source}: none of the run's topics ({shown}) is in the qrels "
+                         f"{self.qrels.name}; is this the right qrels file?")
+
+    def _chunked(self, whole: Run | None, parts, warnings: dict | None = None):
+        """Evaluate the sub-runs ``parts`` (whole topics each, in the run's order) one after the
+        other and merge: each topic's values from the part that holds it, the values of the
+        qrels topics no part holds from the first part, warnings as a whole evaluation gives
+        them. ``whole``: the run they come from (its reader warnings and line counts), or None
+        with ``warnings`` the merged reader warnings and "lines" of a file read in pieces."""
+        from .chunks import READER_ORDER
+
+        out = None
+        found = False
+        topics: list[str] = []
+        source = ""
+        ev: dict[str, object] = {}
+        missing: set[str] | None = None
+        tindex = self.qrels.topic_index
+        for part in parts:
+            source = part.source
+            if len(topics) < 6:
+                topics += part.topics[:6]
+            known = [q for q in part.topics if q in tindex]
+            if not known:  # only the warnings (its topics are ignored)
+                P = prepare(part, self.qrels, complete=True, max_docs=self.max_docs,
+                            judged_only=self.judged_only, score_precision=self.score_precision)
+                w = self._warnings(part, P)
+            else:
+                v, w, n_ret = self._evaluate(part, topics=None if out is None else known,
+                                             check=False)
+                if out is None:
+                    out = v
+                has = np.flatnonzero(n_ret > 0)
+                found |= len(has) > 0
+                out[:, :, has] = v[:, :, has]
+            for key, x in w.items():
+                if key == "lines" or key in READER_ORDER:  # the caller's, from the reader
+                    continue
+                if key.startswith("qrels topics missing from run"):
+                    xs = set(x)
+                    missing = xs if missing is None else missing & xs
+                    ev.setdefault(key, None)
+                elif isinstance(x, list):
+                    ev[key] = list(ev.get(key, [])) + x
+                else:
+                    ev[key] = ev.get(key, 0) + x
+        if not found:
+            self._none_in_qrels(source, topics)
+        for key in [k for k in ev if k.startswith("qrels topics missing from run")]:
+            kept = [q for q in self.qrels.topics if q in (missing or set())]
+            if kept:
+                ev[key] = kept
+            else:
+                del ev[key]
+        if whole is not None:
+            w0: dict[str, object] = dict(whole.warnings)
+            if whole.line_counts is not None:
+                w0["lines"] = whole.line_counts
+        else:
+            w0 = {k: warnings[k] for k in READER_ORDER if k in warnings}
+            w0.update((k, v) for k, v in warnings.items() if k not in w0)
+        order = [WARN_CONTRADICTIONS, WARN_INCREASING, "run topics not in qrels (ignored)",
+                 "qrels topics missing from run (scored 0)",
+                 "qrels topics missing from run (not averaged)",
+                 f"unjudged documents in the top {UNJUDGED_TOP_K}", WARN_TIED]
+        w0.update((k, ev[k]) for k in order if k in ev)
+        w0.update((k, v) for k, v in ev.items() if k not in w0)
+        return out, w0
+
+    def _evaluate_file(self, path, name, on_duplicate: str):
+        """A run file larger than :data:`tiebreak.chunks.STREAM_BYTES` (or any file when
+        ``chunk_topics`` is set) read piece by piece and evaluated chunk by chunk; None when it
+        cannot be read that way (the caller reads it whole)."""
+        from .chunks import Fallback, merge_line_counts, run_blocks, topic_chunks
+        from .io import InputError
+        from .io.source import GZIP_ERRORS
+
+        counts = []
+        warn: dict[str, int] = {}
+        names: list[str] = []
+
+        def parts():
+            for run in run_blocks(path, name, on_duplicate):
+                names.append(run.name)
+                counts.append(run.line_counts)
+                for k, v in run.warnings.items():
+                    if k != WARN_EMPTY_RUN:
+                        warn[k] = warn.get(k, 0) + v
+                if not len(run):  # comments or blank lines after the last result line
+                    continue
+                if self.chunk_topics:
+                    yield from topic_chunks(run, self.chunk_topics)
+                else:
+                    yield run
+
+        try:
+            gen = parts()
+            first = next(gen, None)
+            if first is None:  # no result line: the whole read says so
+                return None
+
+            def chain():
+                yield first
+                yield from gen
+
+            # warnings of the pieces are complete only once every piece is read: merge after
+            out, w = self._chunked(None, chain(), {})
+        except (Fallback, InputError, *GZIP_ERRORS):  # the whole read names any problem
+            return None
+        reader = {k: warn[k] for k in warn}
+        reader["lines"] = merge_line_counts(counts)
+        from .chunks import READER_ORDER
+
+        w0 = {k: reader[k] for k in READER_ORDER if k in reader}
+        w0.update((k, v) for k, v in reader.items() if k not in w0)
+        w0.update((k, v) for k, v in w.items() if k not in w0)
+        return names[0], out, w0
 
     def _warnings(self, run: Run, P: Prepared, te=None) -> dict:
         J, O = P.J, P.O
@@ -599,25 +753,92 @@ class Evaluator:
         return w
 
     def _one(self, r, on_duplicate="error", name_by="tag"):
+        got = self._read_one(r, on_duplicate, name_by)
+        if not isinstance(got, Run):  # a large file, read and evaluated piece by piece
+            return (*got, self.notes)
+        v, w = self.evaluate_run(got)
+        return got.name, got.source, v, w, self.notes
+
+    def _read_one(self, r, on_duplicate="error", name_by="tag"):
+        """The Run of one input; or, for a run file evaluated piece by piece (large, or
+        ``chunk_topics`` set), its (name, source, values, warnings)."""
         if isinstance(r, Run):
-            run = r
-        elif isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
+            return r
+        if isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
             name = None
             if name_by == "file" and not hasattr(r, "read") and r != "-":
                 name = os.path.basename(os.fsdecode(r))
             from .io.tables import is_table_path, read_run_table
 
-            run = read_run_table(r, name=name) if is_table_path(r) else \
-                read_run(r, name=name, on_duplicate=on_duplicate)
-        elif isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
+            if is_table_path(r):
+                return read_run_table(r, name=name)
+            got = self._stream(r, name, on_duplicate)
+            if got is not None:
+                return got
+            return read_run(r, name=name, on_duplicate=on_duplicate)
+        if isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
             from .io.inputs import as_run
 
-            run = as_run(r)
-        else:
-            raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
-                            f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
-        v, w = self.evaluate_run(run)
-        return run.name, run.source, v, w, self.notes
+            return as_run(r)
+        raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
+                        f"or a {{qid: {{docno: score}}}} dict, not {type(r).__name__}")
+
+    def _prefetched(self, runs, on_duplicate, name_by):
+        """Evaluate ``runs`` (small run files) in order while a second thread reads the next
+        one: decompression (zlib, ISA-L) and the compiled reader release the GIL, so on a
+        second core reading overlaps evaluation. Results, their order and errors are those of
+        reading and evaluating one file after the other."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def read(r):
+            name = os.path.basename(os.fsdecode(r)) if name_by == "file" else None
+            return read_run(r, name=name, on_duplicate=on_duplicate)
+
+        with ThreadPoolExecutor(1, thread_name_prefix="tiebreak-read") as pool:
+            nxt = pool.submit(read, runs[0])
+            for i in range(len(runs)):
+                run = nxt.result()
+                if i + 1 < len(runs):
+                    nxt = pool.submit(read, runs[i + 1])
+                v, w = self.evaluate_run(run)
+                yield run.name, run.source, v, w, self.notes
+
+    def _can_prefetch(self, runs) -> bool:
+        """Read ahead in a thread: several plain run files (no tables, none large enough to be
+        read piece by piece), no ``chunk_topics``, and a second core to run the thread on."""
+        if len(runs) < 2 or self.chunk_topics or not hasattr(os, "sched_getaffinity"):
+            return False
+        if len(os.sched_getaffinity(0)) < 2:
+            return False
+        from .chunks import STREAM_BYTES
+        from .io.tables import is_table_path
+
+        try:
+            return all(isinstance(r, (str, os.PathLike)) and os.fspath(r) != "-"
+                       and not is_table_path(r) and os.path.getsize(r) < STREAM_BYTES
+                       for r in runs)
+        except OSError:
+            return False
+
+    def _stream(self, r, name, on_duplicate):
+        """(name, source, values, warnings) of a run file evaluated piece by piece, when it is
+        large or ``chunk_topics`` is set; None otherwise or when it cannot be (read it whole)."""
+        if hasattr(r, "read") or isinstance(r, bytes) or os.fspath(r) == "-":
+            return None
+        from .chunks import STREAM_BYTES
+
+        path = os.fspath(r)
+        try:
+            big = os.path.getsize(path) >= STREAM_BYTES
+        except OSError:
+            return None
+        if not (big or self.chunk_topics):
+            return None
+        got = self._evaluate_file(path, name, on_duplicate)
+        if got is None:
+            return None
+        name, v, w = got
+        return name, path, v, w
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
         from .io._arrays import expect_files
@@ -631,6 +852,9 @@ class Evaluator:
             return
         if jobs > 1 and len(runs) > 1 and all(isinstance(r, (str, os.PathLike)) for r in runs):
             yield from imap(_work, runs, jobs, (self, on_duplicate, name_by))
+            return
+        if self._can_prefetch(runs):
+            yield from self._prefetched(runs, on_duplicate, name_by)
             return
         for r in runs:
             yield self._one(r, on_duplicate, name_by)

@@ -366,17 +366,42 @@ def _spans(meta, cnt):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
-def _ws(c):  # pragma: no cover - compiled
-    return c == 32 or (c >= 9 and c <= 13)
+@nb.njit(cache=True, nogil=True)
+def _intern_column(a, st, en, col, skip_repeat, ids, cap):  # pragma: no cover - compiled
+    """Intern the tokens ``a[st[j, col]:en[j, col]]`` into ``ids`` (numbers in order of first
+    appearance; a token equal to the one before it is not looked up when ``skip_repeat``).
+    Returns each distinct string's (start, end) in ``a`` at its first occurrence, int64 (d, 2)."""
+    slots, meta, keys, cnt = _table(cap)
+    for j in range(st.shape[0]):
+        s, e = st[j, col], en[j, col]
+        if skip_repeat and j > 0 and _same(a, st[j - 1, col], en[j - 1, col], s, e):
+            ids[j] = ids[j - 1]
+            continue
+        while True:
+            d = _find(slots, meta, keys, cnt, a, s, e, s)
+            if d >= 0:
+                break
+            slots, meta, keys = _grown(slots, meta, keys, cnt, e - s)
+        ids[j] = d
+    return _spans(meta, cnt)
+
+
+def read_run6(a, nl):
+    """:func:`_read_run6` with field offset arrays allocated here: int32 (48 bytes a line) for a
+    text under 2 GiB, else int64."""
+    pos = np.int32 if a.shape[0] < 1 << 31 else np.int64
+    return _read_run6(a, nl, np.empty((nl, 6), pos), np.empty((nl, 6), pos))
 
 
 @nb.njit(cache=True, nogil=True)
-def read_run6(a, nl):  # pragma: no cover - compiled
-    """One pass over a run text whose every one of its ``nl`` lines holds exactly six fields
+def _read_run6(a, nl, st, en):  # pragma: no cover - compiled
+    """Read a run text whose every one of its ``nl`` lines holds exactly six fields
     ``qid Q0 docno rank score tag`` separated by C ``isspace`` bytes, the first not starting with
-    ``#``: fields found, rank and score parsed (:func:`_decimal`), qids, docnos and tags interned,
-    with no Python object per line and no per-field offset arrays.
+    ``#``: fields found (:func:`split_fields` into the caller's ``st``, ``en``: int32 or int64,
+    shape (nl, 6)), rank and score parsed (:func:`_decimal`), qids, docnos and tags interned,
+    with no Python object per line. Each step is its own tight loop over the lines: one loop
+    doing all of them per line ran 1.6x slower (numba keeps the growing tables and the
+    per-line field arrays live across the whole loop).
 
     Returns (status, topic, docid, rank, score, exponent, slow, qid first, docno first, tag first,
     lines whose tag is not the first line's): ``topic``/``docid`` (int64, shape (nl,)) number the
@@ -385,91 +410,47 @@ def read_run6(a, nl):  # pragma: no cover - compiled
     (d, 2)) gives the start and end in ``a`` of each distinct string's first occurrence.
     status 1 when the text is not like that (the strict reader then runs and names the problem).
     """
-    n = a.shape[0]
     topic = np.empty(nl, np.int64)
     docid = np.empty(nl, np.int64)
     rank = np.empty(nl)
     score = np.empty(nl)
     expo = np.zeros(nl, np.bool_)
-    slow = np.empty((16, 4), np.int64)
-    nslow = 0
-    qslots, qmeta, qkeys, qcnt = _table(64)
-    dslots, dmeta, dkeys, dcnt = _table(min(nl, 1 << 14))
-    tslots, tmeta, tkeys, tcnt = _table(4)
-    fs = np.empty(6, np.int64)
-    fe = np.empty(6, np.int64)
-    qs = qe = ts = te = -1
-    tag = 0
-    ndiff = 0
-    i = 0
-    line = 0
-    bad = (1, topic, docid, rank, score, expo, slow[:0], np.empty((0, 2), np.int64),
-           np.empty((0, 2), np.int64), np.empty((0, 2), np.int64), 0)
-    while i < n:
-        cnt = 0
-        while True:
-            while i < n and a[i] != 10 and _ws(a[i]):
-                i += 1
-            if i >= n or a[i] == 10:
-                break
-            if cnt == 6 or (cnt == 0 and a[i] == 35):
-                return bad
-            fs[cnt] = i
-            while i < n and not _ws(a[i]):
-                i += 1
-            fe[cnt] = i
-            cnt += 1
-        i += 1  # the newline
-        if cnt != 6 or line >= nl:
-            return bad
-        if line > 0 and _same(a, qs, qe, fs[0], fe[0]):
-            topic[line] = topic[line - 1]
-        else:
-            while True:
-                d = _find(qslots, qmeta, qkeys, qcnt, a, fs[0], fe[0], fs[0])
-                if d >= 0:
-                    break
-                qslots, qmeta, qkeys = _grown(qslots, qmeta, qkeys, qcnt, fe[0] - fs[0])
-            topic[line] = d
-            qs, qe = fs[0], fe[0]
-        while True:
-            d = _find(dslots, dmeta, dkeys, dcnt, a, fs[2], fe[2], fs[2])
-            if d >= 0:
-                break
-            dslots, dmeta, dkeys = _grown(dslots, dmeta, dkeys, dcnt, fe[2] - fs[2])
-        docid[line] = d
-        for f in range(3, 5):
-            status, v, sl, ex = _decimal(a, fs[f], fe[f])
-            if status:
-                return bad
-            if f == 4:
-                expo[line] = ex
-                score[line] = v
-            else:
-                rank[line] = v
-            if sl:
-                if nslow == slow.shape[0]:
-                    slow2 = np.empty((2 * nslow, 4), np.int64)
-                    slow2[:nslow] = slow
-                    slow = slow2
-                slow[nslow, 0] = line
-                slow[nslow, 1] = f
-                slow[nslow, 2] = fs[f]
-                slow[nslow, 3] = fe[f]
-                nslow += 1
-        if line == 0 or not _same(a, ts, te, fs[5], fe[5]):
-            while True:
-                tag = _find(tslots, tmeta, tkeys, tcnt, a, fs[5], fe[5], fs[5])
-                if tag >= 0:
-                    break
-                tslots, tmeta, tkeys = _grown(tslots, tmeta, tkeys, tcnt, fe[5] - fs[5])
-            ts, te = fs[5], fe[5]
-        ndiff += tag != 0
-        line += 1
-    if line != nl:
+    e0 = np.empty((0, 2), np.int64)
+    bad = (1, topic, docid, rank, score, expo, np.empty((0, 4), np.int64), e0, e0, e0, 0)
+    status, _, _ = split_fields(a, nl, 6, st.reshape(nl * 6), en.reshape(nl * 6))
+    if status:
         return bad
-    return (0, topic, docid, rank, score, expo, slow[:nslow], _spans(qmeta, qcnt),
-            _spans(dmeta, dcnt), _spans(tmeta, tcnt), ndiff)
+    nslow = 0
+    for line in range(nl):
+        status, v, sl, _ = _decimal(a, st[line, 3], en[line, 3])
+        if status:
+            return bad
+        rank[line] = v
+        nslow += sl
+        status, v, sl, ex = _decimal(a, st[line, 4], en[line, 4])
+        if status:
+            return bad
+        score[line] = v
+        expo[line] = ex
+        nslow += sl
+    slow = np.empty((nslow, 4), np.int64)
+    k = 0
+    for line in range(nl if nslow else 0):
+        for f in range(3, 5):
+            if _decimal(a, st[line, f], en[line, f])[2]:
+                slow[k, 0] = line
+                slow[k, 1] = f
+                slow[k, 2] = st[line, f]
+                slow[k, 3] = en[line, f]
+                k += 1
+    qspan = _intern_column(a, st, en, 0, True, topic, 64)
+    dspan = _intern_column(a, st, en, 2, False, docid, min(nl, 1 << 14))
+    tag = np.empty(nl, np.int64)
+    tspan = _intern_column(a, st, en, 5, True, tag, 4)
+    ndiff = 0
+    for line in range(nl):
+        ndiff += tag[line] != 0
+    return (0, topic, docid, rank, score, expo, slow, qspan, dspan, tspan, ndiff)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -28,6 +28,7 @@ __all__ = [
     "LineCounts",
     "decode_utf8",
     "gunzip",
+    "iter_blocks",
     "natural_key",
     "open_bytes",
     "show",
@@ -89,6 +90,38 @@ def gunzip(data: bytes, name: str) -> bytes:
             raise
         raise InputError(f"{name}: corrupt gzip data ({e}): the file is truncated or damaged; "
                          "copy or download it again") from None
+
+
+def iter_blocks(path, size: int):
+    """The decompressed bytes of the file ``path`` in pieces of about ``size`` bytes (gzip
+    recognised by its magic bytes and decompressed as it is read, with python-isal when
+    installed), so that a reader can work on a file larger than memory piece by piece.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read, or its gzip data is corrupt (a caller that wants the readers'
+        messages reads the file whole instead).
+    """
+    with open(os.fspath(path), "rb") as fh:
+        head = fh.read(2)
+        fh.seek(0)
+        if head == b"\x1f\x8b":
+            try:
+                from isal import igzip as gz
+            except ImportError:
+                gz = gzip
+            fh = gz.GzipFile(fileobj=fh, mode="rb")
+        while True:
+            try:
+                piece = fh.read(size)
+            except Exception as e:  # zlib, ISA-L and gzip each raise their own errors
+                if isinstance(e, OSError):
+                    raise
+                raise OSError(f"{path}: corrupt gzip data ({e})") from None
+            if not piece:
+                return
+            yield piece
 
 
 def decode_utf8(data: bytes, name: str, what: str = "text") -> str:

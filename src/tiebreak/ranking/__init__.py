@@ -66,6 +66,7 @@ from .rankings import (  # noqa: F401
     qrels_levels,
     ranking,
     sampled_ranking,
+    topic_generators,
 )
 
 __all__ = [
@@ -95,4 +96,5 @@ __all__ = [
     "ranking",
     "run_hygiene",
     "sampled_ranking",
+    "topic_generators",
 ]

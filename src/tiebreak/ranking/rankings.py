@@ -415,17 +415,65 @@ def expected_ranking(P: Prepared) -> Ranking:
                    (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P)
 
 
+def topic_generators(P: Prepared, seed: int) -> list:
+    """One random generator per evaluated topic that holds a tied group (None for the others):
+    numpy's default generator seeded from ``seed`` and the topic id's bytes (BLAKE2b), so a
+    topic's random orderings depend on the seed and the topic alone, not on which other topics
+    are evaluated with it, in which order or in which chunk.
+
+    Raises ValueError for a negative ``seed`` (as ``numpy.random.default_rng``)."""
+    import hashlib
+
+    t0, _, _, gid = _score_positions(P)
+    T = len(P.topic_ids)
+    o = np.lexsort((gid, t0))
+    g = gid[o]
+    tied = np.zeros(T, bool)
+    tied[t0[o][1:][g[1:] == g[:-1]]] = True
+    names = P.qrels.topics if P.qrels is not None else None
+    out: list = [None] * T
+    for t in np.flatnonzero(tied).tolist():
+        q = int(P.topic_ids[t])
+        key = (names[q] if names is not None else str(q)).encode("utf-8", "surrogateescape")
+        h = int.from_bytes(hashlib.blake2b(key, digest_size=16).digest(), "little")
+        out[t] = np.random.default_rng(np.random.SeedSequence([int(seed), h]))
+    return out
+
+
+def _topic_keys(P: Prepared, n_samples: int, gens: list) -> np.ndarray:
+    """Random sort keys (n_samples, n) for the score-order positions: row s holds sample s's
+    keys; each tied topic's keys are drawn from its own generator, sample after sample, in the
+    topic's score order (untied topics' keys are 0: they order nothing)."""
+    t0 = _score_positions(P)[0]
+    K = np.zeros((n_samples, len(t0)))
+    o = np.argsort(t0, kind="stable")
+    starts = np.searchsorted(t0[o], np.arange(len(gens) + 1))
+    for t, g in enumerate(gens):
+        if g is not None:
+            pos = o[starts[t]:starts[t + 1]]
+            K[:, pos] = g.random((n_samples, len(pos)))
+    return K
+
+
 def sampled_ranking(P: Prepared, n_samples: int, seed) -> Ranking:
     """``n_samples`` seeded random within-group orderings of every topic, stacked as
-    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``). ``seed`` is an int
-    or a numpy Generator."""
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    ``n_samples * T`` topics (replica s of topic t is topic ``s * T + t``).
+
+    ``seed``: an int (each topic's orderings from its own generator, :func:`topic_generators`),
+    the list :func:`topic_generators` returned (to continue those streams over several calls),
+    or a numpy Generator (one stream over all topics; the result then depends on which topics
+    are evaluated together)."""
     t0, rank0, code0, gid = _score_positions(P)
     lines0 = P.shared["score_lines"]
     T = len(P.topic_ids)
+    if isinstance(seed, np.random.Generator):
+        keys = (seed.random(len(t0)) for _ in range(n_samples))
+    else:
+        gens = seed if isinstance(seed, list) else topic_generators(P, seed)
+        keys = iter(_topic_keys(P, n_samples, gens))
     ts, rs, cs, ls = [], [], [], []
     for s in range(n_samples):
-        perm = np.lexsort((rng.random(len(t0)), gid, t0))
+        perm = np.lexsort((next(keys), gid, t0))
         c, t, r = code0[perm], t0 + s * T, rank0
         ln = lines0[perm]
         if P.max_docs is not None:
