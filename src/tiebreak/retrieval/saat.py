@@ -91,25 +91,32 @@ def impact_layout(index, key: tuple, imp: np.ndarray, tids) -> tuple[np.ndarray,
 
 # ------------------------------------------------------------------ kernel
 @njit(cache=True)
-def _candidates(acc, mask, touched, n, k, rem, R, tol, integer):
-    """Bounds of the touched documents that can still reach the k-th largest lower bound ``L``.
-    Returns ``(ok, cand, lo, up, exact)``: ok False when an untouched document could still
-    reach ``L`` (``R + tol >= L``); else ``cand`` = their positions in ``touched`` and their
-    bounds, widened by ``tol`` unless exact (integer sums over every query term)."""
-    m = rem.size
-    full = (np.int64(1) << m) - 1
+def _kth_lo(acc, touched, n, k):
+    """The k-th largest accumulator of the n touched documents (float64)."""
     lo = np.empty(n, np.float64)
     for i in range(n):
-        lo[i] = np.float64(acc[touched[i]])
-    L = -np.partition(-lo, k - 1)[k - 1]            # k-th largest lower bound
-    if not R + tol < L - tol:
-        z = np.zeros(0, np.float64)
-        return False, np.zeros(0, np.int64), z, z, np.zeros(0, np.bool_)
+        lo[i] = -np.float64(acc[touched[i]])
+    return -np.partition(lo, k - 1)[k - 1]
+
+
+@njit(cache=True)
+def _candidates(acc, mask, touched, pos, k, rem, tol, integer):
+    """The documents at positions ``pos`` of ``touched`` (a superset of every document that can
+    still reach the k-th largest lower bound ``L`` among them) whose upper bound reaches ``L``:
+    ``(cand, lo, up, exact, L)``, bounds widened by ``tol`` unless exact (integer sums over
+    every query term)."""
+    m = rem.size
+    full = (np.int64(1) << m) - 1
+    n = pos.size
+    lo = np.empty(n, np.float64)
+    for i in range(n):
+        lo[i] = np.float64(acc[touched[pos[i]]])
+    L = -np.partition(-lo, k - 1)[k - 1]
     up = np.empty(n, np.float64)
     nc = 0
     for i in range(n):
         u = lo[i]
-        mk = mask[touched[i]]
+        mk = mask[touched[pos[i]]]
         for q in range(m):
             if not (mk >> q) & 1:
                 u += rem[q]
@@ -123,8 +130,8 @@ def _candidates(acc, mask, touched, n, k, rem, R, tol, integer):
     nc = 0
     for i in range(n):
         if up[i] + tol >= L - tol:
-            cand[nc] = i
-            if integer and mask[touched[i]] == full:
+            cand[nc] = pos[i]
+            if integer and mask[touched[pos[i]]] == full:
                 ex[nc] = True
                 clo[nc] = lo[i]
                 cup[nc] = lo[i]
@@ -132,7 +139,7 @@ def _candidates(acc, mask, touched, n, k, rem, R, tol, integer):
                 clo[nc] = lo[i] - tol
                 cup[nc] = up[i] + tol
             nc += 1
-    return True, cand, clo, cup, ex
+    return cand, clo, cup, ex, L
 
 
 @njit(cache=True)
@@ -154,6 +161,7 @@ def _settle(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, touched, cand, lo,
     sufrk = np.empty(nc + 1, np.int64)
     fail = np.zeros(nc + 1, np.bool_)
     one = np.empty(1, np.int32)
+    rounds = 0
     while True:
         key = np.empty(nc, np.float64)
         for j in range(nc):
@@ -206,6 +214,9 @@ def _settle(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, touched, cand, lo,
                 nxt = j + 1
             if nxt > 0 and lo[srt[j]] <= sufmax[nxt]:
                 mark[j] = True
+        rounds += 1
+        if rounds > 2:                   # the straddlers keep moving: settle them all at once
+            mark[:] = True
         todo = 0
         for j in range(nc):
             x = srt[j]
@@ -254,7 +265,10 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
     n = 0
     processed = 0
     and_mode = False
-    next_check = max(k, 256)
+    Lk = -np.inf
+    next_full = max(k, 256)
+    next_check = np.int64(0)
+    cand = np.zeros(0, np.int64)
     empty = np.zeros(0, np.int64)
     while True:
         best = -1
@@ -274,7 +288,8 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
         bit = np.int64(1) << best
         wb = w[best]
         j = cur[best]
-        e = min(end[best], j + max(next_check - processed, 1))   # a run stops at a check
+        stop = next_check if and_mode else next_full
+        e = min(end[best], j + max(stop - processed, 1))   # a run stops at a check
         if and_mode:
             while j < e:
                 c = wb * io_imp[j]
@@ -303,30 +318,52 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
                 j += 1
         processed += j - cur[best]
         cur[best] = j
-        if processed >= next_check and n >= k:
-            next_check = int(processed * CHECK_GROWTH) + 1
-            R = pmax
-            left = 0
-            for i in range(m):
-                if cur[i] < end[i]:
-                    rem[i] = np.float64(w[i] * io_imp[cur[i]])
-                    left += end[i] - cur[i]
-                else:
-                    rem[i] = 0.0
-                R += rem[i]
-            if left == 0:
-                break
-            ok, cand, lo, up, ex = _candidates(acc, mask, touched, n, k, rem, R, tol, integer)
-            if not ok:
+        if n < k:
+            continue
+        R = pmax
+        left = 0
+        for i in range(m):
+            if cur[i] < end[i]:
+                rem[i] = np.float64(w[i] * io_imp[cur[i]])
+                left += end[i] - cur[i]
+            else:
+                rem[i] = 0.0
+            R += rem[i]
+        if left == 0:
+            break
+        if not and_mode:
+            # no untouched document can enter once R < L_k: tested against the last computed
+            # L_k (a lower bound of the current one) after every run, recomputed (O(n)) when the
+            # postings read have doubled or when the test passes
+            if R + 2 * tol < Lk or processed >= next_full:
+                next_full = 2 * processed
+                Lk = _kth_lo(acc, touched, n, k)
+            if not R + 2 * tol < Lk:
                 continue
             and_mode = True
-            resolve = cand.size * m * lookup_cost <= left
-            top = _settle(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, touched, cand, lo,
-                          up, ex, bounds, rank, k, resolve, stats)
-            if top.size > 0:
-                stats[0] += processed
-                stats[1] += n
-                return 2, n, cand[top]
+            cand = np.arange(n)
+            next_check = processed
+        if processed < next_check:
+            continue
+        next_check = int(processed * CHECK_GROWTH) + 1
+        # candidates only shrink from here: bounds are recomputed over the last candidates
+        cand, lo, up, ex, L = _candidates(acc, mask, touched, cand, k, rem, tol, integer)
+        resolve = cand.size * m * lookup_cost <= left
+        if not resolve:
+            # quick test of boundary k: a candidate below L that could rise above it fails
+            straddle = False
+            for x in range(cand.size):
+                if lo[x] < L and up[x] > L:
+                    straddle = True
+                    break
+            if straddle:
+                continue
+        top = _settle(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, touched, cand, lo, up,
+                      ex, bounds, rank, k, resolve, stats)
+        if top.size > 0:
+            stats[0] += processed
+            stats[1] += n
+            return 2, n, cand[top]
     stats[0] += processed
     stats[1] += n
     return 0, n, empty
