@@ -12,6 +12,11 @@ MaxScore, which returns the same result):
 
 * ``R`` below the k-th largest ``lo`` ("AND mode", Anh & Moffat): no untouched document can
   enter, so postings of untouched documents are skipped from then on;
+* settling: once in AND mode, when looking up the remaining candidates (documents whose upper
+  bound reaches the k-th lower bound; binary search in the docid-ordered postings, counted as
+  :data:`LOOKUP_COST` postings per term) costs less than reading the rest of the lists, the
+  documents whose score intervals straddle a boundary are made exact by lookups, and reading
+  stops;
 * certificate: with the touched documents ordered by ``(lo, docno rank)`` descending, every
   *boundary* ``c`` must separate -- the c-th document's ``lo`` exceeds the ``up`` of every
   later document (or equals it, with integer scores, and every later document reaching it loses
