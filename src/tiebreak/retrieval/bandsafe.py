@@ -107,6 +107,11 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
     if method not in BAND_METHODS:
         raise ValueError(f"band_method: expected one of {', '.join(BAND_METHODS)}, "
                          f"got {method!r}")
+    if method == "exact" and algorithm == "saat":
+        from .saat import band_safe as saat_band_safe
+
+        # the impact-ordered traversal certifies only the band ends, not every rank
+        return saat_band_safe(index, p, k, rho, stats)
     if method == "exact":
         d, _ = run_plan(index, p, k, algorithm, stats)
         return banded(index, d, rho)
@@ -126,7 +131,7 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
     status, n, order = K.saat(pp, pd, p.imp, iord, p.tids, p.w, p.prior, p.pw, p.has_prior,
                               p.zarr, acc, seen, mask, touched, rank, k, np.int64(total + 1),
                               sizes, tol, pbound, first, st)
-    stats += st
+    stats[:2] += st
     if status == 1:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
@@ -171,5 +176,5 @@ def anytime(index, p, k: int, budget: int, stats: np.ndarray):
     _, n, _ = K.saat(pp, pd, p.imp, iord, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, acc,
                      seen, mask, touched, rank, k, np.int64(budget), np.zeros(0, np.int64), 0.0,
                      0.0, np.int64(total + 1), st)
-    stats += st
+    stats[:2] += st
     return K._topk_of(acc, seen, touched, n, rank, k)

@@ -107,8 +107,10 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
     model : str or TermScorer
         A :class:`~tiebreak.retrieval.weights.TermScorer` object, or the name of one
         (``"bm25"``, ``"ql"``, ``"vsm"``; then built from ``params``).
-    algorithm : {"exhaustive", "maxscore", "bmw"}
-        Rank-safe: all three return the same documents, scores and order.
+    algorithm : {"exhaustive", "maxscore", "bmw", "saat"}
+        Rank-safe: all four return the same documents, scores and order ("saat": impact-ordered
+        score-at-a-time, :mod:`tiebreak.retrieval.saat`; with ``rho`` it certifies only the
+        band ends).
     quantize : int, optional
         Impact bits (1..16); scores become integer sums.
     quantizer : {"linear", "geometric"}
@@ -201,13 +203,14 @@ def retrieve_many(index, queries, k: int = 1000, model="bm25",
     results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
     k = int(k)
     band = None
-    if rho is not None and budget is None and band_method == "exact" and k >= 1:
+    if rho is not None and budget is None and band_method == "exact" and k >= 1 \
+            and algorithm != "saat":
         from .bandsafe import band_scores
 
         # the exact top k of the batch, then banded in the same compiled pass over its arrays
         band = band_scores(k, rho)    # validates rho; a prefix serves every shorter ranking
         rho = None
-    if rho is not None or budget is not None or k < 1:
+    if rho is not None or budget is not None or k < 1 or algorithm == "saat":
         return [retrieve(index, q, k, model, algorithm, quantize, quantizer, rho, budget, stats,
                          band_method, **params) for q in queries]
     if algorithm not in ALGORITHMS:

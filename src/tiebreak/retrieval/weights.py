@@ -280,10 +280,10 @@ class TermScorer:
         if not self.quantizable:
             raise ValueError(f"{self.name}: quantised impacts are not available")
         _, imp, prior = self.impacts(index)
-        tf = self.term_factor(index)
         qkey = self.key + self._qextra() + (int(bits), quantizer)
         c = index._cache
         if qkey not in c:
+            tf = self.term_factor(index)      # (V,): computed once, not per query
             if tf is not None:
                 pp = np.asarray(_flat(index)[0])
                 x = imp * np.repeat(tf, np.diff(pp))
