@@ -632,7 +632,9 @@ def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot
     pairs_only = variant == 2
     w = np.empty(k, np.float64)
     for j in range(k):
-        w[j] = math.log(n_docs / df_all[tids[j]])
+        # a vocabulary term without postings (possible in an index built from tokens) has no
+        # weight: it scores nothing
+        w[j] = math.log(n_docs / df_all[tids[j]]) if df_all[tids[j]] > 0 else 0.0
     mw = np.empty(nq, np.float64)
     for j in range(nq):
         mw[j] = min(w[j], 1.0)
