@@ -11,6 +11,14 @@ family (Lu 2018, ch. 4, Eq. 4.3) scores only those.
    computed only for the candidates (their postings are found by binary search);
 3. the top ``k`` of the candidates by that score, in trec_eval order.
 
+When fewer than K candidates are returned (``k < first_k``), step 2 stops early and stays
+exact: every candidate gets its BM25 part and an upper bound of its Eq. 4.3 score (each Eq.
+4.2 term ``S (1 + k1) / (S + K_D)`` is below ``1 + k1``, and a candidate can only touch the
+subqueries and phrases made of its own proximity terms); the proximity part is computed in
+decreasing bound order and stops once the k-th exact score is above the next bound (a
+candidate left out scores at most its bound, below k scored ones). The tests check it against
+scoring every candidate, ties included.
+
 With ``first_k`` at least the number of documents containing a query term, the result equals
 the full model's (the tests check it). The proximity part of Eq. 4.3 is never negative, so a
 document outside the first pass can only be missed when its BM25 score is below the K-th one
