@@ -245,3 +245,23 @@ def test_rerank_early_stop_exact_cacm(shared_data, tmp_path):
             for k in (1, 10, 30):
                 d1, s1 = rerank(idx, q, k, first_k=100, model=model)
                 assert d1.tolist() == d0[:k].tolist() and np.array_equal(s1, s0[:k]), (text, k)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # BM25's idf of df = 0
+def test_term_without_postings(tmp_path):
+    """An index built from tokens may list a term no document uses (df = 0): Lkp and the
+    two-stage path give it no weight (this divided by zero before) and rank as without it."""
+    from tiebreak.index import Analyzer
+    from tiebreak.index.build import build_index_from_tokens
+
+    tok = np.array([0, 1, 0, 1, 1, 0, 2], np.int32)
+    idx = build_index_from_tokens(tmp_path / "t", ["a", "b", "c"], tok,
+                                  np.array([0, 2, 5, 7]), ["x", "y", "z", "unused"],
+                                  Analyzer("none", "none"))
+    assert idx.term_id("unused") >= 0
+    for model in ("lkp", "l2p"):
+        d0, s0 = getattr(dep, model)(idx, ["x", "y"], 10)
+        d1, s1 = getattr(dep, model)(idx, ["x", "unused", "y"], 10)
+        assert sorted(d1.tolist()) == sorted(d0.tolist()) and len(d0) == 3
+        d2, s2 = rerank(idx, ["x", "unused", "y"], 10, first_k=2, model=model)
+        assert len(d2) == 2
