@@ -25,6 +25,10 @@ and "passes" (the whole topic set as one pass, best of ``--repeat``) -- and MAP 
 Lkp, with and without the tail. ``--map-sweep`` adds MAP per K on every classic collection;
 ``--synthetic-docs N`` the timing on a synthetic Zipf collection of N documents (where K is
 small against the candidates); ``--skip-models`` skips the Table 4.8 costs and the start-up.
+Then the early stop: output depth 10 from K = 100 (proximity in decreasing upper-bound order,
+stopped once the 10th score is above the next bound), and at the end every cost target of
+issue 25 (SDM <= 1.5x, FDM <= 2x, Lkp <= 1.3x per document, two-stage K = 100 <= 1.3x query
+time) with its ratio in this run and met / NOT met.
 
 Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
 its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
@@ -63,6 +67,27 @@ THESIS = {  # Table 4.8, TB04-06 medians (µs/doc)
     "sdm": 2.37,
     "fdm": 3.76,
 }
+
+
+#: issue 25's cost targets: (what, limit as a ratio to BM25^(2))
+LIMITS = {
+    "sdm": ("SDM µs/doc (median) / BM25^(2)", 1.5),
+    "fdm": ("FDM µs/doc (median) / BM25^(2)", 2.0),
+    "lkp": ("Lkp µs/doc (median) / BM25^(2)", 1.3),
+    "rerank100": ("two-stage Lkp, K = 100, query time / BM25^(2) (interleaved)", 1.3),
+}
+#: (target key, where, ratio) measured in this run
+MEASURED: list[tuple[str, str, float]] = []
+
+
+def print_targets():
+    """Every target with its ratio and met / not met (the lead re-measures on a quiet machine:
+    the ratios move with the load, which is printed beside them)."""
+    print(f"\ncost targets (issue 25); load average now: {os.getloadavg()[0]:.2f}")
+    print(f"{'target':62} {'where':18} {'ratio':>6} {'limit':>6}  verdict")
+    for key, where, r in MEASURED:
+        what, lim = LIMITS[key]
+        print(f"{what:62} {where:18} {r:6.2f} {lim:6.2f}  {'met' if r <= lim else 'NOT met'}")
 
 
 def setup(collection: str, workdir: Path):
@@ -159,7 +184,7 @@ def mean_ap(idx, topics, queries, fn, collection):
     return float(r.mean[0, 0, 0])
 
 
-def interleaved(fns, queries, repeat: int) -> np.ndarray:
+def interleaved(fns, queries, repeat: int, per_query: bool = False) -> np.ndarray:
     """Total seconds of each function over ``queries``: per query, the functions take turns
     ``repeat`` times, in a new random order each time (so no function always follows the same
     one, whose memory traffic it would inherit), and each keeps its best (so load changes hit
@@ -170,6 +195,7 @@ def interleaved(fns, queries, repeat: int) -> np.ndarray:
     n = len(fns)
     rng = np.random.default_rng(0)
     tot = np.zeros(n)
+    rows = []
     for q in queries:
         best = np.full(n, np.inf)
         for _ in range(repeat):
@@ -178,7 +204,8 @@ def interleaved(fns, queries, repeat: int) -> np.ndarray:
                 fns[j](q)
                 best[j] = min(best[j], time.perf_counter() - t)
         tot += best
-    return tot
+        rows.append(best)
+    return np.array(rows) if per_query else tot
 
 
 def passes(fns, queries, repeat: int) -> np.ndarray:
@@ -232,6 +259,25 @@ def two_stage(idx, topics, full, bm25_2, args, collection):
                      lambda i, q, k, K=K: rerank(i, q, k, first_k=K), collection)
         print(f"{K:6d} {ti[2 + j] / ti[0]:21.2f} {tp[2 + j] / tp[0]:16.2f} {m:7.4f} "
               f"{100 * (m / m_full - 1):7.2f} {m0:12.4f} {100 * (m0 / m_full - 1):7.2f}")
+        if K == 100:
+            MEASURED.append(("rerank100", collection, ti[2 + j] / ti[0]))
+    early_stop(idx, qs, bm25_2, args.repeat)
+
+
+def early_stop(idx, qs, bm25_2, repeat: int):
+    """Output depth k = 10 from K = 100 candidates: the proximity part is computed in decreasing
+    upper-bound order and stops once the 10th exact score is above the next bound
+    (:mod:`tiebreak.retrieval.rerank`); against k = 100 (every candidate scored) and BM25^(2)'s
+    top 10 / top 100 query times."""
+    from tiebreak.retrieval.rerank import rerank
+
+    fns = [lambda q: bm25_2(idx, q, 10), lambda q: bm25_2(idx, q, 100),
+           lambda q: rerank(idx, q, 10, first_k=100), lambda q: rerank(idx, q, 100, first_k=100)]
+    t = interleaved(fns, qs, repeat)
+    print(f"early stop, K = 100 (interleaved; BM25^(2) top 10 {t[0] * 1e6 / len(qs):.0f} µs/query, "
+          f"top 100 {t[1] * 1e6 / len(qs):.0f}): output k = 10 {t[2] / t[0]:.2f}x BM25 top 10; "
+          f"k = 100 (every candidate) {t[3] / t[1]:.2f}x BM25 top 100; k = 10 / k = 100 "
+          f"{t[2] / t[3]:.2f}")
 
 
 def map_sweep(ks):
@@ -298,6 +344,11 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
         idx = build_index_from_tokens(Path(tmp) / "zipf", [f"D{i}" for i in range(n_docs)],
                                       flat, ptr, terms, Analyzer("none", "none"))
         del flat
+        # drop the query terms the sample never used (no postings), then the queries left with
+        # fewer than 2 terms
+        queries = [q for q in ([t for t in q if idx.df[idx.term_id(t)] > 0] for q in queries)
+                   if len(q) >= 2]
+        n_queries = len(queries)
         print(f"\nsynthetic: {n_docs:,} documents, {int(lens.sum()):,} tokens, {n_queries} "
               f"queries (index {time.perf_counter() - t:.0f} s); documents scored per query: "
               f"median {int(np.median([n_scored(idx, q) for q in queries])):,}")
@@ -309,6 +360,8 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
         print(f"{'K':>6} {'x BM25 (interleaved)':>21} {'x BM25 (passes)':>16}")
         for j, K in enumerate(ks):
             print(f"{K:6d} {ti[2 + j] / ti[0]:21.2f} {tp[2 + j] / tp[0]:16.2f}")
+            if K == 100:
+                MEASURED.append(("rerank100", f"synthetic {n_docs // 1000}k", ti[2 + j] / ti[0]))
 
 
 def main(argv=None):
@@ -367,6 +420,19 @@ def main(argv=None):
                 if fn is not None:
                     res[name] = time_model(fn, idx, short, args.repeat)
             base = np.median(res["bm25"]) if "bm25" in res else None
+            # the targets: BM25^(2), SDM, FDM, Lkp interleaved per query (the table below times
+            # one model after the other, so a load change between them moves its ratios)
+            keys = [x for x in ("sdm", "fdm", "lkp") if x in models]
+            if bm25_2 is not None and keys:
+                fns = [lambda q, f=f: f(idx, q, 1000) for f in [bm25_2] + [models[x]
+                                                                        for x in keys]]
+                per_doc = interleaved(fns, short, args.repeat, per_query=True) / scored[:, None]
+                med = np.median(per_doc, axis=0)
+                print("\ninterleaved per query (the targets): µs/doc median " + ", ".join(
+                    f"{n} {m * 1e6:.3f} ({m / med[0]:.2f}x)"
+                    for n, m in zip(["bm25"] + keys, med)))
+                for j, key in enumerate(keys):
+                    MEASURED.append((key, args.collection, float(med[j + 1] / med[0])))
             print("\nµs per document scored, short queries (thesis: Table 4.8, TB04-06 median)")
             print(f"{'model':11} {'median':>8} {'mean':>8} {'max':>8} {'x BM25':>8} "
                   f"{'thesis':>8} {'thesis x':>9}")  # fmt: skip
@@ -407,6 +473,7 @@ def main(argv=None):
                 synthetic(args.synthetic_docs, args.synthetic_len, args.synthetic_queries, ks,
                           args.repeat, bm25_2)
         if args.skip_models:
+            print_targets()
             return
 
         q0 = short[0]
@@ -419,6 +486,7 @@ def main(argv=None):
         print(f"numba start-up (empty cache: full compile): import {imp * 1e3:.0f} ms, "
               f"first lkp call {first * 1e3:.0f} ms, warm call {warm * 1e3:.2f} ms")  # fmt: skip
         del os.environ["NUMBA_CACHE_DIR"]
+        print_targets()
 
 
 if __name__ == "__main__":

@@ -193,3 +193,75 @@ def test_rerank_pruned_first_pass_equals_exhaustive(tmp_path, first):
     assert pr.output == ex.output and ex.output.count("\n") == 16
     bad = r.invoke(main, base + ["--quantize", "8"])
     assert bad.exit_code == 2 and "--rerank" in bad.output
+
+
+def tied_index(tmp_path, seed, ndocs=60):
+    """Few words, short documents, each written twice under two docnos: many exact ties."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(ndocs // 2):
+        text = " ".join(rng.choice(WORDS[:4]) for _ in range(rng.randint(1, 8)))
+        for c in "ab":
+            lines.append(json.dumps({"docno": f"d{i:03d}{c}", "text": text}))
+    src = tmp_path / f"t{seed}.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    return build_index(str(src), str(tmp_path / f"tidx{seed}"), progress=False)
+
+
+def check_pruned_prefix(idx, q, first_k, ks):
+    """rerank at output depth k < K (bound-based early stop) = the top k of rerank at depth K
+    (every candidate scored), documents and scores; tied scores in trec_eval order."""
+    for model in ("lkp", "lkpf", "l2p"):
+        d0, s0 = rerank(idx, q, first_k, first_k=first_k, model=model)
+        full_d, full_s = getattr(dep, model)(idx, q, 1000)
+        for k in ks:
+            d1, s1 = rerank(idx, q, k, first_k=first_k, model=model)
+            assert d1.tolist() == d0[:k].tolist(), (model, q, k)
+            assert np.array_equal(s1, s0[:k]), (model, q, k)
+            if first_k >= idx.num_docs:      # K = every candidate: the full model's top k
+                assert d1.tolist() == full_d[:k].tolist() and np.array_equal(s1, full_s[:k])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rerank_early_stop_exact_with_ties(tmp_path, seed):
+    idx = tied_index(tmp_path, seed)
+    for qtext in ("alpha beta", "alpha beta gamma", "delta gamma beta alpha", "beta beta alpha"):
+        q = idx.analyzer.analyze(qtext)
+        check_pruned_prefix(idx, q, idx.num_docs, (1, 2, 3, 5, 9))
+        check_pruned_prefix(idx, q, 20, (1, 4, 7))
+
+
+def test_rerank_early_stop_exact_cacm(shared_data, tmp_path):
+    """On CACM (every 4th topic; K = 100, k = 1, 10, 30): the early stop changes nothing."""
+    from tiebreak.index.readers import read_topics
+
+    d = shared_data / "cacm"
+    idx = build_index(d / "anserini_cacm_html.tar.gz", tmp_path / "cacm", progress=False)
+    topics = read_topics(d / "anserini_topics.cacm.txt")[::4]
+    for _, text in topics:
+        q = list(dict.fromkeys(idx.analyzer.analyze(text)))[:8]
+        for model in ("lkp", "l2p"):
+            d0, s0 = rerank(idx, q, 100, first_k=100, model=model)
+            for k in (1, 10, 30):
+                d1, s1 = rerank(idx, q, k, first_k=100, model=model)
+                assert d1.tolist() == d0[:k].tolist() and np.array_equal(s1, s0[:k]), (text, k)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # BM25's idf of df = 0
+def test_term_without_postings(tmp_path):
+    """An index built from tokens may list a term no document uses (df = 0): Lkp and the
+    two-stage path give it no weight (this divided by zero before) and rank as without it."""
+    from tiebreak.index import Analyzer
+    from tiebreak.index.build import build_index_from_tokens
+
+    tok = np.array([0, 1, 0, 1, 1, 0, 2], np.int32)
+    idx = build_index_from_tokens(tmp_path / "t", ["a", "b", "c"], tok,
+                                  np.array([0, 2, 5, 7]), ["x", "y", "z", "unused"],
+                                  Analyzer("none", "none"))
+    assert idx.term_id("unused") >= 0
+    for model in ("lkp", "l2p"):
+        d0, s0 = getattr(dep, model)(idx, ["x", "y"], 10)
+        d1, s1 = getattr(dep, model)(idx, ["x", "unused", "y"], 10)
+        assert sorted(d1.tolist()) == sorted(d0.tolist()) and len(d0) == 3
+        d2, s2 = rerank(idx, ["x", "unused", "y"], 10, first_k=2, model=model)
+        assert len(d2) == 2

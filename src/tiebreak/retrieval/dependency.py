@@ -331,8 +331,9 @@ def _score_query(
     counts are this index's; 1 = also copy them into ``win`` (nslots,); 2 = score with the
     counts in ``win`` (summed over the shards) instead of this index's.
 
-    ``sat`` (mode 0): per-posting BM25 saturation ``tf / (tf + K_d)`` for these ``k1``, ``b``
-    (:func:`_saturation`, computed once per index and parameters); unused in mode 1.
+    ``sat``: per-posting values computed once per index and parameters -- mode 0: BM25's
+    saturation ``tf / (tf + K_d)`` for these ``k1``, ``b`` (:func:`_saturation`); mode 1: the
+    Dirichlet unigram part ``ln(tf + mu cf/|C|) - ln(mu cf/|C|)`` (:func:`_dirichlet_part`).
 
     Term-at-a-time over the postings: the unigram part (mode 0: BM25^(2); mode 1: the
     document-dependent part of the Dirichlet unigram potentials) is added into the dense
@@ -381,7 +382,8 @@ def _score_query(
             if mode == 0:
                 d_acc[d] += cw * sat[p]
             elif bg[j] > 0:
-                d_acc[d] += slot_gw[j] * (math.log(float(post_tf[p]) + bg[j]) - lbg[j])
+                # sat (mode 1): ln(f_{q,D} + mu f_{q,C}/|C|) - ln(mu f_{q,C}/|C|) per posting
+                d_acc[d] += slot_gw[j] * sat[p]
     # proximity pass over the documents with >= 2 query terms
     starts = np.zeros(P, np.int64)
     ends = np.zeros(P, np.int64)
@@ -498,14 +500,15 @@ def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, 
          ph_slot, max_phrase, slot_inc, w, qw, k1, b, lam, slot_gw, uni_cf, mu,
          win=_ZERO1, win_mode=0):  # fmt: skip
     pp, pd, pt, qp, pos, dl, rank, maxdl = _arrays(index)[:8]
-    sat = _saturation(index, k1, b) if mode == 0 else _ZERO1
     st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    sat = _saturation(index, k1, b) if mode == 0 else _dirichlet_part(index, mu, coll_len)
     return _score_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         tids, int(nprox), int(k), int(mode), bool(use_eps), bool(pairs_only),
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(st.avgdl), float(lam),
-        slot_gw, uni_cf, float(max(st.collection_length, 1)), float(mu), sat, win, int(win_mode),
+        slot_gw, uni_cf, coll_len, float(mu), sat, win, int(win_mode),
     )  # fmt: skip
 
 
@@ -528,6 +531,36 @@ def _saturation(index, k1: float, b: float) -> np.ndarray:
     if cache is not None:
         cache[key] = sat
     return sat
+
+
+@jit
+def _dirichlet_kernel(post_ptr, post_tf, cf, mu, coll_len):
+    out = np.zeros(len(post_tf), np.float64)
+    for t in range(len(post_ptr) - 1):
+        if cf[t] > 0:
+            bg = mu * float(cf[t]) / coll_len
+            lbg = math.log(bg)
+            for p in range(post_ptr[t], post_ptr[t + 1]):
+                out[p] = math.log(float(post_tf[p]) + bg) - lbg
+    return out
+
+
+def _dirichlet_part(index, mu: float, coll_len: float) -> np.ndarray:
+    """(num_postings,) float64: ``ln(tf + mu cf_t / |C|) - ln(mu cf_t / |C|)`` of every posting
+    (``cf_t``, ``|C|``: the whole collection's, also on a shard), the per-posting part of
+    SDM/FDM's Dirichlet unigram potentials; cached on the index per ``mu`` (the kernel's
+    per-posting work is then one multiply-add instead of a logarithm; the values are the ones
+    the kernel computed before, bit for bit)."""
+    cache = getattr(index, "_cache", None)
+    key = ("dep_dir", float(mu), float(coll_len))
+    if cache is not None and key in cache:
+        return cache[key]
+    pp, _, pt = _arrays(index)[:3]
+    cf = np.asarray(_arrays(index)[9], np.float64)
+    out = _dirichlet_kernel(pp, pt, cf, float(mu), float(coll_len))
+    if cache is not None:
+        cache[key] = out
+    return out
 
 
 def _subset_sums(values) -> np.ndarray:
@@ -599,7 +632,9 @@ def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot
     pairs_only = variant == 2
     w = np.empty(k, np.float64)
     for j in range(k):
-        w[j] = math.log(n_docs / df_all[tids[j]])
+        # a vocabulary term without postings (possible in an index built from tokens) has no
+        # weight: it scores nothing
+        w[j] = math.log(n_docs / df_all[tids[j]]) if df_all[tids[j]] > 0 else 0.0
     mw = np.empty(nq, np.float64)
     for j in range(nq):
         mw[j] = min(w[j], 1.0)

@@ -11,6 +11,14 @@ family (Lu 2018, ch. 4, Eq. 4.3) scores only those.
    computed only for the candidates (their postings are found by binary search);
 3. the top ``k`` of the candidates by that score, in trec_eval order.
 
+When fewer than K candidates are returned (``k < first_k``), step 2 stops early and stays
+exact: every candidate gets its BM25 part and an upper bound of its Eq. 4.3 score (each Eq.
+4.2 term ``S (1 + k1) / (S + K_D)`` is below ``1 + k1``, and a candidate can only touch the
+subqueries and phrases made of its own proximity terms); the proximity part is computed in
+decreasing bound order and stops once the k-th exact score is above the next bound (a
+candidate left out scores at most its bound, below k scored ones). The tests check it against
+scoring every candidate, ties included.
+
 With ``first_k`` at least the number of documents containing a query term, the result equals
 the full model's (the tests check it). The proximity part of Eq. 4.3 is never negative, so a
 document outside the first pass can only be missed when its BM25 score is below the K-th one
@@ -31,6 +39,36 @@ from .weights import collection_stats
 __all__ = ["rerank", "RERANK_MODELS"]
 
 RERANK_MODELS = ("lkp", "lkpf", "l2p")
+
+
+@jit
+def _heap_push(heap, n, cap, v):
+    """Keep the ``cap`` largest values in the min-heap ``heap[:n]`` (n <= cap) after adding
+    ``v``."""
+    if n < cap:
+        i = n
+        heap[i] = v
+        while i > 0:
+            par = (i - 1) >> 1
+            if heap[par] <= heap[i]:
+                break
+            heap[par], heap[i] = heap[i], heap[par]
+            i = par
+        return
+    if v <= heap[0]:
+        return
+    heap[0] = v
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= cap:
+            break
+        if c + 1 < cap and heap[c + 1] < heap[c]:
+            c += 1
+        if heap[i] <= heap[c]:
+            break
+        heap[i], heap[c] = heap[c], heap[i]
+        i = c
 
 
 @jit
@@ -93,47 +131,82 @@ def _rerank_kernel(
     acc = np.zeros(nslots, np.float64)
     touched = np.empty(nslots, np.int64)
     sc = np.empty(m, np.float64)
-    multi = np.empty(m, np.int64)
-    nm = 0
+    ub = np.empty(m, np.float64)
+    npx_of = np.zeros(m, np.int64)
+    pmax = lam * (1.0 + k1)
     for i in range(m):
         bm = 0.0
         npx = 0
+        nslot = 0
+        run = 0
         for j in range(k):
             p = where[i, j]
             if p >= 0:
                 bm += qtf[j] * w[j] * (k1 + 1.0) * sat[p]
-                if j < P:
-                    npx += 1
-        sc[i] = (1.0 - lam) * bm
-        if npx >= 2:
-            multi[nm] = i
-            nm += 1
-    # proximity only for the head documents with >= 2 proximity terms, in a compact loop (the
-    # emission buffers are carried through this loop only)
-    for x in range(nm):
-        i = multi[x]
-        d = hd[i]
         for j in range(P):
-            p = where[i, j]
-            if p >= 0:
-                starts[j] = pos_ptr[p]
-                ends[j] = pos_ptr[p + 1]
+            if where[i, j] >= 0:
+                npx += 1
+                run += 1
+                # the slots ending at term j a document can touch: adjacent pairs (unordered
+                # and phrase), or the phrases (contiguous runs of present terms) ending there
+                if pairs_only:
+                    nslot += 2 if run >= 2 else 0
+                else:
+                    nslot += min(run, maxp) - 1
             else:
-                starts[j] = 0
-                ends[j] = 0
-        nt, em = dep._proximity(
-            pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, 0, use_eps,
-            pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
-            maxp, slot_inc, w, stamp, last, acc, touched, x, em,
-        )  # fmt: skip
-        Kd = k1 * (1.0 - b + b * doclen_arr[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-        prox = 0.0
-        for t in range(nt):
-            S = acc[touched[t]]
-            if S > 0.0:
-                prox += S * (1.0 + k1) / (S + Kd)
-        sc[i] += lam * prox
-    h_d, h_s = dep._select_topk(sc, hd, rank, min(topk, m))
+                run = 0
+        if not pairs_only and npx >= 2:
+            nslot += (1 << npx) - npx - 1   # every subset of >= 2 present terms
+        sc[i] = (1.0 - lam) * bm
+        npx_of[i] = npx
+        # each Eq. 4.2 term S (1 + k1) / (S + K_d) is below 1 + k1: an upper bound of Eq. 4.3
+        # (with room for rounding)
+        ub[i] = sc[i] + (pmax * nslot) * (1.0 + 1e-9) + 1e-12 if npx >= 2 else sc[i]
+    # proximity for the head documents in decreasing bound order; when fewer than m documents
+    # are returned, stop once the topk-th exact score is above the next bound (rank-safe: a
+    # document left out scores at most its bound, below topk documents already scored)
+    prune = topk < m
+    if prune:
+        order = np.argsort(-ub, kind="mergesort")
+    else:
+        order = np.arange(m)
+    heap = np.empty(max(topk, 1), np.float64)
+    hn = 0
+    done = np.empty(m, np.int64)
+    nd = 0
+    for x in range(m):
+        i = order[x]
+        if prune and hn == topk and heap[0] > ub[i]:
+            break
+        if npx_of[i] >= 2:
+            d = hd[i]
+            for j in range(P):
+                p = where[i, j]
+                if p >= 0:
+                    starts[j] = pos_ptr[p]
+                    ends[j] = pos_ptr[p + 1]
+                else:
+                    starts[j] = 0
+                    ends[j] = 0
+            nt, em = dep._proximity(
+                pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, 0, use_eps,
+                pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
+                maxp, slot_inc, w, stamp, last, acc, touched, x, em,
+            )  # fmt: skip
+            Kd = k1 * (1.0 - b + b * doclen_arr[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+            prox = 0.0
+            for t in range(nt):
+                S = acc[touched[t]]
+                if S > 0.0:
+                    prox += S * (1.0 + k1) / (S + Kd)
+            sc[i] += lam * prox
+        done[nd] = i
+        nd += 1
+        if prune:
+            _heap_push(heap, hn, topk, sc[i])
+            hn = min(hn + 1, topk)
+    sel = done[:nd]
+    h_d, h_s = dep._select_topk(sc[sel], hd[sel], rank, min(topk, nd))
     # merge the sorted head with the tail (already in order: first-pass order, scaled scores)
     n_out = min(topk, m + (n_all - m))
     out_d = np.empty(n_out, np.int32)
