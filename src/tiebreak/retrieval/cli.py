@@ -89,10 +89,11 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
 @click.option("--numbering", type=click.Choice(["id", "sequential"]), default="id",
               show_default=True,
               help="Topic ids as in the file, or 1, 2, ... in file order (Cranfield cran.qry).")
-@click.option("--algorithm", type=click.Choice(["exhaustive", "maxscore", "bmw"]), default=None,
+@click.option("--algorithm", type=click.Choice(["exhaustive", "maxscore", "bmw", "saat"]),
+              default=None,
               help="bm25/ql traversal (also the bm25/ql first pass of --rerank): exhaustive "
-                   "(default), or rank-safe MaxScore / block-max WAND (same documents, scores "
-                   "and tie order).")
+                   "(default), or rank-safe MaxScore / block-max WAND / impact-ordered "
+                   "score-at-a-time (same documents, scores and tie order).")
 @click.option("--quantize", type=click.IntRange(1, 16), default=None, metavar="BITS",
               help="bm25/ql: impacts quantised to BITS-bit integers (-p quantizer=geometric for "
                    "the geometric variant); scores are the integer sums.")
