@@ -107,11 +107,8 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
     if method not in BAND_METHODS:
         raise ValueError(f"band_method: expected one of {', '.join(BAND_METHODS)}, "
                          f"got {method!r}")
-    if method == "exact" and algorithm == "saat":
-        from .saat import band_safe as saat_band_safe
-
-        # the impact-ordered traversal certifies only the band ends, not every rank
-        return saat_band_safe(index, p, k, rho, stats)
+    if algorithm == "saat":
+        algorithm = "exhaustive"    # saat's own band-safe traversal: traversal.retrieve
     if method == "exact":
         d, _ = run_plan(index, p, k, algorithm, stats)
         return banded(index, d, rho)

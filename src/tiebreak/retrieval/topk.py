@@ -19,7 +19,8 @@ from .weights import _flat
 
 __all__ = ["ALGORITHMS", "Plan", "run_plan", "bound_arrays", "KTH"]
 
-#: rank-safe algorithms; "saat" is impact-ordered score-at-a-time (:mod:`.saat`)
+#: rank-safe algorithms; "saat" is impact-ordered score-at-a-time (:mod:`.saat`), dispatched by
+#: :func:`tiebreak.retrieval.traversal.retrieve` (saat builds on this module, not the reverse)
 ALGORITHMS = ("exhaustive", "maxscore", "bmw", "saat")
 
 
@@ -139,10 +140,6 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     k = min(int(k), int(index.num_docs))     # the heaps are allocated with k entries
     pp, pd, _ = _flat(index)
     rank = _rank(index)
-    if algorithm == "saat":
-        from .saat import topk
-
-        return topk(index, p, k, stats)
     if algorithm == "exhaustive":
         acc, seen, touched = _scratch(index, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,

@@ -161,10 +161,19 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
 
         if rho is not None and budget is not None:
             raise ValueError("use either rho or budget, not both")
-        if rho is not None:
+        if rho is not None and algorithm == "saat" and band_method == "exact":
+            from .saat import band_safe as saat_band_safe
+
+            # the impact-ordered traversal certifies only the band ends, not every rank
+            d, s = saat_band_safe(index, p, k, rho, stats)
+        elif rho is not None:
             d, s = bandsafe.band_safe(index, p, k, rho, stats, band_method, algorithm)
         else:
             d, s = bandsafe.anytime(index, p, k, int(budget), stats)
+    elif algorithm == "saat":
+        from .saat import topk as saat_topk
+
+        d, s = saat_topk(index, p, k, stats)
     else:
         d, s = run_plan(index, p, k, algorithm, stats)
     return d, s.astype(np.float64)
