@@ -32,6 +32,17 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 MEASURES = ["AP", "nDCG@10", "P@10"]
 
 
+def writable_irds_home(data: Path, prefix: str) -> Path:
+    """A temporary directory holding a writable copy of ``data/ir_datasets_home`` (ir_datasets
+    writes beside its files), set as ``IR_DATASETS_HOME``; the caller removes the directory."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    shutil.copytree(data / "ir_datasets_home", tmp / "irds")
+    for p in [tmp / "irds", *(tmp / "irds").rglob("*")]:
+        p.chmod(p.stat().st_mode | 0o200)
+    os.environ["IR_DATASETS_HOME"] = str(tmp / "irds")
+    return tmp
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-o", "--output", help="write the markdown table here (default: stdout)")
@@ -40,11 +51,7 @@ def main():
     ap.add_argument("--data", default=str(SHARED))
     a = ap.parse_args()
     data = Path(a.data)
-    tmp = Path(tempfile.mkdtemp(prefix="tb-eff-"))
-    shutil.copytree(data / "ir_datasets_home", tmp / "irds")
-    for p in [tmp / "irds", *(tmp / "irds").rglob("*")]:
-        p.chmod(p.stat().st_mode | 0o200)
-    os.environ["IR_DATASETS_HOME"] = str(tmp / "irds")
+    tmp = writable_irds_home(data, "tb-eff-")
     models = a.models.split(",")
     rows = []
     try:

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from effectiveness import writable_irds_home
 
 import tiebreak as tb
 from tiebreak.index import build_index
@@ -48,11 +48,7 @@ def main():
     ap.add_argument("--data", default=str(SHARED))
     a = ap.parse_args()
     data = Path(a.data)
-    tmp = Path(tempfile.mkdtemp(prefix="tb-sel-"))
-    shutil.copytree(data / "ir_datasets_home", tmp / "irds")
-    for p in [tmp / "irds", *(tmp / "irds").rglob("*")]:
-        p.chmod(p.stat().st_mode | 0o200)
-    os.environ["IR_DATASETS_HOME"] = str(tmp / "irds")
+    tmp = writable_irds_home(data, "tb-sel-")
     out = open(a.output, "w") if a.output else sys.stdout
     out.write("\t".join(["collection", "never", "always", "topics", *select_header(), "rules"])
               + "\n")

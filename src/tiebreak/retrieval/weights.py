@@ -138,16 +138,22 @@ def bm25_tf_part(tf: np.ndarray, knorm: np.ndarray, k1: float) -> np.ndarray:
     return (tf * (k1 + 1.0)) / (tf + knorm)
 
 
+def _impact_cache(index, key, npost: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index's cached BM25 impacts for ``key`` (float64 (P,)) and which terms are filled
+    (bool (vocab,)), created empty on first use; shared by the lazy and the whole-index path."""
+    ik = ("impact",) + key[1:]
+    entry = index._cache.get(ik)
+    if entry is None:
+        entry = index._cache[ik] = (np.empty(npost, np.float64),
+                                    np.zeros(index.vocab_size, bool))
+    return entry
+
+
 def _impacts(index, key, tids, k1, pp, pd, pt) -> np.ndarray:
     """Per-posting BM25 term-frequency factors ``(k1 + 1) tf / (K_D + tf)`` for (k1, b, doclen),
     float64, filled lazily term by term (a term's postings are computed the first time a query
     uses it, so repeated queries only add precomputed impacts, as impact-ordered engines do)."""
-    ik = ("impact",) + key[1:]
-    entry = index._cache.get(ik)
-    if entry is None:
-        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
-                                    np.zeros(index.vocab_size, bool))
-    imp, done = entry
+    imp, done = _impact_cache(index, key, len(pd))
     knorm = index._cache[key]
     for t in tids[~done[tids]]:
         a, b = pp[t], pp[t + 1]
@@ -175,12 +181,7 @@ def bm25_impacts(index, k1: float = 0.9, b: float = 0.4, doclen: str = "exact") 
         raise ValueError(f"doclen: expected exact or lucene, got {doclen!r}")
     key = _knorm(index, float(k1), float(b), doclen)
     pp, pd, pt = _flat(index)
-    ik = ("impact",) + key[1:]
-    entry = index._cache.get(ik)
-    if entry is None:
-        entry = index._cache[ik] = (np.empty(len(pd), np.float64),
-                                    np.zeros(index.vocab_size, bool))
-    imp, done = entry
+    imp, done = _impact_cache(index, key, len(pd))
     if not done.all():
         knorm = index._cache[key]
         step = 1 << 22
