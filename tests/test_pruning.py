@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from zipf_index import zipf_index
 
-from tiebreak.index import Analyzer
-from tiebreak.index.build import build_index_from_tokens
 from tiebreak.ranking.bands import band_starts
 from tiebreak.retrieval.models import bm25, ql
 from tiebreak.retrieval.quantize import Quantizer
@@ -20,24 +19,11 @@ SETTINGS = settings(max_examples=20, deadline=None,
                                            HealthCheck.too_slow])
 
 
-def _index(path, seed: int, n_docs: int, vocab: int, max_len: int):
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, vocab + 1) ** 1.1
-    p /= p.sum()
-    lens = rng.integers(1, max_len + 1, n_docs)
-    flat = rng.choice(vocab, int(lens.sum()), p=p).astype(np.int32)
-    ptr = np.concatenate([[0], np.cumsum(lens)])
-    # docnos in shuffled byte order so docno order != docid order
-    names = [f"D{x}" for x in rng.permutation(n_docs)]
-    return build_index_from_tokens(path, names, flat, ptr, [f"t{i}" for i in range(vocab)],
-                                   Analyzer("none", "none"))
-
-
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory):
     base = tmp_path_factory.mktemp("prune")
     # small vocabularies and short documents: many exactly tied scores
-    return [_index(base / f"i{s}", s, n, v, ml)
+    return [zipf_index(base / f"i{s}", s, n, v, ml)
             for s, (n, v, ml) in enumerate([(400, 12, 6), (1500, 60, 25), (3000, 200, 40)])]
 
 
@@ -267,7 +253,7 @@ def test_block_maxima_cached_next_to_the_index(tmp_path, monkeypatch):
     from tiebreak.index import open_index
     from tiebreak.retrieval import kernels as K
 
-    idx = _index(tmp_path / "i", 7, 800, 50, 20)
+    idx = zipf_index(tmp_path / "i", 7, 800, 50, 20)
     q = ["t3", "t5", "t9"]
     want = retrieve(idx, q, 10, "bm25", "bmw")
     cache = idx.data_dir / "derived"

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from zipf_index import zipf_index
 
 from tiebreak.index import Analyzer, build_index
 from tiebreak.index.build import build_index_from_tokens
@@ -20,27 +21,10 @@ SETTINGS = settings(max_examples=25, deadline=None,
                                            HealthCheck.too_slow])
 
 
-def _index(path, seed: int, n_docs: int, vocab: int, max_len: int, dup: bool = False):
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, vocab + 1) ** 1.1
-    p /= p.sum()
-    lens = rng.integers(1, max_len + 1, n_docs)
-    flat = rng.choice(vocab, int(lens.sum()), p=p).astype(np.int32)
-    ptr = np.concatenate([[0], np.cumsum(lens)])
-    if dup:      # every document twice: every score tied at least in pairs
-        docs = [flat[ptr[i]:ptr[i + 1]] for i in range(n_docs)] * 2
-        flat = np.concatenate(docs)
-        ptr = np.concatenate([[0], np.cumsum([len(d) for d in docs])])
-        n_docs *= 2
-    names = [f"D{x}" for x in rng.permutation(n_docs)]     # docno order != docid order
-    return build_index_from_tokens(path, names, flat, ptr, [f"t{i}" for i in range(vocab)],
-                                   Analyzer("none", "none"))
-
-
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory):
     base = tmp_path_factory.mktemp("saat")
-    return [_index(base / f"i{s}", s, n, v, ml, dup)
+    return [zipf_index(base / f"i{s}", s, n, v, ml, dup)
             for s, (n, v, ml, dup) in enumerate([(400, 12, 6, False), (1500, 60, 25, False),
                                                  (3000, 200, 40, False), (700, 40, 8, True)])]
 
