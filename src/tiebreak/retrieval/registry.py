@@ -372,6 +372,21 @@ for _n, _s in (("pdfr", "pBiL: binomial randomness against the document"),
                "terms")),
         f"tiebreak.retrieval.positional:{_n}", _PENG))
 
+register(Model(
+    "bm25p", "BM25 + lam * BM25 weight of the number of w-token windows holding both terms of "
+    "each adjacent (or every) query-term pair: BM25P with n-gram counting", "positional",
+    ("stats", "positions"),
+    (Param("k1", 1.2, in_range(0.0, math.inf), "BM25 term-frequency saturation (both parts)"),
+     Param("b", 0.75, in_range(0.0, 1.0), "BM25 length normalisation (both parts)"),
+     Param("idf", "rsj", one_of("rsj", "rw", "lucene"), "idf of terms and pairs"),
+     Param("lam", 1.0, in_range(0.0, math.inf), "weight of the proximity part"),
+     Param("window", 5, integer(2), "window length w in tokens"),
+     Param("pairs", "adjacent", one_of("adjacent", "all"), "adjacent pairs (SD) or all")),
+    "tiebreak.retrieval.he2011:bm25p",
+    "B. He, J. X. Huang and X. Zhou, \"Modeling term proximity for probabilistic information "
+    "retrieval models\", Information Sciences 181(14), 3017-3031, 2011 (formula read from the "
+    "first author's Terrier code, NC)", aliases=("he-window",)))
+
 
 def alias(name: str, model: str, fixed: dict) -> None:
     """Register ``name`` as ``model`` with the parameters ``fixed``."""
