@@ -65,59 +65,55 @@ __all__ = ["bm25p", "window_counts"]
 
 
 @jit
-def _merged_windows(pos, term, lo, hi, t, w, m, s_out, e_out):
-    """The windows holding term ``t`` among the document's occurrences ``lo..hi-1`` as
-    disjoint sorted runs ``[s_out[r], e_out[r]]``; returns the number of runs."""
-    n = 0
-    for e in range(lo, hi):
-        if term[e] != t:
-            continue
-        a = pos[e]
-        s = a - w + 1
-        if s < 0:
-            s = 0
-        f = a if a < m - 1 else m - 1
-        if s > f:
-            continue
-        if n > 0 and s <= e_out[n - 1] + 1:
-            if f > e_out[n - 1]:
-                e_out[n - 1] = f
-        else:
-            s_out[n] = s
-            e_out[n] = f
-            n += 1
-    return n
-
-
-@jit
-def _count_kernel(ptr, pos, term, dl, pi, pj, w, out):
-    """``out[d, p]`` = windows of document ``d`` holding both terms of pair ``p``."""
+def _count_kernel(ptr, pos, term, dl, nterms, pi, pj, w, out):
+    """``out[d, p]`` = windows of document ``d`` holding both terms of pair ``p``. One pass
+    over the document's occurrences (ascending positions) turns each term's occurrences into
+    disjoint sorted runs of windows ``[rs, re]``, then each pair intersects two run lists."""
     cap = 1
     for i in range(ptr.size - 1):
         cap = max(cap, ptr[i + 1] - ptr[i])
-    sa = np.empty(cap, np.int64)
-    ea = np.empty(cap, np.int64)
-    sb = np.empty(cap, np.int64)
-    eb = np.empty(cap, np.int64)
+    rs = np.empty(cap, np.int64)
+    re = np.empty(cap, np.int64)
+    off = np.empty(nterms + 1, np.int64)
+    nrun = np.empty(nterms, np.int64)
     for d in range(ptr.size - 1):
         lo, hi = ptr[d], ptr[d + 1]
         m = dl[d] - w + 1
         if m < 1:
             m = 1
-        for p in range(pi.size):
-            na = _merged_windows(pos, term, lo, hi, pi[p], w, m, sa, ea)
-            if na == 0:
+        off[:] = 0
+        for e in range(lo, hi):
+            off[term[e] + 1] += 1
+        for t in range(nterms):
+            off[t + 1] += off[t]
+        nrun[:] = 0
+        for e in range(lo, hi):
+            t = term[e]
+            a = pos[e]
+            s = a - w + 1
+            if s < 0:
+                s = 0
+            f = a if a < m - 1 else m - 1
+            if s > f:
                 continue
-            nb = _merged_windows(pos, term, lo, hi, pj[p], w, m, sb, eb)
-            x = 0
-            y = 0
+            r = off[t] + nrun[t]
+            if nrun[t] > 0 and s <= re[r - 1] + 1:
+                if f > re[r - 1]:
+                    re[r - 1] = f
+            else:
+                rs[r] = s
+                re[r] = f
+                nrun[t] += 1
+        for p in range(pi.size):
+            x, xe = off[pi[p]], off[pi[p]] + nrun[pi[p]]
+            y, ye = off[pj[p]], off[pj[p]] + nrun[pj[p]]
             c = 0
-            while x < na and y < nb:
-                s = max(sa[x], sb[y])
-                f = min(ea[x], eb[y])
+            while x < xe and y < ye:
+                s = max(rs[x], rs[y])
+                f = min(re[x], re[y])
                 if f >= s:
                     c += f - s + 1
-                if ea[x] < eb[y]:
+                if re[x] < re[y]:
                     x += 1
                 else:
                     y += 1
@@ -152,7 +148,7 @@ def window_counts(index, query_terms, window: int = 5, pairs: str = "adjacent"):
     counts = np.zeros((docs.size, len(pl)), np.int64)
     if pl:
         dl = np.asarray(index.doclen, np.int64)[docs]
-        _count_kernel(ptr, pos, term, dl, np.ascontiguousarray(pr[:, 0]),
+        _count_kernel(ptr, pos, term, dl, int(m), np.ascontiguousarray(pr[:, 0]),
                       np.ascontiguousarray(pr[:, 1]), int(window), counts)
     return docs, pr, counts, tids, qtf
 
