@@ -14,7 +14,9 @@ frequencies over the terms of 2-20 characters from ``[a-z0-9]`` whose document f
 most 10% of N, cut to its ``fb_terms`` most frequent terms (ties: the term's byte order) and
 divided by its L1 norm; term t gets ``sum_d vec_d(t) score_d`` over the feedback documents,
 the ``fb_terms`` best are kept and L1-normalised, and the query vector (analysed query term
-counts, L1-normalised) is mixed in: ``w(t) = orig_weight q(t) + (1 - orig_weight) rm(t)``.
+counts, L1-normalised over all analysed terms, those absent from the index included: they keep
+their share of the weight and match nothing) is mixed in:
+``w(t) = orig_weight q(t) + (1 - orig_weight) rm(t)``.
 Defaults fb_docs = 10, fb_terms = 10, orig_weight = 0.5. ``score_d`` is the first-stage score
 when the model's scores are non-negative (BM25, as in Anserini); for log-likelihood scores
 (query likelihood) it is the likelihood ``exp(score - max score)``, RM's own weighting.
@@ -81,7 +83,9 @@ def expand(index, query_terms, docids, scores, method: str = "rm3", fb_docs: int
         raise ValueError("fb_docs and fb_terms must be >= 1")
     q = {}
     for t in query_terms:
-        if index.term_id(t) >= 0:
+        if method == "rm3" or index.term_id(t) >= 0:
+            # RM3: every analysed query term counts in the query vector's L1 norm, as in
+            # Anserini (a term absent from the index keeps its share and matches nothing)
             q[t] = q.get(t, 0) + 1
     docids = np.asarray(docids)[:fb_docs]
     if len(docids) == 0 or not q:
