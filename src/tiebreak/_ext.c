@@ -385,8 +385,10 @@ static PyObject *read_run6(PyObject *self, PyObject *args) {
         return NULL;
     a = buf.buf;
     n = buf.len;
-    if (nl < 0)
-        nl = 0;
+    if (nl <= 0 || n == 0) {  /* nothing to read: the strict reader decides */
+        PyBuffer_Release(&buf);
+        Py_RETURN_NONE;
+    }
     o_topic = new_bytes(nl * 8, (void **)&topic);
     o_docid = new_bytes(nl * 8, (void **)&docid);
     o_rank = new_bytes(nl * 8, (void **)&rank);
@@ -534,8 +536,10 @@ static PyObject *read_fields4(PyObject *self, PyObject *args) {
         return NULL;
     a = buf.buf;
     n = buf.len;
-    if (nl < 0)
-        nl = 0;
+    if (nl <= 0 || n == 0) {  /* nothing to read: the strict reader decides */
+        PyBuffer_Release(&buf);
+        Py_RETURN_NONE;
+    }
     o_value = new_bytes(nl * 8, (void **)&value);
     if (!o_value)
         goto done;
