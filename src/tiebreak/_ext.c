@@ -406,6 +406,43 @@ static void init_classes(void) {
         CLS[c] = IS_WS(c) ? (c == '\n' ? 2 : 1) : 0;
 }
 
+/* index of the lowest set bit of x != 0 (de Bruijn multiplication: portable C) */
+static int lowest_bit(uint64_t x) {
+    static const int8_t pos[64] = {
+        0,  1,  48, 2,  57, 49, 28, 3,  61, 58, 50, 42, 38, 29, 17, 4,
+        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6};
+    return pos[((x & (~x + 1)) * UINT64_C(0x03f79d71b4cb0a89)) >> 58];
+}
+
+static int little_endian = 0; /* set at module init: words loaded with memcpy are scanned
+                               * 8 bytes at a time only on little-endian machines */
+
+/* the end of the token starting at i: the first C isspace byte at or after i, or n. Eight
+ * bytes at a time: a word with no byte below 0x21 holds no blank; the lowest byte the test
+ * flags is below 0x21 (the subtraction's borrows only reach higher bytes), and is checked. */
+static inline Py_ssize_t token_end(const uint8_t *a, Py_ssize_t i, Py_ssize_t n) {
+    if (little_endian) {
+        while (i + 8 <= n) {
+            uint64_t w, m;
+            memcpy(&w, a + i, 8);
+            m = (w - UINT64_C(0x2121212121212121)) & ~w & UINT64_C(0x8080808080808080);
+            if (m == 0) {
+                i += 8;
+                continue;
+            }
+            i += lowest_bit(m) >> 3;
+            if (CLS[a[i]] != 0)
+                return i;
+            i++; /* a control byte that is not a blank: part of the token */
+        }
+    }
+    while (i < n && CLS[a[i]] == 0)
+        i++;
+    return i;
+}
+
 static int line_fields(const uint8_t *a, Py_ssize_t n, Py_ssize_t *pos, int nf, Py_ssize_t *fs,
                        Py_ssize_t *fe) {
     Py_ssize_t i = *pos;
@@ -418,8 +455,7 @@ static int line_fields(const uint8_t *a, Py_ssize_t n, Py_ssize_t *pos, int nf, 
         if (cnt == nf || (cnt == 0 && a[i] == '#'))
             return -1;
         fs[cnt] = i;
-        while (i < n && CLS[a[i]] == 0)
-            i++;
+        i = token_end(a, i, n);
         fe[cnt++] = i;
     }
     if (i < n) {
@@ -1221,6 +1257,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ext",
                                     methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__ext(void) {
+    const uint16_t one = 1;
     init_classes();
+    little_endian = *(const uint8_t *)&one == 1;
     return PyModule_Create(&module);
 }
