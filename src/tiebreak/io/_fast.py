@@ -5,6 +5,10 @@ Only the run and qrels readers (:mod:`tiebreak.io.runs`, :mod:`tiebreak.io.qrels
 only on inputs the kernels prove they read exactly as the strict reader does; anything else (a
 field count other than the format's, a comment, a blank line, a number outside C ``strtod``
 decimal syntax) makes them decline, and the strict reader runs.
+
+When the C extension :mod:`tiebreak._ext` is built (``pip install .`` with a C compiler), the
+readers use its twins of these kernels instead (:mod:`tiebreak.io._cfast`: same results, same
+declines, no numba start-up); this module is then the fallback (``TIEBREAK_NO_EXT=1``).
 """
 
 from __future__ import annotations
