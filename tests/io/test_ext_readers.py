@@ -318,3 +318,24 @@ def test_eval_output_is_identical_without_the_extension(covid, monkeypatch):
     assert with_c.exit_code == 0, with_c.output
     assert with_c.output == without.output
     assert with_c.output.count("\n") > 6 * len(runs)
+
+
+def test_eval_command_never_imports_numba_with_the_extension(covid):
+    """Many runs announce 16 MB or more (the numba fallback would load its kernels then); with
+    the extension the command imports neither numba nor the numba kernels."""
+    import os
+    import subprocess
+    import sys
+
+    runs = [str(covid / "runs" / n) for n in RUNS if (covid / "runs" / n).exists()]
+    env = {k: v for k, v in os.environ.items() if k != "TIEBREAK_NO_EXT"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(Path(tb.__file__).parents[1]),
+                                                    env.get("PYTHONPATH", "")] if p)
+    res = subprocess.run([sys.executable, "-X", "importtime", "-m", "tiebreak", "eval", "-j", "1",
+                          "-m", "AP", "-m", "nDCG@10", str(covid / "qrels-rnd1.txt"), *runs * 2],
+                         capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in res.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "tiebreak._ext" in imported and "tiebreak.io._cfast" in imported
+    assert not {"numba", "llvmlite", "tiebreak.io._fast", "tiebreak.ranking._loops"} & imported
