@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 
 import numpy as np
 import pytest
@@ -428,8 +429,11 @@ print("_fast" in str(sorted(sys.modules)) and "tiebreak.io._fast" in sys.modules
 _arrays.expect_input(_arrays.FAST_WORTH_BYTES)
 print("tiebreak.io._fast" in sys.modules)
 """
+    # the numba fallback's loading rule: with the C extension turned off (tiebreak._ext reads
+    # every file without loading anything)
+    env = {**os.environ, "TIEBREAK_NO_EXT": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+                         check=True, env=env).stdout.split()
     assert out == ["False", "True"]
     code2 = f"""
 import sys, tiebreak as tb
@@ -440,5 +444,5 @@ for _ in range(4):
 print("tiebreak.io._fast" in sys.modules)
 """
     out2 = subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True,
-                          check=True).stdout.split()
+                          check=True, env=env).stdout.split()
     assert out2 == ["True"]

@@ -3,6 +3,7 @@ already in that order (the usual run file, where the sort is skipped) and on any
 
 import contextlib
 import io
+import os
 
 import numpy as np
 import pytest
@@ -124,8 +125,9 @@ def test_compiled_loops_are_used_only_once_numba_is_loaded():
     code = ("import sys, tiebreak.ranking as r; a = r._compiled(); "
             "import tiebreak.io._fast; b = r._compiled(); "
             "print(a is None, b is not None, 'numba' in sys.modules)")
+    env = {**os.environ, "TIEBREAK_NO_EXT": "1"}  # the numba fallback (no C extension)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+                         check=True, env=env).stdout.split()
     assert out == ["True", "True", "True"]
 
 

@@ -40,6 +40,10 @@ def expect_files(paths) -> None:
 def expect_input(total_bytes: int) -> None:
     """Announce that about ``total_bytes`` of runs/qrels will be read (e.g. the files given to
     one command): at :data:`FAST_WORTH_BYTES` or more, load the compiled reader now."""
+    from .._native import ext
+
+    if ext() is not None:  # the C extension reads every file: nothing to load
+        return
     if total_bytes >= FAST_WORTH_BYTES and "tiebreak.io._fast" not in sys.modules:
         try:
             from . import _fast  # noqa: F401

@@ -5,6 +5,10 @@ Only the run and qrels readers (:mod:`tiebreak.io.runs`, :mod:`tiebreak.io.qrels
 only on inputs the kernels prove they read exactly as the strict reader does; anything else (a
 field count other than the format's, a comment, a blank line, a number outside C ``strtod``
 decimal syntax) makes them decline, and the strict reader runs.
+
+When the C extension :mod:`tiebreak._ext` is built (``pip install .`` with a C compiler), the
+readers use its twins of these kernels instead (:mod:`tiebreak.io._cfast`: same results, same
+declines, no numba start-up); this module is then the fallback (``TIEBREAK_NO_EXT=1``).
 """
 
 from __future__ import annotations
@@ -14,35 +18,11 @@ import math
 import numpy as np
 
 from .._numba import numba as nb
+from ._pow5 import Q_MAX, Q_MIN, powers_of_five
 
 _POW10 = 10.0 ** np.arange(23)  # exact doubles 1e0 .. 1e22
-_Q_MIN, _Q_MAX = -342, 308
-
-
-def _powers_of_five() -> np.ndarray:
-    """128-bit approximations of 5**q, q = -342 .. 308, normalised so that bit 127 is set
-    (truncated for q >= 0, rounded up for q < 0), as (high, low) uint64 pairs: the table of the
-    Eisel-Lemire algorithm (D. Lemire, "Number parsing at a gigabyte per second", Software:
-    Practice and Experience 51(8), 2021)."""
-    out = np.empty((_Q_MAX - _Q_MIN + 1, 2), np.uint64)
-    for q in range(_Q_MIN, _Q_MAX + 1):
-        if q >= 0:
-            c = 5**q
-            while c < 1 << 127:
-                c <<= 1
-            while c >= 1 << 128:
-                c >>= 1
-        else:
-            p5 = 5**-q
-            z = p5.bit_length() if p5 & (p5 - 1) else p5.bit_length() - 1
-            c = (1 << (z + 127 if q >= -27 else 2 * z + 128)) // p5 + 1
-            while c >= 1 << 128:
-                c >>= 1
-        out[q - _Q_MIN] = (c >> 64, c & ((1 << 64) - 1))
-    return out
-
-
-_POW5 = _powers_of_five()
+_Q_MIN, _Q_MAX = Q_MIN, Q_MAX
+_POW5 = powers_of_five()  # the Eisel-Lemire table (shared with the C parser)
 _M32 = np.uint64(0xFFFFFFFF)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._native import ext
 from ._arrays import fixed_fields, sorted_codes, split_columns, text
 from .source import (
     INTEGER,
@@ -314,7 +315,20 @@ _FAST_MIN_BYTES = 1 << 17
 
 def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
-    most 18 digits (see :mod:`tiebreak.io._fast`); None for anything else."""
+    most 18 digits (the C extension's :func:`tiebreak.io._cfast.read_fields4` when it is built,
+    else the numba kernels of :mod:`tiebreak.io._fast`); None for anything else."""
+    if ext() is not None:
+        from ._cfast import read_fields4
+
+        got4 = read_fields4(data, nl, with_iter)
+        if got4 is None:
+            return None
+        value, qcode, qs, did, ds, icode, its = got4
+        udocs = [data[i:j] for i, j in ds.tolist()]
+        docnos, rank_of = sorted_codes(udocs)
+        iters = None if icode is None else (icode, [data[i:j] for i, j in its.tolist()])
+        return ([data[i:j] for i, j in qs.tolist()], qcode, docnos, rank_of[did], value,
+                np.arange(1, nl + 1, dtype=np.int64), iters)
     got = fixed_fields(data, nl, 4)
     if got is None:
         return None

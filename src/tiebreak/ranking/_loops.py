@@ -3,7 +3,9 @@
 Every function here computes exactly what the numpy code in :mod:`tiebreak.ranking` computes
 (same additions in the same order, so the same bits); the numpy code stays the definition and
 serves small inputs, for which loading numba (about 0.8 s) would cost more than it saves. Tests
-hold each kernel equal to its numpy counterpart.
+hold each kernel equal to its numpy counterpart. When the C extension :mod:`tiebreak._ext` is
+built, :func:`tiebreak.ranking.judged._compiled` gives its twins (:mod:`tiebreak.ranking._cloops`)
+for every input instead, and this module is the fallback.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._native import ext
 from ..io import Qrels, Run
 
 NOT_IN_QRELS = -1  # trec_eval RELVALUE_NONPOOL
@@ -15,8 +16,14 @@ POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels
 
 
 def _compiled():
-    """The compiled loops (:mod:`tiebreak.ranking._loops`) once the compiled reader has loaded numba
-    (large inputs), else None: a small command stays free of numba's start-up."""
+    """The compiled loops: in C (:mod:`tiebreak.ranking._cloops`) when the extension
+    :mod:`tiebreak._ext` is built, else in numba (:mod:`tiebreak.ranking._loops`) once the
+    compiled reader has loaded numba (large inputs), else None: a small command stays free of
+    numba's start-up."""
+    if ext() is not None:
+        from . import _cloops
+
+        return _cloops
     m = sys.modules.get("tiebreak.ranking._loops")
     if m is None and "tiebreak.io._fast" in sys.modules:
         from . import _loops as m

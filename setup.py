@@ -1,0 +1,17 @@
+"""Build of the optional C extension tiebreak._ext; the metadata is in pyproject.toml.
+
+The extension is optional: without a working C compiler the build prints a warning and installs
+the package without it, and tiebreak falls back to numba (the ``fast`` extra) or numpy."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "tiebreak._ext",
+            sources=["src/tiebreak/_ext.c"],
+            depends=["src/tiebreak/_pow5.h"],
+            optional=True,
+        )
+    ]
+)

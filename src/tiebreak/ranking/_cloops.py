@@ -1,0 +1,60 @@
+"""The loops of :mod:`tiebreak.ranking._loops` in C (:mod:`tiebreak._ext`), with the same names
+and results: used by :func:`tiebreak.ranking.judged._compiled` whenever the extension is built
+(it costs no start-up, unlike numba). Arrays go in as buffers (made contiguous in the dtype the C
+code reads) and come back as numpy arrays over the bytearrays the C code fills."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _ext as _c
+
+
+def _i64(x) -> np.ndarray:
+    return np.ascontiguousarray(x, np.int64)
+
+
+def _f64(x) -> np.ndarray:
+    return np.ascontiguousarray(x, np.float64)
+
+
+def _arr(b) -> np.ndarray:
+    return np.frombuffer(b, np.int64)
+
+
+def seg_cumsum(x, topic) -> np.ndarray:
+    """See :func:`tiebreak.ranking._loops.seg_cumsum`."""
+    x = _f64(x)
+    out = np.empty(len(x))
+    _c.seg_cumsum(x, _i64(topic), out)
+    return out
+
+
+def hygiene(t, s, rk, nt):
+    """See :func:`tiebreak.ranking._loops.hygiene`."""
+    contra, ties, inc = (np.zeros(nt, np.int64) for _ in range(3))
+    ok = _c.hygiene(_i64(t), _f64(s), _f64(rk), int(nt), contra, ties, inc)
+    return ok, contra, ties, inc
+
+
+def select(order, qtopic, relkey, tmap, n_eval, judged_only, max_docs, promote, promoted):
+    """See :func:`tiebreak.ranking._loops.select`."""
+    o, t, rank, code = _c.select(_i64(order), _i64(qtopic), _i64(relkey), _i64(tmap),
+                                 int(n_eval), bool(judged_only), int(max_docs), bool(promote),
+                                 int(promoted))
+    return _arr(o), _arr(t), _arr(rank), _arr(code)
+
+
+def match_sorted(a, b) -> np.ndarray:
+    """See :func:`tiebreak.ranking._loops.match_sorted` (``a``, ``b``: uint32 2-d)."""
+    a = np.ascontiguousarray(a, np.uint32)
+    b = np.ascontiguousarray(b, np.uint32)
+    out = np.full(a.shape[0], -1, np.int64)
+    if a.shape[0] and b.shape[0] and a.shape[1] and b.shape[1]:
+        _c.match_sorted(a, a.shape[1], b, b.shape[1], out)
+    return out
+
+
+def score_order(t0, s0, n_topics):
+    """See :func:`tiebreak.ranking._loops.score_order`."""
+    return tuple(map(_arr, _c.score_order(_i64(t0), _f64(s0), int(n_topics))))
