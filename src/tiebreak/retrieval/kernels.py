@@ -189,7 +189,7 @@ def _heap_result(hs, hr, hd, n):
 # ------------------------------------------------------------------ exhaustive TAAT
 @njit(cache=True)
 def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k, stats,
-         theta0=-np.inf):
+         theta0=-np.inf, cs=None):
     """Exhaustive term-at-a-time scoring: every posting of every query term. Returns the top k
     of the touched documents; resets acc/seen.
 
@@ -199,9 +199,12 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
     document's sum taken and cleared at its first posting; a document's later postings see 0,
     below ``theta0``, so only documents scoring at least ``theta0`` -- a superset of the top k,
     usually a few times k -- are collected (:func:`_taat_threshold`). ``stats[1]`` then counts
-    the documents with a non-zero score."""
+    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N,) (allocated when
+    None)."""
     if theta0 > 0.0 and not has_prior:
-        return _taat_threshold(pp, pd, imp, tids, w, acc, touched, rank, k, stats, theta0)
+        if cs is None:
+            cs = np.empty(acc.size, acc.dtype)
+        return _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0)
     n = 0
     for qi in range(tids.size):
         t = tids[qi]
@@ -222,7 +225,7 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 
 
 @njit(cache=True)
-def _taat_threshold(pp, pd, imp, tids, w, acc, touched, rank, k, stats, theta0):
+def _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0):
     """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there).
     The last query term's postings complete their documents' sums: those are taken and cleared
     as they are added; the other terms' postings are read a second time."""
@@ -231,7 +234,6 @@ def _taat_threshold(pp, pd, imp, tids, w, acc, touched, rank, k, stats, theta0):
     for qi in range(m):
         total += pp[tids[qi] + 1] - pp[tids[qi]]
     stats[0] += total
-    cs = np.empty(min(total, acc.size), acc.dtype)
     for qi in range(m - 1):
         t = tids[qi]
         wi = w[qi]
@@ -883,6 +885,7 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
     out_d = np.empty(nq * k, np.int32)
     out_s = np.empty(nq * k, zarr.dtype)
     cnt = np.zeros(nq, np.int64)
+    cs = np.empty(n_docs if alg == 0 else 0, zarr.dtype)
     o = 0
     for i in range(nq):
         a = q_ptr[i]
@@ -893,7 +896,7 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
         w = q_w[a:b]
         if alg == 0:
             d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
-                        k, stats, q_theta0[i])
+                        k, stats, q_theta0[i], cs)
         elif alg == 1:
             d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
                             q_pw[i], has_prior, zarr, n_docs, rank, k, q_theta0[i], stats)

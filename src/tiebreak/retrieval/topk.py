@@ -150,8 +150,11 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
                         tol, float(p.pw), pmin)[0])
     if algorithm == "exhaustive":
         acc, seen, touched = _scratch(index, p.zarr.dtype)
+        key = ("tscores", p.zarr.dtype.str)
+        if key not in index._cache:
+            index._cache[key] = np.empty(index.num_docs, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
-                      rank, k, stats, th0)
+                      rank, k, stats, th0, index._cache[key])
     if algorithm == "maxscore":
         return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
                           p.has_prior, p.zarr, index.num_docs, rank, k, th0, stats)
