@@ -315,3 +315,34 @@ def test_search_of_a_few_topics_runs_per_topic_with_the_batched_results(indexes)
     terms = [idx.analyzer.analyze(t) for _, t in tops]
     for r, (d, s) in zip(few, retrieve_many(fresh, terms, 50, "bm25", idf="lucene")):
         _same((r.docids, r.scores), (d, s))
+
+
+@pytest.mark.parametrize("kw", [{"idf": "lucene"}, {"idf": "rsj"}, {"b": 0.75}])
+@pytest.mark.parametrize("quant", [None, 3])
+def test_exhaustive_with_a_starting_threshold(indexes, tmp_path, kw, quant):
+    """Exhaustive top-k that takes each document's sum at its first posting and keeps those
+    reaching the starting threshold (kernels.taat with theta0 > 0) returns the prefix of the
+    full ranking by (score desc, docno desc): negative weights (rsj idf), coarse quantised
+    impacts with long runs of ties, every document duplicated (all scores tied in pairs)."""
+    from tiebreak.retrieval.traversal import _bounds, _theta0, plan, retrieve_many
+
+    dup = zipf_index(tmp_path / "dup", 11, 600, 40, 12, dup=True)
+    rng = np.random.default_rng(3)
+    used = 0
+    for idx in (indexes[1], indexes[2], dup):
+        qs = [[f"t{i}" for i in rng.integers(0, idx.vocab_size, rng.integers(1, 6))]
+              for _ in range(25)]
+        for k in (1, 10, 100, 1000):
+            got = retrieve_many(idx, qs, k, "bm25", quantize=quant, **kw)
+            for q, g in zip(qs, got):
+                full = retrieve(idx, q, idx.num_docs, "bm25", "maxscore", quantize=quant, **kw)
+                _same(g, (full[0][:k], full[1][:k]))
+                _same(retrieve(idx, q, k, "bm25", quantize=quant, **kw), g)
+                if quant is None:
+                    _same(g, bm25(idx, q, k, **kw))
+                p = plan(idx, "bm25", q, quant, **kw)
+                tol = _bounds(idx, p)[2]
+                th0 = _theta0(idx, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64),
+                              1, k, tol, 0.0, 0.0)[0]
+                used += th0 > 0
+    assert used > 50          # the threshold path ran

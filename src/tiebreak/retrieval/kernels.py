@@ -188,19 +188,32 @@ def _heap_result(hs, hr, hd, n):
 
 # ------------------------------------------------------------------ exhaustive TAAT
 @njit(cache=True)
-def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k, stats):
+def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k, stats,
+         theta0=-np.inf, cs=None):
     """Exhaustive term-at-a-time scoring: every posting of every query term. Returns the top k
-    of the touched documents; resets acc/seen."""
+    of the touched documents; resets acc/seen.
+
+    ``theta0``: a score at least k documents are known to reach (:func:`tiebreak.retrieval.topk.
+    _theta0`, or -inf). When it is > 0 and there is no prior, no per-posting bookkeeping is
+    done: the postings are summed into ``acc``, then read again in the same order, each
+    document's sum taken and cleared at its first posting; a document's later postings see 0,
+    below ``theta0``, so only documents scoring at least ``theta0`` -- a superset of the top k,
+    usually a few times k -- are collected (:func:`_taat_threshold`). ``stats[1]`` then counts
+    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N,) (allocated when
+    None)."""
+    if theta0 > 0.0 and not has_prior:
+        if cs is None:
+            cs = np.empty(acc.size, acc.dtype)
+        return _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0)
     n = 0
     for qi in range(tids.size):
         t = tids[qi]
         wi = w[qi]
         for j in range(pp[t], pp[t + 1]):
             d = pd[j]
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
+            touched[n] = d                 # branch-free: the slot is kept only for a new d
+            n += 1 - seen[d]
+            seen[d] = True
             acc[d] += wi * imp[j]
         stats[0] += pp[t + 1] - pp[t]
     if has_prior:
@@ -209,6 +222,91 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
             acc[d] += pw * prior[d]
     stats[1] += n
     return _topk_of(acc, seen, touched, n, rank, k)
+
+
+@njit(cache=True)
+def _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0):
+    """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there).
+    The last query term's postings complete their documents' sums: those are taken and cleared
+    as they are added; the other terms' postings are read a second time."""
+    m = tids.size
+    total = 0
+    for qi in range(m):
+        total += pp[tids[qi] + 1] - pp[tids[qi]]
+    stats[0] += total
+    for qi in range(m - 1):
+        t = tids[qi]
+        wi = w[qi]
+        for j in range(pp[t], pp[t + 1]):
+            acc[pd[j]] += wi * imp[j]
+    c = 0
+    nz = 0
+    t = tids[m - 1]
+    wi = w[m - 1]
+    for j in range(pp[t], pp[t + 1]):
+        d = pd[j]
+        s = acc[d] + wi * imp[j]
+        acc[d] = 0
+        nz += s != 0
+        if s >= theta0:
+            touched[c] = d
+            cs[c] = s
+            c += 1
+    for qi in range(m - 1):
+        t = tids[qi]
+        for j in range(pp[t], pp[t + 1]):
+            d = pd[j]
+            s = acc[d]
+            acc[d] = 0
+            nz += s != 0
+            if s >= theta0:           # a document's first posting; later ones read 0
+                touched[c] = d
+                cs[c] = s
+                c += 1
+    stats[1] += nz
+    return _select(touched, cs, c, rank, k)
+
+
+@njit(cache=True)
+def _select(docs, scores, n, rank, k):
+    """Top k of the n candidates ``docs[:n]`` with ``scores[:n]``, best first in trec_eval
+    order (as :func:`_topk_of` selects them)."""
+    if n <= k:
+        return sort_result(docs[:n].copy(), scores[:n].copy(), rank)
+    if n <= 4 * k:
+        sc = scores[:n].copy()
+        thr = np.partition(sc, n - k)[n - k]
+        c = 0
+        for i in range(n):
+            if scores[i] >= thr:
+                c += 1
+        cd = np.empty(c, np.int32)
+        cs = np.empty(c, scores.dtype)
+        c = 0
+        for i in range(n):
+            if scores[i] >= thr:            # ties at the cut are all kept, then ordered
+                cd[c] = docs[i]
+                cs[c] = scores[i]
+                c += 1
+        od, os_ = sort_result(cd, cs, rank)
+        return od[:k].copy(), os_[:k].copy()
+    hs = np.empty(k, scores.dtype)
+    hr = np.empty(k, np.int64)
+    hd = np.empty(k, np.int32)
+    m = 0
+    for i in range(n):
+        d = docs[i]
+        s = scores[i]
+        if m == k:
+            if s < hs[0]:
+                continue
+            r = rank[d]
+            if s == hs[0] and r <= hr[0]:
+                continue
+        else:
+            r = rank[d]
+        m = _offer(hs, hr, hd, m, k, s, r, d)
+    return _heap_result(hs, hr, hd, m)
 
 
 @njit(cache=True)
@@ -787,6 +885,7 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
     out_d = np.empty(nq * k, np.int32)
     out_s = np.empty(nq * k, zarr.dtype)
     cnt = np.zeros(nq, np.int64)
+    cs = np.empty(n_docs if alg == 0 else 0, zarr.dtype)
     o = 0
     for i in range(nq):
         a = q_ptr[i]
@@ -797,7 +896,7 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
         w = q_w[a:b]
         if alg == 0:
             d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
-                        k, stats)
+                        k, stats, q_theta0[i], cs)
         elif alg == 1:
             d, s = maxscore(pp, pd, imp, tids, w, q_ub[a:b], q_pbound[i], q_tol[i], prior,
                             q_pw[i], has_prior, zarr, n_docs, rank, k, q_theta0[i], stats)

@@ -140,7 +140,7 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     k = min(int(k), int(index.num_docs))     # the heaps are allocated with k entries
     pp, pd, _ = _flat(index)
     rank = _rank(index)
-    if algorithm == "exhaustive":
+    if algorithm == "exhaustive" and (k > KTH[-1] or p.has_prior):
         acc, seen, touched = _scratch(index, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
                       rank, k, stats)
@@ -148,6 +148,13 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     pmin = float(index._cache[("priormax",) + p.key][1]) if p.has_prior else 0.0
     th0 = float(_theta0(index, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k,
                         tol, float(p.pw), pmin)[0])
+    if algorithm == "exhaustive":
+        acc, seen, touched = _scratch(index, p.zarr.dtype)
+        key = ("tscores", p.zarr.dtype.str)
+        if key not in index._cache:
+            index._cache[key] = np.empty(index.num_docs, p.zarr.dtype)
+        return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
+                      rank, k, stats, th0, index._cache[key])
     if algorithm == "maxscore":
         return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
                           p.has_prior, p.zarr, index.num_docs, rank, k, th0, stats)

@@ -247,10 +247,11 @@ def retrieve_many(index, queries, k: int = 1000, model="bm25",
     pp, pd, _ = _flat(index)
     rank = _rank(index)
     acc, seen, touched = _scratch(index, zarr.dtype)
-    if algorithm == "exhaustive":
+    if algorithm == "exhaustive" and (k > KTH[-1] or has_prior):
+        # no starting threshold to use (see kernels.taat)
         q_ub, q_pb, q_tol = np.zeros(0), np.zeros(nq), np.zeros(nq)
         blk = (np.zeros(1, np.int64), np.zeros(0, np.int32), imp[:0], imp[:0])
-        q_th0 = np.zeros(nq)
+        q_th0 = np.full(nq, -np.inf)
     else:
         tmax, tmin, *blk = bound_arrays(index, key, imp)
         w = q_w.astype(np.float64)
@@ -288,7 +289,6 @@ def retrieve_many(index, queries, k: int = 1000, model="bm25",
             out_d, out_s = K.band_batch(out_d, cnt, band, rank)
         else:
             out_s = out_s.astype(np.float64)
-        bounds = np.concatenate([[0], np.cumsum(cnt)])
-        out.extend((out_d[bounds[i]:bounds[i + 1]], out_s[bounds[i]:bounds[i + 1]])
-                   for i in range(b - a))
+        bounds = np.concatenate([[0], np.cumsum(cnt)]).tolist()
+        out.extend((out_d[x:y], out_s[x:y]) for x, y in zip(bounds, bounds[1:]))
     return out
