@@ -57,7 +57,7 @@ class Orderings:
         """score_order with tied groups re-sorted by ``keys`` (last key primary), docno desc."""
         order = self.score_order.copy()
         if len(self.tied):
-            perm = np.lexsort((-self._tied_docrank(), *keys, self.group[self.tied]))
+            perm = _tie_sort(self.group[self.tied], keys, self._tied_docrank())
             order[self.tied] = order[self.tied][perm]
         return order
 
@@ -86,11 +86,35 @@ class Orderings:
             elif regime == "optimistic":
                 o = self._within_ties(-rk)
             elif regime == "upper_mono":
-                o = self._within_ties(-np.where(rk < 0, np.iinfo(np.int64).max // 2, rk))
+                # unjudged documents above every grade (one more than the largest: the same
+                # order as any larger value, and a small key to sort)
+                top = int(rk.max(initial=-1)) + 1
+                o = self._within_ties(-np.where(rk < 0, top, rk))
             else:
                 raise ValueError(f"unknown ordering {regime!r}")
         self._cache[regime] = o
         return o
+
+
+def _tie_sort(group: np.ndarray, keys: tuple, docrank: np.ndarray) -> np.ndarray:
+    """The stable sort of the tied positions by group, then ``keys`` (the last most
+    significant), then docno descending: ``np.lexsort((-docrank, *keys, group))``, computed as
+    one stable argsort of a packed integer key when the integer keys fit in 63 bits (one sort
+    instead of one per key)."""
+    parts = [(group, False), *((k, False) for k in reversed(keys)), (docrank, True)]
+    packed = np.zeros(len(group), np.int64)
+    room = 1
+    for x, desc in parts:
+        if x.dtype.kind not in "iub":
+            return np.lexsort((-docrank, *keys, group))
+        lo, hi = int(x.min()), int(x.max())
+        span = hi - lo + 1
+        room *= span
+        if room >= 1 << 62:
+            return np.lexsort((-docrank, *keys, group))
+        packed *= span
+        packed += (hi - x) if desc else (x - lo)
+    return np.argsort(packed, kind="stable")
 
 
 def orderings(J: Judged) -> Orderings:

@@ -19,7 +19,15 @@ PROMOTED = 1 << 40  # relevance code of an unjudged document promoted to maximal
 
 
 def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
-    """Counts of qrels documents per (evaluated topic, value >= 0): int64 (T, L)."""
+    """Counts of qrels documents per (evaluated topic, value >= 0): int64 (T, L) (the counts
+    of every qrels topic are computed once per Qrels)."""
+    full = qrels.__dict__.get("_levels")
+    if full is None:
+        full = qrels.__dict__["_levels"] = _qrels_levels(qrels)
+    return full[topic_ids]
+
+
+def _qrels_levels(qrels: Qrels) -> np.ndarray:
     v = qrels.value
     ok = v >= 0
     L = int(v[ok].max()) + 1 if ok.any() else 1
@@ -31,7 +39,7 @@ def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
                          "use a graded scale (e.g. 0-4) or map the grades first")
     full = np.zeros((len(qrels.topics), L), np.int64)
     np.add.at(full, (qrels.topic[ok], v[ok]), 1)
-    return full[topic_ids]
+    return full
 
 
 @dataclass
@@ -90,33 +98,79 @@ def _seg_positions(t: np.ndarray, T: int):
     return starts, rank
 
 
+def _positions(P: Prepared, cut: bool):
+    """The evaluated positions shared by every topic-major ordering of ``P.O``, or None when
+    they depend on the ordering (-J drops unjudged lines) or the evaluated topics are not in
+    qrels order: (index into the orderings' positions or None for all of them, evaluated
+    topic, 1-based rank), with -M applied when ``cut``. Every ordering of
+    :class:`~tiebreak.ranking.orderings.Orderings` puts the lines topic by topic, so the
+    topic and rank of each position are the same in all of them (``Orderings.topic``,
+    ``Orderings.rank``); only the line at each position differs."""
+    if P.judged_only:
+        return None
+    key = ("positions", cut)
+    v = P.shared.get(key)
+    if v is not None:
+        return v
+    ids = P.topic_ids
+    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+        return None
+    O, J = P.O, P.J
+    T = len(ids)
+    limit = P.max_docs if cut and P.max_docs is not None else None
+    if T == J.n_topics:  # every qrels topic, in qrels order: the identity map
+        t, rank, sel = O.topic, O.rank, None
+    else:
+        tmap = np.full(J.n_topics, -1, np.int64)
+        tmap[ids] = np.arange(T)
+        t = tmap[O.topic]
+        sel = np.flatnonzero(t >= 0)
+        t, rank = t[sel], O.rank[sel]
+    if limit is not None:
+        k = np.flatnonzero(rank <= limit)
+        sel = k if sel is None else sel[k]
+        t, rank = t[k], rank[k]
+    v = P.shared[key] = (sel, t, rank)
+    return v
+
+
 def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True):
-    """Positions of ``order`` mapped to evaluated topics with -J and (``cut``) -M applied, plus
-    the bogus documents of -c: (source line or -1, topic, 1-based rank, relevance code)."""
+    """Positions of ``order`` (a topic-major ordering of ``P.O``) mapped to evaluated topics
+    with -J and (``cut``) -M applied, plus the bogus documents of -c: (source line or -1,
+    topic, 1-based rank, relevance code)."""
     J = P.J
     T = len(P.topic_ids)
-    tmap = np.full(J.n_topics, -1, np.int64)
-    tmap[P.topic_ids] = np.arange(T)
-    fast = _compiled()
-    limit = P.max_docs if cut and P.max_docs is not None else -1
-    if fast is not None:
-        order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, T, P.judged_only,
-                                           limit, promote, PROMOTED)
-    else:
-        t = tmap[J.qtopic[order]]
-        keep = t >= 0
+    shared = _positions(P, cut)
+    if shared is not None:
+        sel, t, rank = shared
+        if sel is not None:
+            order = order[sel]
         code = J.relkey[order]
-        if P.judged_only:
-            keep &= code >= 0
-        order, t, code = order[keep], t[keep], code[keep]
-        s = np.argsort(t, kind="stable")
-        order, t, code = order[s], t[s], code[s]
-        _, rank = _seg_positions(t, T)
-        if limit >= 0:
-            k = rank <= limit
-            order, t, code, rank = order[k], t[k], code[k], rank[k]
         if promote:
             code = np.where(code < 0, PROMOTED, code)
+    else:
+        tmap = np.full(J.n_topics, -1, np.int64)
+        tmap[P.topic_ids] = np.arange(T)
+        fast = _compiled()
+        limit = P.max_docs if cut and P.max_docs is not None else -1
+        if fast is not None:
+            order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, T,
+                                               P.judged_only, limit, promote, PROMOTED)
+        else:
+            t = tmap[J.qtopic[order]]
+            keep = t >= 0
+            code = J.relkey[order]
+            if P.judged_only:
+                keep &= code >= 0
+            order, t, code = order[keep], t[keep], code[keep]
+            s = np.argsort(t, kind="stable")
+            order, t, code = order[s], t[s], code[s]
+            _, rank = _seg_positions(t, T)
+            if limit >= 0:
+                k = rank <= limit
+                order, t, code, rank = order[k], t[k], code[k], rank[k]
+            if promote:
+                code = np.where(code < 0, PROMOTED, code)
     if P.bogus.any():
         bt = np.flatnonzero(P.bogus)
         t = np.r_[t, bt]
@@ -402,11 +456,23 @@ def expected_ranking(P: Prepared) -> Ranking:
     mean over the position's tied group, taken *before* -M truncation, so a group cut by -M
     still contributes its exact expected share to the ranks inside the cut."""
     t_full, rank_full, code_full, gid = _score_positions(P)
-    _, ginv = np.unique(gid, return_inverse=True)
-    gsize = np.bincount(ginv).astype(np.float64)
+    if len(gid) > 1 and bool(np.all(gid[1:] >= gid[:-1])):
+        new = np.r_[True, gid[1:] != gid[:-1]]
+        ginv = np.cumsum(new) - 1
+    else:  # -c bogus positions carry labels of their own, out of order
+        _, ginv = np.unique(gid, return_inverse=True)
+    gsize = np.bincount(ginv)
+    # only the positions of tied groups change: a group of one is its own mean (0.0 + x, as
+    # a sum from 0.0 gives it)
+    tpos = np.flatnonzero(gsize[ginv] > 1)
+    _, tl = np.unique(ginv[tpos], return_inverse=True)
+    tsize = np.bincount(tl).astype(np.float64)
 
     def mean_of(x):
-        return (np.bincount(ginv, weights=x, minlength=len(gsize)) / gsize)[ginv]
+        v = x + 0.0
+        if len(tpos):
+            v[tpos] = (np.bincount(tl, weights=x[tpos], minlength=len(tsize)) / tsize)[tl]
+        return v
 
     keep = (slice(None) if P.max_docs is None else np.flatnonzero(rank_full <= P.max_docs))
     t, rank = t_full[keep], rank_full[keep]
