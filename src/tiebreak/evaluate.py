@@ -20,7 +20,7 @@ import numpy as np
 from .io import Qrels, Run, read_run
 from .io.runs import WARN_EMPTY as WARN_EMPTY_RUN
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
-from .measures.kernels import MIN_GEO_MEAN
+from .measures.kernels import MIN_GEO_MEAN, depth_safe, sparse_safe
 from .ranking import (
     ALL_REGIMES,
     DEFAULT_REGIMES,
@@ -40,6 +40,8 @@ __all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_va
            "summarize"]
 
 UNJUDGED_TOP_K = 10
+#: Measures with a cutoff up to this depth are computed on rankings of the top ranks alone.
+DEPTH_MAX = 100
 
 # warning labels that other modules read back (keep them in one place)
 WARN_CONTRADICTIONS = "rank/score contradictions"
@@ -187,10 +189,26 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
 
 def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
                     seed: int, cache: dict) -> tuple[list, list[str]]:
-    def R(order):
-        if order not in cache:
-            cache[order] = ranking(P, order)
-        return cache[order]
+    def R(order, m=None):
+        # a measure that reads nothing from documents absent from the qrels gets the ranking
+        # without them, and one with a small cutoff the top ranks only (the same values, from
+        # arrays several times shorter)
+        if m is None:
+            key = order
+        else:
+            d = depth_safe(m)
+            key = (order, sparse_safe(m), depth if d is not None and d <= DEPTH_MAX else None)
+            if key[1:] == (False, None):
+                key = order
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = (ranking(P, order) if key == order else
+                                ranking(P, order, sparse=key[1], depth=key[2]))
+        return got
+
+    # the one depth of the top-ranks rankings: the deepest small cutoff asked for
+    depth = max((d for d in map(depth_safe, measures) if d is not None and d <= DEPTH_MAX),
+                default=None)
 
     out: list = [None] * len(measures)
     notes: list[str] = []
@@ -205,7 +223,7 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             order = order_for(regime, m.kind)
             key = (order, m.family.name, m.cutoff, m.values)
             if key not in memo:
-                memo[key] = m.family.kernel(R(order), m)
+                memo[key] = m.family.kernel(R(order, m), m)
             out[j] = memo[key]
     else:
         Rf = G = None
@@ -273,12 +291,27 @@ def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) 
             order = order_for(reg, m.kind)
             if (order, m.family.name, m.cutoff, m.values) not in memo:
                 need.add(order)
-    for key in [k for k in cache if k != "values" and k not in need]:
-        del cache[key]
+    _evict_rankings(cache, need)
     oc = P.O._cache
     if oc:
         for key in [k for k in oc if k not in need]:
             del oc[key]
+
+
+def _evict_rankings(cache: dict, need: set) -> None:
+    """Drop the rankings of ``cache`` (and of its per-topic-subset caches) whose ordering is
+    not in ``need``; values, and which topics each ordering changes, stay."""
+    for key in list(cache):
+        if isinstance(key, str):
+            if key in REGIMES or key == "upper_mono":
+                if key not in need:
+                    del cache[key]
+            elif key == "judged_only":
+                _evict_rankings(cache[key], need)
+        elif key[0] == "topics":
+            _evict_rankings(cache[key], need)
+        elif len(key) == 3 and key[0] not in need:  # (order, sparse, depth)
+            del cache[key]
 
 
 def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):

@@ -98,19 +98,28 @@ def _seg_positions(t: np.ndarray, T: int):
     return starts, rank
 
 
-def _positions(P: Prepared, cut: bool):
+def _positions(P: Prepared, cut: bool, depth: int | None = None):
     """The evaluated positions shared by every topic-major ordering of ``P.O``, or None when
     they depend on the ordering (-J drops unjudged lines) or the evaluated topics are not in
     qrels order: (index into the orderings' positions or None for all of them, evaluated
     topic, 1-based rank), with -M applied when ``cut``. Every ordering of
     :class:`~tiebreak.ranking.orderings.Orderings` puts the lines topic by topic, so the
     topic and rank of each position are the same in all of them (``Orderings.topic``,
-    ``Orderings.rank``); only the line at each position differs."""
+    ``Orderings.rank``); only the line at each position differs. ``depth``: only the
+    positions at ranks <= depth."""
     if P.judged_only:
         return None
-    key = ("positions", cut)
+    key = ("positions", cut, depth)
     v = P.shared.get(key)
     if v is not None:
+        return v
+    if depth is not None:
+        whole = _positions(P, cut)
+        if whole is None:
+            return None
+        sel, t, rank = whole
+        k = np.flatnonzero(rank <= depth)
+        v = P.shared[key] = (k if sel is None else sel[k], t[k], rank[k])
         return v
     ids = P.topic_ids
     if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
@@ -134,13 +143,14 @@ def _positions(P: Prepared, cut: bool):
     return v
 
 
-def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True):
+def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True,
+            depth: int | None = None):
     """Positions of ``order`` (a topic-major ordering of ``P.O``) mapped to evaluated topics
     with -J and (``cut``) -M applied, plus the bogus documents of -c: (source line or -1,
-    topic, 1-based rank, relevance code)."""
+    topic, 1-based rank, relevance code); ``depth``: only ranks <= depth."""
     J = P.J
     T = len(P.topic_ids)
-    shared = _positions(P, cut)
+    shared = _positions(P, cut, depth)
     if shared is not None:
         sel, t, rank = shared
         if sel is not None:
@@ -171,6 +181,9 @@ def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = T
                 order, t, code, rank = order[k], t[k], code[k], rank[k]
             if promote:
                 code = np.where(code < 0, PROMOTED, code)
+        if depth is not None:
+            k = rank <= depth
+            order, t, code, rank = order[k], t[k], code[k], rank[k]
     if P.bogus.any():
         bt = np.flatnonzero(P.bogus)
         t = np.r_[t, bt]
@@ -241,6 +254,11 @@ class Ranking:
     prepared : Prepared or None
         The prepared run this ranking orders (its topic ``t`` is evaluated topic
         ``t % len(prepared.topic_ids)``: sampled rankings stack replicas).
+    sparse : bool
+        The positions of documents absent from the qrels (code -1) are left out; ranks keep
+        their gaps and :meth:`at` finds the last position at or above a rank.
+    depth : int or None
+        Only the positions at ranks <= depth are held (:meth:`at` refuses deeper cutoffs).
     """
 
     n_topics: int
@@ -254,6 +272,8 @@ class Ranking:
     _shared: dict | None = None  # per Prepared: arrays that depend on the qrels side only
     line: np.ndarray | None = None
     prepared: Prepared | None = None
+    sparse: bool = False
+    depth: int | None = None
 
     # -- per-position quantities -----------------------------------------------------------
     def per_position(self, key, fn) -> np.ndarray:
@@ -335,7 +355,13 @@ class Ranking:
             return c - before[self.topic]
         flat, shape = self._padded()
         if flat is None:
-            return exact_cumsum(x, self.topic, self.rank, self.starts, self.n_topics)
+            out = np.empty(n)
+            st = self.starts
+            for k in range(self.n_topics):
+                a, b = st[k], st[k + 1]
+                if b > a:
+                    np.cumsum(x[a:b], out=out[a:b])
+            return out
         if isinstance(flat, str):  # every topic has the same number of positions: no padding
             return np.cumsum(x.reshape(shape), axis=1).reshape(-1)
         M = np.zeros(shape)
@@ -344,16 +370,19 @@ class Ranking:
         return M.flat[flat]
 
     def _padded(self):
-        """Flat indices of the positions in a (T, max rank) matrix, or None when that matrix
-        would be much larger than the ranking."""
+        """Flat indices of the positions in a (T, L) matrix, row t holding topic t's positions
+        in order from column 0 (L the most positions of a topic), or ``("dense", (T, L))``
+        when every topic has L positions, or (None, None) when that matrix would be much
+        larger than the ranking."""
         v = self._cache.get("_padded")
         if v is None:
             n, T = len(self.rank), self.n_topics
-            L = int(self.rank.max(initial=1))
+            st = self.starts
+            L = int(np.diff(st).max(initial=1)) if T else 1
             if T * L == n:
                 v = ("dense", (T, L))
             elif T * L <= 4 * n + 4096:
-                v = (self.topic * L + self.rank - 1, (T, L))
+                v = (np.arange(n) + (self.topic * L - st[self.topic]), (T, L))
             else:
                 v = (None, None)
             self._cache["_padded"] = v
@@ -364,12 +393,14 @@ class Ranking:
         n, T = len(x), self.n_topics
         if not n:
             return np.zeros(0)
-        L = int(self.rank.max())
-        if T * L <= 4 * n + 4096:
-            M = np.full((T, L), -np.inf)
-            M[self.topic, self.rank - 1] = x
-            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1][self.topic,
-                                                                       self.rank - 1]
+        flat, shape = self._padded()
+        if isinstance(flat, str):
+            M = np.asarray(x, np.float64).reshape(shape)
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+        if flat is not None:
+            M = np.full(shape, -np.inf)
+            M.flat[flat] = x
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1].reshape(-1)[flat]
         out = np.empty(n)
         st = self.starts
         for k in range(T):
@@ -382,11 +413,29 @@ class Ranking:
         """A per-topic cumulative sum after the first ``k`` ranks (scalar or (T,)); 0 where a
         topic has no position inside."""
         m = np.minimum(k, self.n_ret)
-        idx = self.starts[:-1] + m - 1
-        ok = m > 0
+        if self.depth is not None and np.any(m > self.depth):
+            raise ValueError(f"this ranking holds the top {self.depth} ranks only")
+        st = self.starts[:-1]
+        if self.sparse:  # the last position at rank <= m (documents absent from the qrels
+            # have no position: a cumulative sum of what they lack holds there)
+            W = self._rank_key()
+            T = self.n_topics
+            idx = np.searchsorted(self._cache["rank_key"], np.arange(T) * W + m,
+                                  side="right") - 1
+            ok = (m > 0) & (idx >= st)
+        else:
+            idx = st + m - 1
+            ok = m > 0
         out = np.zeros(self.n_topics)
         out[ok] = cum[idx[ok]]
         return out
+
+    def _rank_key(self) -> int:
+        """topic * W + rank of every position (sorted; under ``rank_key`` in the cache) and W."""
+        W = int(self.n_ret.max(initial=0)) + 1
+        if "rank_key" not in self._cache:
+            self._cache["rank_key"] = self.topic * W + self.rank
+        return W
 
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Per-topic sum of a per-position array in rank order, float64 (T,): added one by one
@@ -426,13 +475,48 @@ class Ranking:
         return self._mean is not None
 
 
-def ranking(P: Prepared, order: str) -> Ranking:
+def ranking(P: Prepared, order: str, sparse: bool = False, depth: int | None = None
+            ) -> Ranking:
     """The ranking of every evaluated topic under a deterministic ordering (``file``,
-    ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``)."""
-    o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
+    ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``).
+
+    Two reductions for the kernels that allow them (ranks and ``n_ret`` stay those of the
+    whole ranking, so the values do not change): ``sparse`` leaves out the positions of
+    documents absent from the qrels (code -1; :data:`tiebreak.measures.kernels.SPARSE_SAFE`):
+    a run retrieves far more documents than the qrels judge; ``depth`` keeps only the ranks
+    <= depth (:data:`tiebreak.measures.kernels.DEPTH_SAFE`, measures at a cutoff <= depth)."""
+    promote = order == "upper_mono"
+    o, t, rank, code = _select(P, P.O.order(order), promote=promote, depth=depth)
     T = len(P.topic_ids)
-    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
-                   _shared=P.shared, line=o, prepared=P)
+    if depth is not None or _positions(P, True) is not None:
+        n_ret = _n_ret(P, order)
+    else:
+        n_ret = np.bincount(t, minlength=T)
+    if sparse:
+        keep = np.flatnonzero(code != NOT_IN_QRELS)
+        o, t, rank, code = o[keep], t[keep], rank[keep], code[keep]
+    return Ranking(T, t, rank, n_ret, P.rel_levels, code,
+                   _shared=P.shared, line=o, prepared=P, sparse=sparse, depth=depth)
+
+
+def _n_ret(P: Prepared, order: str) -> np.ndarray:
+    """Documents retrieved per evaluated topic under ``order`` (-J and -M applied, a -c bogus
+    topic 1): the same in every ordering unless -J drops lines."""
+    v = P.shared.get(("n_ret", order if P.judged_only else None))
+    if v is None:
+        T = len(P.topic_ids)
+        if P.judged_only:
+            t = _select(P, P.O.order(order), promote=order == "upper_mono")[1]
+            v = np.bincount(t, minlength=T)
+        else:
+            v = _positions(P, True)
+            if v is None:  # topics not in qrels order
+                v = np.bincount(_select(P, P.O.score_order)[1], minlength=T)
+            else:
+                v = np.bincount(v[1], minlength=T)
+                v[P.bogus] = 1
+        P.shared[("n_ret", order if P.judged_only else None)] = v
+    return v
 
 
 def _score_positions(P: Prepared):
