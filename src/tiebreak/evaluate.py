@@ -20,7 +20,7 @@ import numpy as np
 from .io import Qrels, Run, read_run
 from .io.runs import WARN_EMPTY as WARN_EMPTY_RUN
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
-from .measures.kernels import MIN_GEO_MEAN, depth_safe, sparse_safe
+from .measures.kernels import CLOSED_SPARSE_SAFE, MIN_GEO_MEAN, depth_safe, sparse_safe
 from .ranking import (
     ALL_REGIMES,
     DEFAULT_REGIMES,
@@ -226,7 +226,8 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
                 memo[key] = m.family.kernel(R(order, m), m)
             out[j] = memo[key]
     else:
-        Rf = G = None
+        Rf: dict = {}
+        Gs: dict = {}
         cut = P.max_docs
         sampled = []
         for j in todo:
@@ -242,12 +243,16 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
                 out[j] = memo[key]
                 continue
             if mode == "linear":
-                if Rf is None:
-                    Rf = expected_ranking(P)
-                out[j] = memo[key] = f.kernel(Rf, m)
+                d = depth_safe(m)
+                rk = (sparse_safe(m), depth if d is not None and d <= DEPTH_MAX else None)
+                if rk not in Rf:
+                    Rf[rk] = expected_ranking(P, *rk)
+                out[j] = memo[key] = f.kernel(Rf[rk], m)
             elif mode == "closed":
-                if G is None:
-                    G = groups(P)
+                sp = f.closed in CLOSED_SPARSE_SAFE
+                if sp not in Gs:
+                    Gs[sp] = groups(P, sparse=sp)
+                G = Gs[sp]
                 k = m.cutoff if cut is None else (cut if m.cutoff is None else min(cut, m.cutoff))
                 out[j] = memo[key] = f.closed(G, m, k)
             elif mode == "trec_order":

@@ -914,3 +914,10 @@ def depth_safe(m) -> int | None:
     if m.cutoff is None or m.family.kernel not in DEPTH_SAFE:
         return None
     return m.cutoff
+
+
+#: Closed forms of the ``expected`` regime that read nothing from the tied groups made only of
+#: documents absent from the qrels (no relevant or judged document: every term they add is 0
+#: and every count they carry over is unchanged), so :func:`tiebreak.ranking.groups` may
+#: leave those groups out (``sparse=True``).
+CLOSED_SPARSE_SAFE = frozenset({e_average_precision, e_reciprocal_rank, e_success, e_bpref})

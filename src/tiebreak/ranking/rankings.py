@@ -535,16 +535,45 @@ def _score_positions(P: Prepared):
     return v
 
 
-def expected_ranking(P: Prepared) -> Ranking:
+def _group_labels(P: Prepared) -> np.ndarray:
+    """Tied-group labels 0..G-1 of the score-order positions (:func:`_score_positions`)."""
+    v = P.shared.get("group_labels")
+    if v is None:
+        gid = _score_positions(P)[3]
+        if len(gid) > 1 and bool(np.all(gid[1:] >= gid[:-1])):
+            v = np.cumsum(np.r_[True, gid[1:] != gid[:-1]]) - 1
+        else:  # -c bogus positions carry labels of their own, out of order
+            v = np.unique(gid, return_inverse=True)[1].reshape(-1)
+        P.shared["group_labels"] = v
+    return v
+
+
+def expected_ranking(P: Prepared, sparse: bool = False, depth: int | None = None) -> Ranking:
     """The fractional ranking of the ``expected`` regime: every per-position quantity is its
     mean over the position's tied group, taken *before* -M truncation, so a group cut by -M
-    still contributes its exact expected share to the ranks inside the cut."""
-    t_full, rank_full, code_full, gid = _score_positions(P)
-    if len(gid) > 1 and bool(np.all(gid[1:] >= gid[:-1])):
-        new = np.r_[True, gid[1:] != gid[:-1]]
-        ginv = np.cumsum(new) - 1
-    else:  # -c bogus positions carry labels of their own, out of order
-        _, ginv = np.unique(gid, return_inverse=True)
+    still contributes its exact expected share to the ranks inside the cut.
+
+    ``sparse`` and ``depth`` as in :func:`ranking`: ``sparse`` leaves out the tied groups made
+    only of documents absent from the qrels (every quantity a sparse-safe kernel reads is 0
+    there), ``depth`` keeps the ranks <= depth (means still over whole groups)."""
+    t_full, rank_full, code_full, _ = _score_positions(P)
+    ginv = _group_labels(P)
+    limit = P.max_docs
+    if depth is not None:
+        limit = depth if limit is None else min(limit, depth)
+    if sparse or depth is not None:  # only the groups that hold a kept position
+        G = int(ginv.max(initial=-1)) + 1
+        want = np.ones(G, bool)
+        if sparse:
+            want = np.zeros(G, bool)
+            want[ginv[code_full != NOT_IN_QRELS]] = True
+        if depth is not None:
+            top = np.zeros(G, bool)
+            top[ginv[rank_full <= limit]] = True
+            want &= top
+        sub = np.flatnonzero(want[ginv])
+        t_full, rank_full, code_full, ginv = (t_full[sub], rank_full[sub], code_full[sub],
+                                              ginv[sub])
     gsize = np.bincount(ginv)
     # only the positions of tied groups change: a group of one is its own mean (0.0 + x, as
     # a sum from 0.0 gives it)
@@ -558,11 +587,12 @@ def expected_ranking(P: Prepared) -> Ranking:
             v[tpos] = (np.bincount(tl, weights=x[tpos], minlength=len(tsize)) / tsize)[tl]
         return v
 
-    keep = (slice(None) if P.max_docs is None else np.flatnonzero(rank_full <= P.max_docs))
+    keep = slice(None) if limit is None else np.flatnonzero(rank_full <= limit)
     t, rank = t_full[keep], rank_full[keep]
     T = len(P.topic_ids)
-    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
-                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P)
+    return Ranking(T, t, rank, _n_ret(P, "trec_eval"), P.rel_levels, None,
+                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P,
+                   sparse=sparse, depth=depth)
 
 
 def topic_generators(P: Prepared, seed: int) -> list:
@@ -695,9 +725,20 @@ class Groups:
         return c - base[np.cumsum(first) - 1]
 
 
-def groups(P: Prepared) -> Groups:
-    """Tied groups over the evaluated topics (score order, -J applied, -M not applied)."""
+def groups(P: Prepared, sparse: bool = False) -> Groups:
+    """Tied groups over the evaluated topics (score order, -J applied, -M not applied);
+    ``sparse``: without the groups made only of documents absent from the qrels (for the
+    closed forms that read nothing from them, :data:`tiebreak.measures.kernels.SPARSE_SAFE`;
+    ``n_ret`` stays the whole count)."""
     t, rank, code, gid = _score_positions(P)
+    T = len(P.topic_ids)
+    n_ret = np.bincount(t, minlength=T)
+    if sparse and len(gid):
+        g = _group_labels(P)
+        want = np.zeros(int(g.max()) + 1, bool)
+        want[g[code != NOT_IN_QRELS]] = True
+        k = np.flatnonzero(want[g])
+        t, rank, code, gid = t[k], rank[k], code[k], g[k]
     new = np.ones(len(gid), bool)
     if len(gid) > 1:
         new[1:] = (gid[1:] != gid[:-1]) | (t[1:] != t[:-1])
@@ -706,6 +747,5 @@ def groups(P: Prepared) -> Groups:
     first = np.flatnonzero(new)
     g_size = np.bincount(g, minlength=G_n)
     g_first = rank[first]
-    T = len(P.topic_ids)
-    return Groups(T, t, rank, np.bincount(t, minlength=T), g, code, t[first], g_first,
+    return Groups(T, t, rank, n_ret, g, code, t[first], g_first,
                   g_size, g_first[g], g_size[g], P.rel_levels)
