@@ -130,7 +130,8 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
     A topic whose ranking under the regime's ordering is position for position the trec_eval
     ranking has the same value; a topic without a tied group has one ordering, so its
     ``expected`` value is that ordering's. Only the other topics (typically a few: ties sit in
-    a few topics of a run) are evaluated, as a prepared run of their own, and spliced in.
+    a few topics of a run) are evaluated, as a prepared run of their own (shared by the
+    regimes that change the same topics), and spliced in.
     ``upper`` of monotone measures (promoted unjudged documents) is always evaluated whole."""
     memo = cache.get("values", {})
     todo: list[int] = []
@@ -150,10 +151,11 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
         key = ("differs", order)
         idx = cache.get(key)
         if idx is None:
+            tied = O.tied
             if order == "expected":
-                qt = O.topic[O.tied]
-            else:
-                qt = O.topic[O.order(order) != O.order("trec_eval")]
+                qt = O.topic[tied]
+            else:  # an ordering differs from trec_eval's inside tied groups only
+                qt = O.topic[tied[O.order(order)[tied] != O.order("trec_eval")[tied]]]
             has = np.zeros(P.J.n_topics, bool)
             has[qt] = True
             idx = cache[key] = np.flatnonzero(has[P.topic_ids])
