@@ -779,8 +779,8 @@ class Evaluator:
                      if self.average == "qrels" else
                      "qrels topics missing from run (not averaged)")
             w[label] = missing
-        if te is None:  # not built by the regimes evaluated
-            te = ranking(P, "trec_eval")
+        if te is None:  # not built by the regimes evaluated: the top ranks are enough
+            te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
         top = te.rank <= UNJUDGED_TOP_K
         if P.bogus.any():
             top &= ~P.bogus[te.topic]
@@ -960,12 +960,24 @@ class Evaluator:
         mean = np.zeros(per.shape[:3])
         bo = self._byte_order
         complete = self.average == "qrels"
-        for i in range(per.shape[0]):
-            for j, m in enumerate(self.measures):
-                for k in range(per.shape[2]):
-                    v = per[i, j, k][bo]
-                    v = v[~np.isnan(v)]
-                    mean[i, j, k] = summarize(m, v, qrels=self.qrels, complete=complete)
+        pb = per[..., bo]
+        whole = ~np.isnan(pb).any(axis=-1)  # (run, measure, regime) without a NaN topic
+        if pb.shape[-1]:
+            # a mean of a NaN-free row is its sum, added topic after topic in trec_eval's
+            # order (a cumulative sum along the last axis is that loop), divided by T
+            sums = np.cumsum(pb, axis=-1)[..., -1]
+        for j, m in enumerate(self.measures):
+            slow = np.ones(whole[:, j].shape, bool)
+            if pb.shape[-1] and (m.agg in ("mean", "sum") or (m.agg == "num_rel"
+                                                                and not complete)):
+                w = whole[:, j]
+                mean[:, j][w] = sums[:, j][w] / pb.shape[-1] if m.agg == "mean" else \
+                    sums[:, j][w]
+                slow = ~w
+            for i, k in zip(*np.nonzero(slow)):
+                v = pb[i, j, k]
+                v = v[~np.isnan(v)]
+                mean[i, j, k] = summarize(m, v, qrels=self.qrels, complete=complete)
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
                           list(self.qrels.topics), per, mean, warnings, list(self.notes))
 
