@@ -125,22 +125,27 @@ def orderings(J: Judged) -> Orderings:
     if fast is not None and n:
         so, group, tied, starts, n_ret, rank = fast.score_order(t0, s0, J.n_topics)
         return Orderings(J, t0[so], rank, n_ret, starts, so, group, tied)
-    if n > 1 and bool(np.all(t0[1:] >= t0[:-1])) and bool(
-            np.all((t0[1:] != t0[:-1]) | (s0[1:] <= s0[:-1]))):
+    same_t = t0[1:] == t0[:-1]
+    if n > 1 and bool(np.all(same_t | (t0[1:] > t0[:-1]))) and bool(
+            np.all(~same_t | (s0[1:] <= s0[:-1]))):
         so = np.arange(n)  # already by topic, scores descending: what the stable sort gives
+        t, s = t0, s0
     else:
         so = np.lexsort((-s0, t0))
-    t = J.qtopic[so]
-    s = J.score[so]
+        t = J.qtopic[so]
+        s = J.score[so]
+        same_t = t[1:] == t[:-1]
+    tie = same_t & (s[1:] == s[:-1])  # position i + 1 ties with position i
     new = np.ones(n, bool)
-    if n > 1:
-        new[1:] = (t[1:] != t[:-1]) | (s[1:] != s[:-1])
+    new[1:] = ~tie
     group = np.cumsum(new) - 1
-    size = np.bincount(group)
-    tied = np.flatnonzero(size[group] > 1)
+    in_tie = np.zeros(n, bool)  # in a group of two or more: tied with a neighbour
+    in_tie[1:] = tie
+    in_tie[:-1] |= tie
+    tied = np.flatnonzero(in_tie)
     starts = np.searchsorted(t, np.arange(J.n_topics))
-    n_ret = np.bincount(t, minlength=J.n_topics)
-    rank = np.arange(n) - starts[t] + 1 if n else np.zeros(0, np.int64)
+    n_ret = np.diff(np.r_[starts, n])
+    rank = np.arange(1, n + 1) - np.repeat(starts, n_ret) if n else np.zeros(0, np.int64)
     return Orderings(J, t, rank, n_ret, starts, so, group, tied)
 
 
