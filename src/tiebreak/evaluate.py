@@ -146,19 +146,9 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
             todo.append(j)
         else:
             by_order.setdefault(order, []).append(j)
-    O, T = P.O, len(P.topic_ids)
+    T = len(P.topic_ids)
     for order, js in by_order.items():
-        key = ("differs", order)
-        idx = cache.get(key)
-        if idx is None:
-            tied = O.tied
-            if order == "expected":
-                qt = O.topic[tied]
-            else:  # an ordering differs from trec_eval's inside tied groups only
-                qt = O.topic[tied[O.order(order)[tied] != O.order("trec_eval")[tied]]]
-            has = np.zeros(P.J.n_topics, bool)
-            has[qt] = True
-            idx = cache[key] = np.flatnonzero(has[P.topic_ids])
+        idx = _differs(P, cache, order)
         if len(idx) == T:  # every topic differs: evaluate the run whole
             todo += js
             continue
@@ -187,6 +177,26 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
                 out[j][idx] = v
             memo[(order, m.family.name, m.cutoff, m.values)] = out[j]
     return sorted(todo)
+
+
+def _differs(P: Prepared, cache: dict, order: str) -> np.ndarray:
+    """Indices of the evaluated topics that ``order`` ranks otherwise than trec_eval (for
+    ``expected``: the topics with a tied group), memoised in ``cache``."""
+    key = ("differs", order)
+    idx = cache.get(key)
+    if idx is None:
+        O = P.O
+        tied = O.tied
+        if order == "expected":
+            qt = O.topic[tied]
+        elif order == "file":
+            qt = O.topic[O.order(order) != O.order("trec_eval")]
+        else:  # re-sorted tied groups: the orderings differ inside tied groups only
+            qt = O.topic[tied[O.order(order)[tied] != O.order("trec_eval")[tied]]]
+        has = np.zeros(P.J.n_topics, bool)
+        has[qt] = True
+        idx = cache[key] = np.flatnonzero(has[P.topic_ids])
+    return idx
 
 
 def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
@@ -228,10 +238,11 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
                 memo[key] = m.family.kernel(R(order, m), m)
             out[j] = memo[key]
     else:
-        Rf: dict = {}
-        Gs: dict = {}
         cut = P.max_docs
         sampled = []
+        # measures grouped by the structure they read (a fractional ranking, tied groups), each
+        # structure built once and freed before the next: one at a time in memory
+        plan: dict[tuple, list[int]] = {}
         for j in todo:
             m = measures[j]
             f = m.family
@@ -243,24 +254,37 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             key = ("expected", f.name, m.cutoff, m.values)
             if key in memo:
                 out[j] = memo[key]
-                continue
-            if mode == "linear":
+            elif mode == "linear":
                 d = depth_safe(m)
-                rk = (sparse_safe(m), depth if d is not None and d <= DEPTH_MAX else None)
-                if rk not in Rf:
-                    Rf[rk] = expected_ranking(P, *rk)
-                out[j] = memo[key] = f.kernel(Rf[rk], m)
+                plan.setdefault(("linear", sparse_safe(m),
+                                 depth if d is not None and d <= DEPTH_MAX else None),
+                                []).append(j)
             elif mode == "closed":
-                sp = f.closed in CLOSED_SPARSE_SAFE
-                if sp not in Gs:
-                    Gs[sp] = groups(P, sparse=sp)
-                G = Gs[sp]
-                k = m.cutoff if cut is None else (cut if m.cutoff is None else min(cut, m.cutoff))
-                out[j] = memo[key] = f.closed(G, m, k)
+                plan.setdefault(("closed", f.closed in CLOSED_SPARSE_SAFE), []).append(j)
             elif mode == "trec_order":
-                out[j] = memo[key] = f.kernel(R("trec_eval"), m)
+                plan.setdefault(("trec_order",), []).append(j)
             else:
                 sampled.append(j)
+        for what, js in plan.items():
+            if what[0] == "linear":
+                S_ = expected_ranking(P, what[1], what[2])
+            elif what[0] == "closed":
+                S_ = groups(P, sparse=what[1])
+            else:
+                S_ = R("trec_eval")
+            for j in js:
+                m = measures[j]
+                f = m.family
+                key = ("expected", f.name, m.cutoff, m.values)
+                if key not in memo:
+                    if what[0] == "closed":
+                        k = m.cutoff if cut is None else (cut if m.cutoff is None
+                                                          else min(cut, m.cutoff))
+                        memo[key] = f.closed(S_, m, k)
+                    else:
+                        memo[key] = f.kernel(S_, m)
+                out[j] = memo[key]
+            del S_
         if sampled:
             S = max(int(samples), 1)
             acc = _sample_moments(P, [measures[j] for j in sampled], S, seed)
@@ -298,6 +322,14 @@ def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) 
             order = order_for(reg, m.kind)
             if (order, m.family.name, m.cutoff, m.values) not in memo:
                 need.add(order)
+    # the per-topic-subset evaluations a later regime reuses (the others are freed whole)
+    keep = {_differs(P, cache, o).tobytes() for o in need
+            if o not in ("trec_eval", "upper_mono") and ("differs", o) in cache}
+    if "expected" in later:
+        keep.add(_differs(P, cache, "expected").tobytes())
+    for key in [k for k in cache if isinstance(k, tuple) and k[0] == "topics"]:
+        if key[1] not in keep:
+            del cache[key]
     _evict_rankings(cache, need)
     oc = P.O._cache
     if oc:
