@@ -129,12 +129,13 @@ def _positions(P: Prepared, cut: bool, depth: int | None = None):
     limit = P.max_docs if cut and P.max_docs is not None else None
     if T == J.n_topics:  # every qrels topic, in qrels order: the identity map
         t, rank, sel = O.topic, O.rank, None
-    else:
-        tmap = np.full(J.n_topics, -1, np.int64)
-        tmap[ids] = np.arange(T)
-        t = tmap[O.topic]
-        sel = np.flatnonzero(t >= 0)
-        t, rank = t[sel], O.rank[sel]
+    else:  # each evaluated topic's positions are one run of the orderings' positions
+        cnt = O.n_ret[ids]
+        first = O.starts[ids]
+        before = np.cumsum(cnt) - cnt
+        sel = np.arange(int(cnt.sum())) + np.repeat(first - before, cnt)
+        t = np.repeat(np.arange(T), cnt)
+        rank = O.rank[sel]
     if limit is not None:
         k = np.flatnonzero(rank <= limit)
         sel = k if sel is None else sel[k]
@@ -527,19 +528,27 @@ def _score_positions(P: Prepared):
         return v
     O = P.O
     order, t, rank, code = _select(P, O.score_order, cut=False)
-    lab = np.full(len(P.J.qtopic), -1, np.int64)
-    lab[O.score_order] = O.group
-    gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
+    shared = _positions(P, False)
+    if shared is not None and not P.bogus.any():
+        # the positions are those of the score order itself: their groups are O.group's
+        sel = shared[0]
+        gid = O.group if sel is None else O.group[sel]
+        P.shared["group_labels"] = gid  # non-decreasing, one label per group
+    else:
+        lab = np.full(len(P.J.qtopic), -1, np.int64)
+        lab[O.score_order] = O.group
+        gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
     v = P.shared["score_positions"] = (t, rank, code, gid)
     P.shared["score_lines"] = order
     return v
 
 
 def _group_labels(P: Prepared) -> np.ndarray:
-    """Tied-group labels 0..G-1 of the score-order positions (:func:`_score_positions`)."""
+    """Tied-group labels of the score-order positions (:func:`_score_positions`): integers
+    >= 0, equal exactly within a group, at most the number of the run's lines."""
+    gid = _score_positions(P)[3]
     v = P.shared.get("group_labels")
     if v is None:
-        gid = _score_positions(P)[3]
         if len(gid) > 1 and bool(np.all(gid[1:] >= gid[:-1])):
             v = np.cumsum(np.r_[True, gid[1:] != gid[:-1]]) - 1
         else:  # -c bogus positions carry labels of their own, out of order
@@ -732,7 +741,7 @@ def groups(P: Prepared, sparse: bool = False) -> Groups:
     ``n_ret`` stays the whole count)."""
     t, rank, code, gid = _score_positions(P)
     T = len(P.topic_ids)
-    n_ret = np.bincount(t, minlength=T)
+    n_ret = np.diff(np.searchsorted(t, np.arange(T + 1)))  # t is sorted
     if sparse and len(gid):
         g = _group_labels(P)
         want = np.zeros(int(g.max()) + 1, bool)
