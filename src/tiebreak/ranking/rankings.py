@@ -100,9 +100,9 @@ def _seg_positions(t: np.ndarray, T: int):
 
 def _positions(P: Prepared, cut: bool, depth: int | None = None):
     """The evaluated positions shared by every topic-major ordering of ``P.O``, or None when
-    they depend on the ordering (-J drops unjudged lines) or the evaluated topics are not in
-    qrels order: (index into the orderings' positions or None for all of them, evaluated
-    topic, 1-based rank), with -M applied when ``cut``. Every ordering of
+    they depend on the ordering (-J drops unjudged lines) or a topic is evaluated twice:
+    (index into the orderings' positions or None for all of them, evaluated topic, 1-based
+    rank), with -M applied when ``cut``. Every ordering of
     :class:`~tiebreak.ranking.orderings.Orderings` puts the lines topic by topic, so the
     topic and rank of each position are the same in all of them (``Orderings.topic``,
     ``Orderings.rank``); only the line at each position differs. ``depth``: only the
@@ -122,12 +122,12 @@ def _positions(P: Prepared, cut: bool, depth: int | None = None):
         v = P.shared[key] = (k if sel is None else sel[k], t[k], rank[k])
         return v
     ids = P.topic_ids
-    if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
-        return None
     O, J = P.O, P.J
     T = len(ids)
+    if T > 1 and len(np.unique(ids)) < T:  # a topic evaluated twice
+        return None
     limit = P.max_docs if cut and P.max_docs is not None else None
-    if T == J.n_topics:  # every qrels topic, in qrels order: the identity map
+    if T == J.n_topics and bool(np.all(ids == np.arange(T))):  # every qrels topic, in order
         t, rank, sel = O.topic, O.rank, None
     else:  # each evaluated topic's positions are one run of the orderings' positions
         cnt = O.n_ret[ids]
@@ -419,10 +419,8 @@ class Ranking:
         st = self.starts[:-1]
         if self.sparse:  # the last position at rank <= m (documents absent from the qrels
             # have no position: a cumulative sum of what they lack holds there)
-            W = self._rank_key()
-            T = self.n_topics
-            idx = np.searchsorted(self._cache["rank_key"], np.arange(T) * W + m,
-                                  side="right") - 1
+            keys, base = self._rank_key()
+            idx = np.searchsorted(keys, base + m, side="right") - 1
             ok = (m > 0) & (idx >= st)
         else:
             idx = st + m - 1
@@ -431,12 +429,15 @@ class Ranking:
         out[ok] = cum[idx[ok]]
         return out
 
-    def _rank_key(self) -> int:
-        """topic * W + rank of every position (sorted; under ``rank_key`` in the cache) and W."""
-        W = int(self.n_ret.max(initial=0)) + 1
-        if "rank_key" not in self._cache:
-            self._cache["rank_key"] = self.topic * W + self.rank
-        return W
+    def _rank_key(self):
+        """(topic * W + rank of every position, sorted; topic * W of every topic), W above
+        every rank."""
+        v = self._cache.get("rank_key")
+        if v is None:
+            W = int(self.n_ret.max(initial=0)) + 1
+            v = self._cache["rank_key"] = (self.topic * W + self.rank,
+                                           np.arange(self.n_topics) * W)
+        return v
 
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Per-topic sum of a per-position array in rank order, float64 (T,): added one by one
@@ -494,8 +495,10 @@ def ranking(P: Prepared, order: str, sparse: bool = False, depth: int | None = N
     else:
         n_ret = np.bincount(t, minlength=T)
     if sparse:
-        keep = np.flatnonzero(code != NOT_IN_QRELS)
-        o, t, rank, code = o[keep], t[keep], rank[keep], code[keep]
+        out = code == NOT_IN_QRELS
+        if out.any():  # (under upper_mono only -c topics' documents are left out)
+            keep = np.flatnonzero(~out)
+            o, t, rank, code = o[keep], t[keep], rank[keep], code[keep]
     return Ranking(T, t, rank, n_ret, P.rel_levels, code,
                    _shared=P.shared, line=o, prepared=P, sparse=sparse, depth=depth)
 
