@@ -20,7 +20,7 @@ import numpy as np
 from .io import Qrels, Run, read_run
 from .io.runs import WARN_EMPTY as WARN_EMPTY_RUN
 from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
-from .measures.kernels import MIN_GEO_MEAN
+from .measures.kernels import CLOSED_SPARSE_SAFE, MIN_GEO_MEAN, depth_safe, sparse_safe
 from .ranking import (
     ALL_REGIMES,
     DEFAULT_REGIMES,
@@ -40,6 +40,8 @@ __all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_va
            "summarize"]
 
 UNJUDGED_TOP_K = 10
+#: Measures with a cutoff up to this depth are computed on rankings of the top ranks alone.
+DEPTH_MAX = 100
 
 # warning labels that other modules read back (keep them in one place)
 WARN_CONTRADICTIONS = "rank/score contradictions"
@@ -128,7 +130,8 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
     A topic whose ranking under the regime's ordering is position for position the trec_eval
     ranking has the same value; a topic without a tied group has one ordering, so its
     ``expected`` value is that ordering's. Only the other topics (typically a few: ties sit in
-    a few topics of a run) are evaluated, as a prepared run of their own, and spliced in.
+    a few topics of a run) are evaluated, as a prepared run of their own (shared by the
+    regimes that change the same topics), and spliced in.
     ``upper`` of monotone measures (promoted unjudged documents) is always evaluated whole."""
     memo = cache.get("values", {})
     todo: list[int] = []
@@ -143,18 +146,9 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
             todo.append(j)
         else:
             by_order.setdefault(order, []).append(j)
-    O, T = P.O, len(P.topic_ids)
+    T = len(P.topic_ids)
     for order, js in by_order.items():
-        key = ("differs", order)
-        idx = cache.get(key)
-        if idx is None:
-            if order == "expected":
-                qt = O.topic[O.tied]
-            else:
-                qt = O.topic[O.order(order) != O.order("trec_eval")]
-            has = np.zeros(P.J.n_topics, bool)
-            has[qt] = True
-            idx = cache[key] = np.flatnonzero(has[P.topic_ids])
+        idx = _differs(P, cache, order)
         if len(idx) == T:  # every topic differs: evaluate the run whole
             todo += js
             continue
@@ -185,12 +179,48 @@ def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples:
     return sorted(todo)
 
 
+def _differs(P: Prepared, cache: dict, order: str) -> np.ndarray:
+    """Indices of the evaluated topics that ``order`` ranks otherwise than trec_eval (for
+    ``expected``: the topics with a tied group), memoised in ``cache``."""
+    key = ("differs", order)
+    idx = cache.get(key)
+    if idx is None:
+        O = P.O
+        tied = O.tied
+        if order == "expected":
+            qt = O.topic[tied]
+        elif order == "file":
+            qt = O.topic[O.order(order) != O.order("trec_eval")]
+        else:  # re-sorted tied groups: the orderings differ inside tied groups only
+            qt = O.topic[tied[O.order(order)[tied] != O.order("trec_eval")[tied]]]
+        has = np.zeros(P.J.n_topics, bool)
+        has[qt] = True
+        idx = cache[key] = np.flatnonzero(has[P.topic_ids])
+    return idx
+
+
 def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
                     seed: int, cache: dict) -> tuple[list, list[str]]:
-    def R(order):
-        if order not in cache:
-            cache[order] = ranking(P, order)
-        return cache[order]
+    def R(order, m=None):
+        # a measure that reads nothing from documents absent from the qrels gets the ranking
+        # without them, and one with a small cutoff the top ranks only (the same values, from
+        # arrays several times shorter)
+        if m is None:
+            key = order
+        else:
+            d = depth_safe(m)
+            key = (order, sparse_safe(m), depth if d is not None and d <= DEPTH_MAX else None)
+            if key[1:] == (False, None):
+                key = order
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = (ranking(P, order) if key == order else
+                                ranking(P, order, sparse=key[1], depth=key[2]))
+        return got
+
+    # the one depth of the top-ranks rankings: the deepest small cutoff asked for
+    depth = max((d for d in map(depth_safe, measures) if d is not None and d <= DEPTH_MAX),
+                default=None)
 
     out: list = [None] * len(measures)
     notes: list[str] = []
@@ -205,12 +235,14 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             order = order_for(regime, m.kind)
             key = (order, m.family.name, m.cutoff, m.values)
             if key not in memo:
-                memo[key] = m.family.kernel(R(order), m)
+                memo[key] = m.family.kernel(R(order, m), m)
             out[j] = memo[key]
     else:
-        Rf = G = None
         cut = P.max_docs
         sampled = []
+        # measures grouped by the structure they read (a fractional ranking, tied groups), each
+        # structure built once and freed before the next: one at a time in memory
+        plan: dict[tuple, list[int]] = {}
         for j in todo:
             m = measures[j]
             f = m.family
@@ -222,20 +254,37 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             key = ("expected", f.name, m.cutoff, m.values)
             if key in memo:
                 out[j] = memo[key]
-                continue
-            if mode == "linear":
-                if Rf is None:
-                    Rf = expected_ranking(P)
-                out[j] = memo[key] = f.kernel(Rf, m)
+            elif mode == "linear":
+                d = depth_safe(m)
+                plan.setdefault(("linear", sparse_safe(m),
+                                 depth if d is not None and d <= DEPTH_MAX else None),
+                                []).append(j)
             elif mode == "closed":
-                if G is None:
-                    G = groups(P)
-                k = m.cutoff if cut is None else (cut if m.cutoff is None else min(cut, m.cutoff))
-                out[j] = memo[key] = f.closed(G, m, k)
+                plan.setdefault(("closed", f.closed in CLOSED_SPARSE_SAFE), []).append(j)
             elif mode == "trec_order":
-                out[j] = memo[key] = f.kernel(R("trec_eval"), m)
+                plan.setdefault(("trec_order",), []).append(j)
             else:
                 sampled.append(j)
+        for what, js in plan.items():
+            if what[0] == "linear":
+                S_ = expected_ranking(P, what[1], what[2])
+            elif what[0] == "closed":
+                S_ = groups(P, sparse=what[1])
+            else:
+                S_ = R("trec_eval")
+            for j in js:
+                m = measures[j]
+                f = m.family
+                key = ("expected", f.name, m.cutoff, m.values)
+                if key not in memo:
+                    if what[0] == "closed":
+                        k = m.cutoff if cut is None else (cut if m.cutoff is None
+                                                          else min(cut, m.cutoff))
+                        memo[key] = f.closed(S_, m, k)
+                    else:
+                        memo[key] = f.kernel(S_, m)
+                out[j] = memo[key]
+            del S_
         if sampled:
             S = max(int(samples), 1)
             acc = _sample_moments(P, [measures[j] for j in sampled], S, seed)
@@ -273,12 +322,35 @@ def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) 
             order = order_for(reg, m.kind)
             if (order, m.family.name, m.cutoff, m.values) not in memo:
                 need.add(order)
-    for key in [k for k in cache if k != "values" and k not in need]:
-        del cache[key]
+    # the per-topic-subset evaluations a later regime reuses (the others are freed whole)
+    keep = {_differs(P, cache, o).tobytes() for o in need
+            if o not in ("trec_eval", "upper_mono") and ("differs", o) in cache}
+    if "expected" in later:
+        keep.add(_differs(P, cache, "expected").tobytes())
+    for key in [k for k in cache if isinstance(k, tuple) and k[0] == "topics"]:
+        if key[1] not in keep:
+            del cache[key]
+    _evict_rankings(cache, need)
     oc = P.O._cache
     if oc:
         for key in [k for k in oc if k not in need]:
             del oc[key]
+
+
+def _evict_rankings(cache: dict, need: set) -> None:
+    """Drop the rankings of ``cache`` (and of its per-topic-subset caches) whose ordering is
+    not in ``need``; values, and which topics each ordering changes, stay."""
+    for key in list(cache):
+        if isinstance(key, str):
+            if key in REGIMES or key == "upper_mono":
+                if key not in need:
+                    del cache[key]
+            elif key == "judged_only":
+                _evict_rankings(cache[key], need)
+        elif key[0] == "topics":
+            _evict_rankings(cache[key], need)
+        elif len(key) == 3 and key[0] not in need:  # (order, sparse, depth)
+            del cache[key]
 
 
 def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
@@ -739,8 +811,8 @@ class Evaluator:
                      if self.average == "qrels" else
                      "qrels topics missing from run (not averaged)")
             w[label] = missing
-        if te is None:  # not built by the regimes evaluated
-            te = ranking(P, "trec_eval")
+        if te is None:  # not built by the regimes evaluated: the top ranks are enough
+            te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
         top = te.rank <= UNJUDGED_TOP_K
         if P.bogus.any():
             top &= ~P.bogus[te.topic]
@@ -920,12 +992,24 @@ class Evaluator:
         mean = np.zeros(per.shape[:3])
         bo = self._byte_order
         complete = self.average == "qrels"
-        for i in range(per.shape[0]):
-            for j, m in enumerate(self.measures):
-                for k in range(per.shape[2]):
-                    v = per[i, j, k][bo]
-                    v = v[~np.isnan(v)]
-                    mean[i, j, k] = summarize(m, v, qrels=self.qrels, complete=complete)
+        pb = per[..., bo]
+        whole = ~np.isnan(pb).any(axis=-1)  # (run, measure, regime) without a NaN topic
+        if pb.shape[-1]:
+            # a mean of a NaN-free row is its sum, added topic after topic in trec_eval's
+            # order (a cumulative sum along the last axis is that loop), divided by T
+            sums = np.cumsum(pb, axis=-1)[..., -1]
+        for j, m in enumerate(self.measures):
+            slow = np.ones(whole[:, j].shape, bool)
+            if pb.shape[-1] and (m.agg in ("mean", "sum") or (m.agg == "num_rel"
+                                                                and not complete)):
+                w = whole[:, j]
+                mean[:, j][w] = sums[:, j][w] / pb.shape[-1] if m.agg == "mean" else \
+                    sums[:, j][w]
+                slow = ~w
+            for i, k in zip(*np.nonzero(slow)):
+                v = pb[i, j, k]
+                v = v[~np.isnan(v)]
+                mean[i, j, k] = summarize(m, v, qrels=self.qrels, complete=complete)
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
                           list(self.qrels.topics), per, mean, warnings, list(self.notes))
 

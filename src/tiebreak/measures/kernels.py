@@ -865,3 +865,59 @@ def e_bpref(G: Groups, m, k) -> np.ndarray:
     ok = (den > 0) & (r > 0)
     term[ok] = r[ok] * (1 - _sum_min(a[ok], M[ok], Rg[ok]) / ((M[ok] + 1) * den[ok]))
     return _div(np.bincount(G.g_topic, weights=term, minlength=G.n_topics), nrel)
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels that read nothing from the documents absent from the qrels
+# ---------------------------------------------------------------------------------------------
+
+#: Kernels whose value does not change when the positions of documents absent from the qrels
+#: (relevance code -1) are left out of a ranking, ranks and ``n_ret`` kept
+#: (:func:`tiebreak.ranking.ranking` with ``sparse=True``): every per-position quantity they
+#: sum is 0 there (relevance, gain, judged), and they read sums only at kept positions or
+#: through :meth:`~tiebreak.ranking.Ranking.at`. Not here: what counts unjudged documents
+#: (unj, residuals), spends reading time on every rank (G, INST and the C/W/L family) or
+#: fills a rank grid (Rndcg), relstring, and what tests have not held equal.
+SPARSE_SAFE = frozenset({
+    num_ret, num_rel, num_q, hits_at, num_rel_ret, num_nonrel_judged_ret, set_P,
+    set_relative_P, set_recall, set_map, set_F, utility, precision, recall, relative_precision,
+    rprec, rprec_mult, success, judged, reciprocal_rank, average_precision, bpref,
+    iprec_at_recall, eleven_pt_avg, inf_ap, bin_g, ndcg, dcg, ideal_dcg, ndcg_rel, rbp, err,
+})
+
+
+def sparse_safe(m) -> bool:
+    """Whether measure ``m`` may be computed on the ranking without the documents absent from
+    the qrels (:data:`SPARSE_SAFE`): not when it gives unjudged documents a grade
+    (``unjudged=``) or a gains map names a negative grade (code -1 would take its gain)."""
+    if m.family.kernel not in SPARSE_SAFE:
+        return False
+    for k, v in m.values:
+        if k == "unjudged" and v is not None:
+            return False
+        if k == "gains" and v is not None and any(g < 0 for g, _ in v):
+            return False
+    return True
+
+
+#: Kernels that, for a measure with a cutoff k, read positions at ranks <= k only (directly or
+#: through :meth:`~tiebreak.ranking.Ranking.at` at depths <= k): they may be computed on the
+#: ranking's top k (:func:`tiebreak.ranking.ranking` with ``depth``).
+DEPTH_SAFE = frozenset({
+    precision, recall, relative_precision, success, hits_at, judged, unjudged, reciprocal_rank,
+    average_precision, ndcg, dcg, ideal_dcg, rbp, rbp_residual, err,
+})
+
+
+def depth_safe(m) -> int | None:
+    """The cutoff of ``m`` when its kernel reads no deeper (:data:`DEPTH_SAFE`), else None."""
+    if m.cutoff is None or m.family.kernel not in DEPTH_SAFE:
+        return None
+    return m.cutoff
+
+
+#: Closed forms of the ``expected`` regime that read nothing from the tied groups made only of
+#: documents absent from the qrels (no relevant or judged document: every term they add is 0
+#: and every count they carry over is unchanged), so :func:`tiebreak.ranking.groups` may
+#: leave those groups out (``sparse=True``).
+CLOSED_SPARSE_SAFE = frozenset({e_average_precision, e_reciprocal_rank, e_success, e_bpref})

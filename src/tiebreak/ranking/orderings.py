@@ -57,7 +57,7 @@ class Orderings:
         """score_order with tied groups re-sorted by ``keys`` (last key primary), docno desc."""
         order = self.score_order.copy()
         if len(self.tied):
-            perm = np.lexsort((-self._tied_docrank(), *keys, self.group[self.tied]))
+            perm = _tie_sort(self.group[self.tied], keys, self._tied_docrank())
             order[self.tied] = order[self.tied][perm]
         return order
 
@@ -86,11 +86,35 @@ class Orderings:
             elif regime == "optimistic":
                 o = self._within_ties(-rk)
             elif regime == "upper_mono":
-                o = self._within_ties(-np.where(rk < 0, np.iinfo(np.int64).max // 2, rk))
+                # unjudged documents above every grade (one more than the largest: the same
+                # order as any larger value, and a small key to sort)
+                top = int(rk.max(initial=-1)) + 1
+                o = self._within_ties(-np.where(rk < 0, top, rk))
             else:
                 raise ValueError(f"unknown ordering {regime!r}")
         self._cache[regime] = o
         return o
+
+
+def _tie_sort(group: np.ndarray, keys: tuple, docrank: np.ndarray) -> np.ndarray:
+    """The stable sort of the tied positions by group, then ``keys`` (the last most
+    significant), then docno descending: ``np.lexsort((-docrank, *keys, group))``, computed as
+    one stable argsort of a packed integer key when the integer keys fit in 63 bits (one sort
+    instead of one per key)."""
+    parts = [(group, False), *((k, False) for k in reversed(keys)), (docrank, True)]
+    packed = np.zeros(len(group), np.int64)
+    room = 1
+    for x, desc in parts:
+        if x.dtype.kind not in "iub":
+            return np.lexsort((-docrank, *keys, group))
+        lo, hi = int(x.min()), int(x.max())
+        span = hi - lo + 1
+        room *= span
+        if room >= 1 << 62:
+            return np.lexsort((-docrank, *keys, group))
+        packed *= span
+        packed += (hi - x) if desc else (x - lo)
+    return np.argsort(packed, kind="stable")
 
 
 def orderings(J: Judged) -> Orderings:
@@ -101,22 +125,27 @@ def orderings(J: Judged) -> Orderings:
     if fast is not None and n:
         so, group, tied, starts, n_ret, rank = fast.score_order(t0, s0, J.n_topics)
         return Orderings(J, t0[so], rank, n_ret, starts, so, group, tied)
-    if n > 1 and bool(np.all(t0[1:] >= t0[:-1])) and bool(
-            np.all((t0[1:] != t0[:-1]) | (s0[1:] <= s0[:-1]))):
+    same_t = t0[1:] == t0[:-1]
+    if n > 1 and bool(np.all(same_t | (t0[1:] > t0[:-1]))) and bool(
+            np.all(~same_t | (s0[1:] <= s0[:-1]))):
         so = np.arange(n)  # already by topic, scores descending: what the stable sort gives
+        t, s = t0, s0
     else:
         so = np.lexsort((-s0, t0))
-    t = J.qtopic[so]
-    s = J.score[so]
+        t = J.qtopic[so]
+        s = J.score[so]
+        same_t = t[1:] == t[:-1]
+    tie = same_t & (s[1:] == s[:-1])  # position i + 1 ties with position i
     new = np.ones(n, bool)
-    if n > 1:
-        new[1:] = (t[1:] != t[:-1]) | (s[1:] != s[:-1])
+    new[1:] = ~tie
     group = np.cumsum(new) - 1
-    size = np.bincount(group)
-    tied = np.flatnonzero(size[group] > 1)
+    in_tie = np.zeros(n, bool)  # in a group of two or more: tied with a neighbour
+    in_tie[1:] = tie
+    in_tie[:-1] |= tie
+    tied = np.flatnonzero(in_tie)
     starts = np.searchsorted(t, np.arange(J.n_topics))
-    n_ret = np.bincount(t, minlength=J.n_topics)
-    rank = np.arange(n) - starts[t] + 1 if n else np.zeros(0, np.int64)
+    n_ret = np.diff(np.r_[starts, n])
+    rank = np.arange(1, n + 1) - np.repeat(starts, n_ret) if n else np.zeros(0, np.int64)
     return Orderings(J, t, rank, n_ret, starts, so, group, tied)
 
 

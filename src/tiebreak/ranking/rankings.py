@@ -19,7 +19,15 @@ PROMOTED = 1 << 40  # relevance code of an unjudged document promoted to maximal
 
 
 def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
-    """Counts of qrels documents per (evaluated topic, value >= 0): int64 (T, L)."""
+    """Counts of qrels documents per (evaluated topic, value >= 0): int64 (T, L) (the counts
+    of every qrels topic are computed once per Qrels)."""
+    full = qrels.__dict__.get("_levels")
+    if full is None:
+        full = qrels.__dict__["_levels"] = _qrels_levels(qrels)
+    return full[topic_ids]
+
+
+def _qrels_levels(qrels: Qrels) -> np.ndarray:
     v = qrels.value
     ok = v >= 0
     L = int(v[ok].max()) + 1 if ok.any() else 1
@@ -31,7 +39,7 @@ def qrels_levels(qrels: Qrels, topic_ids: np.ndarray) -> np.ndarray:
                          "use a graded scale (e.g. 0-4) or map the grades first")
     full = np.zeros((len(qrels.topics), L), np.int64)
     np.add.at(full, (qrels.topic[ok], v[ok]), 1)
-    return full[topic_ids]
+    return full
 
 
 @dataclass
@@ -90,33 +98,93 @@ def _seg_positions(t: np.ndarray, T: int):
     return starts, rank
 
 
-def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True):
-    """Positions of ``order`` mapped to evaluated topics with -J and (``cut``) -M applied, plus
-    the bogus documents of -c: (source line or -1, topic, 1-based rank, relevance code)."""
+def _positions(P: Prepared, cut: bool, depth: int | None = None):
+    """The evaluated positions shared by every topic-major ordering of ``P.O``, or None when
+    they depend on the ordering (-J drops unjudged lines) or a topic is evaluated twice:
+    (index into the orderings' positions or None for all of them, evaluated topic, 1-based
+    rank), with -M applied when ``cut``. Every ordering of
+    :class:`~tiebreak.ranking.orderings.Orderings` puts the lines topic by topic, so the
+    topic and rank of each position are the same in all of them (``Orderings.topic``,
+    ``Orderings.rank``); only the line at each position differs. ``depth``: only the
+    positions at ranks <= depth."""
+    if P.judged_only:
+        return None
+    key = ("positions", cut, depth)
+    v = P.shared.get(key)
+    if v is not None:
+        return v
+    if depth is not None:
+        whole = _positions(P, cut)
+        if whole is None:
+            return None
+        sel, t, rank = whole
+        k = np.flatnonzero(rank <= depth)
+        v = P.shared[key] = (k if sel is None else sel[k], t[k], rank[k])
+        return v
+    ids = P.topic_ids
+    O, J = P.O, P.J
+    T = len(ids)
+    if T > 1 and len(np.unique(ids)) < T:  # a topic evaluated twice
+        return None
+    limit = P.max_docs if cut and P.max_docs is not None else None
+    if T == J.n_topics and bool(np.all(ids == np.arange(T))):  # every qrels topic, in order
+        t, rank, sel = O.topic, O.rank, None
+    else:  # each evaluated topic's positions are one run of the orderings' positions
+        cnt = O.n_ret[ids]
+        first = O.starts[ids]
+        before = np.cumsum(cnt) - cnt
+        sel = np.arange(int(cnt.sum())) + np.repeat(first - before, cnt)
+        t = np.repeat(np.arange(T), cnt)
+        rank = O.rank[sel]
+    if limit is not None:
+        k = np.flatnonzero(rank <= limit)
+        sel = k if sel is None else sel[k]
+        t, rank = t[k], rank[k]
+    v = P.shared[key] = (sel, t, rank)
+    return v
+
+
+def _select(P: Prepared, order: np.ndarray, promote: bool = False, cut: bool = True,
+            depth: int | None = None):
+    """Positions of ``order`` (a topic-major ordering of ``P.O``) mapped to evaluated topics
+    with -J and (``cut``) -M applied, plus the bogus documents of -c: (source line or -1,
+    topic, 1-based rank, relevance code); ``depth``: only ranks <= depth."""
     J = P.J
     T = len(P.topic_ids)
-    tmap = np.full(J.n_topics, -1, np.int64)
-    tmap[P.topic_ids] = np.arange(T)
-    fast = _compiled()
-    limit = P.max_docs if cut and P.max_docs is not None else -1
-    if fast is not None:
-        order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, T, P.judged_only,
-                                           limit, promote, PROMOTED)
-    else:
-        t = tmap[J.qtopic[order]]
-        keep = t >= 0
+    shared = _positions(P, cut, depth)
+    if shared is not None:
+        sel, t, rank = shared
+        if sel is not None:
+            order = order[sel]
         code = J.relkey[order]
-        if P.judged_only:
-            keep &= code >= 0
-        order, t, code = order[keep], t[keep], code[keep]
-        s = np.argsort(t, kind="stable")
-        order, t, code = order[s], t[s], code[s]
-        _, rank = _seg_positions(t, T)
-        if limit >= 0:
-            k = rank <= limit
-            order, t, code, rank = order[k], t[k], code[k], rank[k]
         if promote:
             code = np.where(code < 0, PROMOTED, code)
+    else:
+        tmap = np.full(J.n_topics, -1, np.int64)
+        tmap[P.topic_ids] = np.arange(T)
+        fast = _compiled()
+        limit = P.max_docs if cut and P.max_docs is not None else -1
+        if fast is not None:
+            order, t, rank, code = fast.select(order, J.qtopic, J.relkey, tmap, T,
+                                               P.judged_only, limit, promote, PROMOTED)
+        else:
+            t = tmap[J.qtopic[order]]
+            keep = t >= 0
+            code = J.relkey[order]
+            if P.judged_only:
+                keep &= code >= 0
+            order, t, code = order[keep], t[keep], code[keep]
+            s = np.argsort(t, kind="stable")
+            order, t, code = order[s], t[s], code[s]
+            _, rank = _seg_positions(t, T)
+            if limit >= 0:
+                k = rank <= limit
+                order, t, code, rank = order[k], t[k], code[k], rank[k]
+            if promote:
+                code = np.where(code < 0, PROMOTED, code)
+        if depth is not None:
+            k = rank <= depth
+            order, t, code, rank = order[k], t[k], code[k], rank[k]
     if P.bogus.any():
         bt = np.flatnonzero(P.bogus)
         t = np.r_[t, bt]
@@ -187,6 +255,11 @@ class Ranking:
     prepared : Prepared or None
         The prepared run this ranking orders (its topic ``t`` is evaluated topic
         ``t % len(prepared.topic_ids)``: sampled rankings stack replicas).
+    sparse : bool
+        The positions of documents absent from the qrels (code -1) are left out; ranks keep
+        their gaps and :meth:`at` finds the last position at or above a rank.
+    depth : int or None
+        Only the positions at ranks <= depth are held (:meth:`at` refuses deeper cutoffs).
     """
 
     n_topics: int
@@ -200,6 +273,8 @@ class Ranking:
     _shared: dict | None = None  # per Prepared: arrays that depend on the qrels side only
     line: np.ndarray | None = None
     prepared: Prepared | None = None
+    sparse: bool = False
+    depth: int | None = None
 
     # -- per-position quantities -----------------------------------------------------------
     def per_position(self, key, fn) -> np.ndarray:
@@ -281,7 +356,13 @@ class Ranking:
             return c - before[self.topic]
         flat, shape = self._padded()
         if flat is None:
-            return exact_cumsum(x, self.topic, self.rank, self.starts, self.n_topics)
+            out = np.empty(n)
+            st = self.starts
+            for k in range(self.n_topics):
+                a, b = st[k], st[k + 1]
+                if b > a:
+                    np.cumsum(x[a:b], out=out[a:b])
+            return out
         if isinstance(flat, str):  # every topic has the same number of positions: no padding
             return np.cumsum(x.reshape(shape), axis=1).reshape(-1)
         M = np.zeros(shape)
@@ -290,16 +371,19 @@ class Ranking:
         return M.flat[flat]
 
     def _padded(self):
-        """Flat indices of the positions in a (T, max rank) matrix, or None when that matrix
-        would be much larger than the ranking."""
+        """Flat indices of the positions in a (T, L) matrix, row t holding topic t's positions
+        in order from column 0 (L the most positions of a topic), or ``("dense", (T, L))``
+        when every topic has L positions, or (None, None) when that matrix would be much
+        larger than the ranking."""
         v = self._cache.get("_padded")
         if v is None:
             n, T = len(self.rank), self.n_topics
-            L = int(self.rank.max(initial=1))
+            st = self.starts
+            L = int(np.diff(st).max(initial=1)) if T else 1
             if T * L == n:
                 v = ("dense", (T, L))
             elif T * L <= 4 * n + 4096:
-                v = (self.topic * L + self.rank - 1, (T, L))
+                v = (np.arange(n) + (self.topic * L - st[self.topic]), (T, L))
             else:
                 v = (None, None)
             self._cache["_padded"] = v
@@ -310,12 +394,14 @@ class Ranking:
         n, T = len(x), self.n_topics
         if not n:
             return np.zeros(0)
-        L = int(self.rank.max())
-        if T * L <= 4 * n + 4096:
-            M = np.full((T, L), -np.inf)
-            M[self.topic, self.rank - 1] = x
-            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1][self.topic,
-                                                                       self.rank - 1]
+        flat, shape = self._padded()
+        if isinstance(flat, str):
+            M = np.asarray(x, np.float64).reshape(shape)
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+        if flat is not None:
+            M = np.full(shape, -np.inf)
+            M.flat[flat] = x
+            return np.maximum.accumulate(M[:, ::-1], axis=1)[:, ::-1].reshape(-1)[flat]
         out = np.empty(n)
         st = self.starts
         for k in range(T):
@@ -328,11 +414,30 @@ class Ranking:
         """A per-topic cumulative sum after the first ``k`` ranks (scalar or (T,)); 0 where a
         topic has no position inside."""
         m = np.minimum(k, self.n_ret)
-        idx = self.starts[:-1] + m - 1
-        ok = m > 0
+        if self.depth is not None and np.any(m > self.depth):
+            raise ValueError(f"this ranking holds the top {self.depth} ranks only")
+        st = self.starts[:-1]
+        if self.sparse:  # the last position at rank <= m (documents absent from the qrels
+            # have no position: a cumulative sum of what they lack holds there)
+            keys, base = self._rank_key()
+            idx = np.searchsorted(keys, base + m, side="right") - 1
+            ok = (m > 0) & (idx >= st)
+        else:
+            idx = st + m - 1
+            ok = m > 0
         out = np.zeros(self.n_topics)
         out[ok] = cum[idx[ok]]
         return out
+
+    def _rank_key(self):
+        """(topic * W + rank of every position, sorted; topic * W of every topic), W above
+        every rank."""
+        v = self._cache.get("rank_key")
+        if v is None:
+            W = int(self.n_ret.max(initial=0)) + 1
+            v = self._cache["rank_key"] = (self.topic * W + self.rank,
+                                           np.arange(self.n_topics) * W)
+        return v
 
     def tsum(self, x: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
         """Per-topic sum of a per-position array in rank order, float64 (T,): added one by one
@@ -372,13 +477,50 @@ class Ranking:
         return self._mean is not None
 
 
-def ranking(P: Prepared, order: str) -> Ranking:
+def ranking(P: Prepared, order: str, sparse: bool = False, depth: int | None = None
+            ) -> Ranking:
     """The ranking of every evaluated topic under a deterministic ordering (``file``,
-    ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``)."""
-    o, t, rank, code = _select(P, P.O.order(order), promote=order == "upper_mono")
+    ``trec_eval``, ``realistic``, ``optimistic`` or ``upper_mono``).
+
+    Two reductions for the kernels that allow them (ranks and ``n_ret`` stay those of the
+    whole ranking, so the values do not change): ``sparse`` leaves out the positions of
+    documents absent from the qrels (code -1; :data:`tiebreak.measures.kernels.SPARSE_SAFE`):
+    a run retrieves far more documents than the qrels judge; ``depth`` keeps only the ranks
+    <= depth (:data:`tiebreak.measures.kernels.DEPTH_SAFE`, measures at a cutoff <= depth)."""
+    promote = order == "upper_mono"
+    o, t, rank, code = _select(P, P.O.order(order), promote=promote, depth=depth)
     T = len(P.topic_ids)
-    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, code,
-                   _shared=P.shared, line=o, prepared=P)
+    if depth is not None or _positions(P, True) is not None:
+        n_ret = _n_ret(P, order)
+    else:
+        n_ret = np.bincount(t, minlength=T)
+    if sparse:
+        out = code == NOT_IN_QRELS
+        if out.any():  # (under upper_mono only -c topics' documents are left out)
+            keep = np.flatnonzero(~out)
+            o, t, rank, code = o[keep], t[keep], rank[keep], code[keep]
+    return Ranking(T, t, rank, n_ret, P.rel_levels, code,
+                   _shared=P.shared, line=o, prepared=P, sparse=sparse, depth=depth)
+
+
+def _n_ret(P: Prepared, order: str) -> np.ndarray:
+    """Documents retrieved per evaluated topic under ``order`` (-J and -M applied, a -c bogus
+    topic 1): the same in every ordering unless -J drops lines."""
+    v = P.shared.get(("n_ret", order if P.judged_only else None))
+    if v is None:
+        T = len(P.topic_ids)
+        if P.judged_only:
+            t = _select(P, P.O.order(order), promote=order == "upper_mono")[1]
+            v = np.bincount(t, minlength=T)
+        else:
+            v = _positions(P, True)
+            if v is None:  # topics not in qrels order
+                v = np.bincount(_select(P, P.O.score_order)[1], minlength=T)
+            else:
+                v = np.bincount(v[1], minlength=T)
+                v[P.bogus] = 1
+        P.shared[("n_ret", order if P.judged_only else None)] = v
+    return v
 
 
 def _score_positions(P: Prepared):
@@ -389,30 +531,80 @@ def _score_positions(P: Prepared):
         return v
     O = P.O
     order, t, rank, code = _select(P, O.score_order, cut=False)
-    lab = np.full(len(P.J.qtopic), -1, np.int64)
-    lab[O.score_order] = O.group
-    gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
+    shared = _positions(P, False)
+    if shared is not None and not P.bogus.any():
+        # the positions are those of the score order itself: their groups are O.group's
+        sel = shared[0]
+        gid = O.group if sel is None else O.group[sel]
+        P.shared["group_labels"] = gid  # non-decreasing, one label per group
+    else:
+        lab = np.full(len(P.J.qtopic), -1, np.int64)
+        lab[O.score_order] = O.group
+        gid = np.where(order >= 0, lab[np.maximum(order, 0)], -2 - np.arange(len(order)))
     v = P.shared["score_positions"] = (t, rank, code, gid)
     P.shared["score_lines"] = order
     return v
 
 
-def expected_ranking(P: Prepared) -> Ranking:
+def _group_labels(P: Prepared) -> np.ndarray:
+    """Tied-group labels of the score-order positions (:func:`_score_positions`): integers
+    >= 0, equal exactly within a group, at most the number of the run's lines."""
+    gid = _score_positions(P)[3]
+    v = P.shared.get("group_labels")
+    if v is None:
+        if len(gid) > 1 and bool(np.all(gid[1:] >= gid[:-1])):
+            v = np.cumsum(np.r_[True, gid[1:] != gid[:-1]]) - 1
+        else:  # -c bogus positions carry labels of their own, out of order
+            v = np.unique(gid, return_inverse=True)[1].reshape(-1)
+        P.shared["group_labels"] = v
+    return v
+
+
+def expected_ranking(P: Prepared, sparse: bool = False, depth: int | None = None) -> Ranking:
     """The fractional ranking of the ``expected`` regime: every per-position quantity is its
     mean over the position's tied group, taken *before* -M truncation, so a group cut by -M
-    still contributes its exact expected share to the ranks inside the cut."""
-    t_full, rank_full, code_full, gid = _score_positions(P)
-    _, ginv = np.unique(gid, return_inverse=True)
-    gsize = np.bincount(ginv).astype(np.float64)
+    still contributes its exact expected share to the ranks inside the cut.
+
+    ``sparse`` and ``depth`` as in :func:`ranking`: ``sparse`` leaves out the tied groups made
+    only of documents absent from the qrels (every quantity a sparse-safe kernel reads is 0
+    there), ``depth`` keeps the ranks <= depth (means still over whole groups)."""
+    t_full, rank_full, code_full, _ = _score_positions(P)
+    ginv = _group_labels(P)
+    limit = P.max_docs
+    if depth is not None:
+        limit = depth if limit is None else min(limit, depth)
+    if sparse or depth is not None:  # only the groups that hold a kept position
+        G = int(ginv.max(initial=-1)) + 1
+        want = np.ones(G, bool)
+        if sparse:
+            want = np.zeros(G, bool)
+            want[ginv[code_full != NOT_IN_QRELS]] = True
+        if depth is not None:
+            top = np.zeros(G, bool)
+            top[ginv[rank_full <= limit]] = True
+            want &= top
+        sub = np.flatnonzero(want[ginv])
+        t_full, rank_full, code_full, ginv = (t_full[sub], rank_full[sub], code_full[sub],
+                                              ginv[sub])
+    gsize = np.bincount(ginv)
+    # only the positions of tied groups change: a group of one is its own mean (0.0 + x, as
+    # a sum from 0.0 gives it)
+    tpos = np.flatnonzero(gsize[ginv] > 1)
+    _, tl = np.unique(ginv[tpos], return_inverse=True)
+    tsize = np.bincount(tl).astype(np.float64)
 
     def mean_of(x):
-        return (np.bincount(ginv, weights=x, minlength=len(gsize)) / gsize)[ginv]
+        v = x + 0.0
+        if len(tpos):
+            v[tpos] = (np.bincount(tl, weights=x[tpos], minlength=len(tsize)) / tsize)[tl]
+        return v
 
-    keep = (slice(None) if P.max_docs is None else np.flatnonzero(rank_full <= P.max_docs))
+    keep = slice(None) if limit is None else np.flatnonzero(rank_full <= limit)
     t, rank = t_full[keep], rank_full[keep]
     T = len(P.topic_ids)
-    return Ranking(T, t, rank, np.bincount(t, minlength=T), P.rel_levels, None,
-                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P)
+    return Ranking(T, t, rank, _n_ret(P, "trec_eval"), P.rel_levels, None,
+                   (code_full, t_full, keep, mean_of), _shared=P.shared, prepared=P,
+                   sparse=sparse, depth=depth)
 
 
 def topic_generators(P: Prepared, seed: int) -> list:
@@ -545,9 +737,20 @@ class Groups:
         return c - base[np.cumsum(first) - 1]
 
 
-def groups(P: Prepared) -> Groups:
-    """Tied groups over the evaluated topics (score order, -J applied, -M not applied)."""
+def groups(P: Prepared, sparse: bool = False) -> Groups:
+    """Tied groups over the evaluated topics (score order, -J applied, -M not applied);
+    ``sparse``: without the groups made only of documents absent from the qrels (for the
+    closed forms that read nothing from them, :data:`tiebreak.measures.kernels.SPARSE_SAFE`;
+    ``n_ret`` stays the whole count)."""
     t, rank, code, gid = _score_positions(P)
+    T = len(P.topic_ids)
+    n_ret = np.diff(np.searchsorted(t, np.arange(T + 1)))  # t is sorted
+    if sparse and len(gid):
+        g = _group_labels(P)
+        want = np.zeros(int(g.max()) + 1, bool)
+        want[g[code != NOT_IN_QRELS]] = True
+        k = np.flatnonzero(want[g])
+        t, rank, code, gid = t[k], rank[k], code[k], g[k]
     new = np.ones(len(gid), bool)
     if len(gid) > 1:
         new[1:] = (gid[1:] != gid[:-1]) | (t[1:] != t[:-1])
@@ -556,6 +759,5 @@ def groups(P: Prepared) -> Groups:
     first = np.flatnonzero(new)
     g_size = np.bincount(g, minlength=G_n)
     g_first = rank[first]
-    T = len(P.topic_ids)
-    return Groups(T, t, rank, np.bincount(t, minlength=T), g, code, t[first], g_first,
+    return Groups(T, t, rank, n_ret, g, code, t[first], g_first,
                   g_size, g_first[g], g_size[g], P.rel_levels)
