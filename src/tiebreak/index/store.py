@@ -116,7 +116,8 @@ class IndexFormatError(ValueError):
 
 def crc32(a: np.ndarray) -> int:
     """zlib crc32 of an array's bytes (C order); reads a memory map without copying it."""
-    return zlib.crc32(memoryview(np.ascontiguousarray(a)).cast("B"))
+    # a flat byte view: memoryview.cast refuses a multi-dimensional array with a zero in its shape
+    return zlib.crc32(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
 
 
 # ---------------------------------------------------------------- invariant checks
