@@ -36,15 +36,13 @@ from bench_cli import DEFAULT_DATA, ROOT, build_binary, console_script  # noqa: 
 def instructions(argv: list[str], env: dict) -> int:
     """Instructions (callgrind's ``Ir``) of one process running ``argv`` (a script's
     interpreter resolved, so that valgrind follows the Python process itself)."""
-    exe = argv[0]
-    with open(exe, "rb") as f:
+    with open(shutil.which(argv[0]) or argv[0], "rb") as f:
         head = f.readline()
-    if head.startswith(b"#!"):  # a console script: run its interpreter on it
-        argv = [head[2:].decode().strip(), *argv]
-    exe = os.path.realpath(shutil.which(argv[0]) or argv[0])
+    if head.startswith(b"#!"):  # a console script: run its interpreter on it (the path as
+        argv = [head[2:].decode().strip(), *argv]  # written: a venv's python is a symlink)
     with tempfile.NamedTemporaryFile(suffix=".cg") as out:
         p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}",
-                            exe, *argv[1:]], env=env, stdout=subprocess.DEVNULL,
+                            *argv], env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if m is None:
