@@ -1,10 +1,11 @@
 """A command as a process: the one error path of every command and the early exit, without
-click, so that a command that needs no option parsing of its own (``tiebreak trec_eval``, whose
-arguments are trec_eval's) can run without importing click (:mod:`tiebreak.__main__`).
+click, so that a command can run without importing click (:mod:`tiebreak.__main__`):
+``tiebreak trec_eval`` (whose arguments are trec_eval's) and the common form of ``tiebreak
+eval`` (:mod:`tiebreak.eval_command`).
 
-:mod:`tiebreak.cli` uses the same functions for every click command. Messages are printed with
-``click.echo``, imported only on the error path: the text is the same whichever way a command
-was started.
+:mod:`tiebreak.cli` uses the same functions for every click command. Messages are printed as
+``click.echo`` prints them (:func:`echo_err`; click itself is imported only where its text
+would differ): the text is the same whichever way a command was started.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import errno
 import sys
 
-__all__ = ["INPUT_ERRORS", "exit_now", "imports", "input_errors", "os_error_message",
-           "quiet_stdout", "report_errors"]
+__all__ = ["INPUT_ERRORS", "echo_err", "exit_now", "imports", "input_errors",
+           "os_error_message", "quiet_stdout", "report_errors", "run_standalone"]
 
 # errno values that mean "the destination failed", with what the user can do about it
 _WRITE_HINTS = {
@@ -40,10 +41,31 @@ def input_errors() -> tuple[type, ...]:
     return tuple(getattr(sys.modules[m], n) for m, n in INPUT_ERRORS if m in sys.modules)
 
 
-def _echo_err(message: str) -> None:
+def echo_err(message: str) -> None:
+    """``click.echo(message, err=True)`` without importing click where the text is the same:
+    the line and a newline written to ``sys.stderr`` and flushed. Click is used when it would
+    change the text: ANSI escape codes (removed when stderr is not a terminal) or a stderr
+    whose encoding is ASCII (re-encoded as UTF-8 by click)."""
+    err = sys.stderr
+    if err is None:
+        return
+    if "\x1b" not in message and _utf8_capable(err):
+        err.write(message + "\n")
+        err.flush()
+        return
     import click
 
     click.echo(message, err=True)
+
+
+def _utf8_capable(stream) -> bool:
+    """The stream is one click writes to unchanged (its encoding is not ASCII)."""
+    import codecs
+
+    try:
+        return codecs.lookup(stream.encoding or "ascii").name != "ascii"
+    except (LookupError, AttributeError, TypeError):
+        return False
 
 
 def _passing() -> tuple[type[BaseException], ...]:
@@ -103,7 +125,7 @@ def report_errors(run):
                 sys.stdout.flush()
             except OSError:
                 quiet_stdout()
-            _echo_err(f"tiebreak: error: {e}")
+            echo_err(f"tiebreak: error: {e}")
             sys.exit(2)
         if not isinstance(e, OSError):
             raise
@@ -117,8 +139,39 @@ def report_errors(run):
             except OSError:
                 quiet_stdout()
         if e.errno != errno.EPIPE:
-            _echo_err(f"tiebreak: error: {os_error_message(e)}")
+            echo_err(f"tiebreak: error: {os_error_message(e)}")
         sys.exit(1)
+
+
+def run_standalone(run) -> None:
+    """Run a command's invocation ``run()`` as a command-line process without click, as click's
+    standalone mode would around it -- ``EOFError``/``KeyboardInterrupt`` as "Aborted!" (status
+    1), a closed pipe as status 1 -- then through the one error path (:func:`report_errors`)
+    and the early exit (:func:`exit_now`). Never returns."""
+    import errno
+
+    def standalone():
+        try:
+            run()
+        except (EOFError, KeyboardInterrupt):
+            echo_err("")
+            echo_err("Aborted!")
+            sys.exit(1)
+        except OSError as e:
+            if e.errno != errno.EPIPE:
+                raise
+            from click.utils import PacifyFlushWrapper
+
+            sys.stdout = PacifyFlushWrapper(sys.stdout)
+            sys.stderr = PacifyFlushWrapper(sys.stderr)
+            sys.exit(1)
+        sys.exit(0)
+
+    try:
+        report_errors(standalone)
+    except SystemExit as e:
+        exit_now(e.code)
+    exit_now(0)  # pragma: no cover - standalone() always raises SystemExit
 
 
 def exit_now(code) -> None:
@@ -128,10 +181,10 @@ def exit_now(code) -> None:
     needs it: no other thread, no child process, no Dask client, no coverage measurement.
     Otherwise, and when flushing fails (a closed pipe), ``sys.exit(code)`` as usual."""
     import os
-    import threading
 
     mp = sys.modules.get("multiprocessing")
-    if (threading.active_count() > 1 or "coverage" in sys.modules
+    threading = sys.modules.get("threading")  # never imported: no other thread (0.7 ms)
+    if ((threading is not None and threading.active_count() > 1) or "coverage" in sys.modules
             or "distributed" in sys.modules or (mp is not None and mp.active_children())):
         sys.exit(code)
     if code is None:

@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from . import eval_command as E
+
 # the one error path and the early exit, shared with the click-free start of `tiebreak
 # trec_eval` (tiebreak.__main__); the old private names are kept for callers
 from ._process import INPUT_ERRORS, os_error_message, report_errors  # noqa: F401
@@ -282,13 +284,12 @@ def study_group() -> None:
                    "RBP(p=0.8) bpref.")
 @click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
 @click.option("--convention", metavar="PEER",
-              type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
-                                 "sklearn", "spark", "elasticsearch", "cwl", "sample_eval"]),
+              type=click.Choice(E.CONVENTIONS),
               help="Read every -m name as PEER spells it, with PEER's parameters and defaults.")
 @click.option("-g", "ntcir_gains", metavar="G1:G2:...",
               help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ...")
 @click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
+@click.option("--format", "fmt", type=click.Choice(E.FORMATS), default="table",
               show_default=True, help="table: readable grid; tsv: run measure regime qid value "
                                       "(full precision); json: records.")
 @click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
@@ -296,18 +297,18 @@ def study_group() -> None:
                                            "measure (and regime); tsv adds a header row.")
 @click.option("--sort", "sort_by", metavar="MEASURE",
               help="--wide: order the runs by this measure, best first.")
-@click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
+@click.option("--name-by", type=click.Choice(E.NAME_BY), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name.")
 @click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
 @click.option("--verbose", is_flag=True,
               help="Print every run's input warnings (by default, with more than 3 runs, one "
                    "line per kind of warning with a count).")
-@click.option("--score-precision", type=click.Choice(["float64", "float32"]), default="float64",
+@click.option("--score-precision", type=click.Choice(E.SCORE_PRECISIONS), default="float64",
               show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
-@click.option("--average", type=click.Choice(["qrels", "run-topics"]), default="qrels",
+@click.option("--average", type=click.Choice(E.AVERAGES), default="qrels",
               show_default=True, help="qrels: every qrels topic, missing ones score 0 "
                                       "(trec_eval -c); run-topics: only topics the run has.")
-@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error",
+@click.option("--on-duplicate", type=click.Choice(E.ON_DUPLICATE), default="error",
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Processes that read and evaluate run files in parallel (0 = all cores).")
@@ -329,97 +330,11 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
     run file in it; QRELS may also be irds:DATASET_ID (ir_datasets). Runs are named by their
     run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
-    from ._process import imports
+    from .eval_command import run
 
-    with imports():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
-        from .evaluate import Evaluator
-        from .io import InputError
-        from .io.discover import find_runs
-        from .measures import MeasureError
-        from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
-
-    try:
-        paths, skipped = find_runs(runs)
-        for p, why in skipped:
-            click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
-        if qrels == "-" and "-" in paths:
-            _fail("qrels and run cannot both come from standard input")
-        # the Evaluator reads the qrels: with a diversity measure, their second column is the
-        # subtopic
-        conv = None
-        if convention:
-            from .measures.conventions import convention as _conv
-
-            conv = _conv(convention, **({"g": ntcir_gains} if ntcir_gains else {}))
-        elif ntcir_gains:
-            _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
-        ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
-                       score_precision=score_precision, average=average, samples=samples,
-                       seed=seed, convention=conv)
-        q = ev.qrels
-    except (InputError, MeasureError, ValueError, TypeError) as e:
-        _fail(str(e))
-
-    if len(paths) < 4:
-        jobs = 1
-    elif jobs <= 0:
-        from .parallel import cpus
-
-        jobs = cpus()
-    kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
-    if dask_address:
-        kw["client"] = open_client(dask_address)
-    try:
-        if len(paths) > 3 and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
-                      leave=False) as bar:
-                res = ev.evaluate(paths, progress=lambda r: bar.update(1), **kw)
-        else:
-            res = ev.evaluate(paths, **kw)
-    except (InputError, MeasureError) as e:
-        _fail(str(e))
-
-    out = sys.stdout
-    warn_lines = format_warnings(res, lines=True) if line_counts else \
-        summarise_warnings(res, verbose)
-    qw = [f"{k}: {v}" for k, v in q.warnings.items()]
-    if line_counts and q.line_counts is not None:
-        qw.append(f"lines: {q.line_counts.summary()}")
-    elif q.line_counts is not None and q.line_counts.comment:
-        qw.append(f"lines skipped: {q.line_counts.comment} comment")
-    if qw:
-        warn_lines.insert(0, f"qrels {q.name}: " + "; ".join(qw))
-    if sort_by and not wide:
-        _fail("--sort needs --wide")
-    if wide and fmt != "json":
-        from .output import write_wide
-
-        try:
-            write_wide(res, out, sort_by, fmt)
-        except KeyError as e:
-            _fail(e.args[0])
-    elif fmt == "tsv":
-        write_tsv(res, out, per_topic, header)
-    elif fmt == "json":
-        meta = {"qrels": q.name, "score_precision": score_precision, "average": average,
-                "topics": len(q.topics)}
-        write_json(res, out, per_topic, meta, q.line_counts)
-    else:
-        write_table(res, out, per_topic)
-        from .output import legend
-
-        for line in legend(res):
-            out.write(f"\n{line}")
-        if legend(res):
-            out.write("\n")
-    out.flush()
-    for note in res.notes:
-        click.echo(f"tiebreak: note: {note}", err=True)
-    if not quiet:
-        for line in warn_lines:
-            click.echo(f"tiebreak: warning: {line}", err=True)
+    run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
+        sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
+        seed, dask_address, line_counts)
 
 
 @main.command("measures")
@@ -479,7 +394,7 @@ def example_cmd(name):
                    "descending, then docno descending).")
 @click.option("--tag", metavar="TAG",
               help="Run tag of the output (default: RUN's tag + _rhoRHO or _dD).")
-@click.option("--on-duplicate", type=click.Choice(["error", "first"]), default="error",
+@click.option("--on-duplicate", type=click.Choice(E.ON_DUPLICATE), default="error",
               show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
 def band_cmd(run, rho, digits, order, tag, on_duplicate):
     """Write a deliberately tied version of RUN to standard output (TREC format).

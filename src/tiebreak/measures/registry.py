@@ -35,7 +35,6 @@ Kinds
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from .errors import MeasureError
 
@@ -47,19 +46,69 @@ EXPECTED = ("linear", "closed", "sampled", "linear_uncut", "trec_order")
 SUMMARIES = ("mean", "sum", "gmean", "none", "num_rel", "first")
 
 
-@dataclass(frozen=True)
-class Param:
+class _Frozen:
+    """Immutable records with the behaviour of a frozen dataclass (``__init__`` over the fields
+    in order, ``repr``, ``==`` and ``hash`` over the compared fields, assignment raising
+    :class:`dataclasses.FrozenInstanceError`), written out: these classes are defined at every
+    start of a command, where Python 3.11 compiles each generated method of a dataclass (about
+    0.6 ms per class). A subclass lists ``_fields`` (all, in order) and gives ``_key()``, the
+    tuple of the fields compared and hashed."""
+
+    _fields: tuple[str, ...] = ()
+
+    def _key(self) -> tuple:  # the compared fields, written out in each class
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(" + ", ".join(
+            f"{f}={getattr(self, f)!r}" for f in self._fields) + ")"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name, value):
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+_set = object.__setattr__
+
+
+class Param(_Frozen):
     """A typed measure parameter.
 
     ``kind`` is ``int``, ``float``, ``gains`` (a ``{grade: gain}`` map), ``str`` or
     ``floats`` (a tuple of numbers) or ``bool``; ``check(value)`` returns an error text or None.
     """
 
+    _fields = __match_args__ = ("name", "kind", "default", "doc", "check")
     name: str
     kind: str
     default: object
     doc: str
-    check: Callable[[object], str | None] | None = None
+    check: Callable[[object], str | None] | None
+
+    def __init__(self, name: str, kind: str, default: object, doc: str,
+                 check: Callable[[object], str | None] | None = None):
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "default", default)
+        _set(self, "doc", doc)
+        _set(self, "check", check)
+
+    def _key(self) -> tuple:
+        return (self.name, self.kind, self.default, self.doc, self.check)
 
     def coerce(self, value, where: str):
         """Convert a parsed value to this parameter's type, raising MeasureError."""
@@ -107,24 +156,53 @@ class Param:
         return value
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(_Frozen):
     """One measure family, declared once (see the module docstring)."""
 
+    _fields = __match_args__ = (
+        "name", "doc", "kind", "kernel", "params", "cutoff", "expected", "closed", "summary",
+        "fmt", "source", "bogus", "aliases", "rel_format")
     name: str
     doc: str
     kind: str
     kernel: Callable
-    params: tuple[Param, ...] = ()
-    cutoff: str = "optional"          # optional | required | none
-    expected: str = "linear"          # linear | closed | sampled | linear_uncut | trec_order
-    closed: Callable | None = None
-    summary: str = "mean"
-    fmt: str = "float"                # float | long | str
-    source: str = ""
-    bogus: float | str | None = None  # value on a -c topic without results (None: computed)
-    aliases: tuple[str, ...] = ()     # other ir_measures-style names of the family
-    rel_format: str = "qrels"         # qrels | prefs | qrels_jg | subtopics
+    params: tuple[Param, ...]
+    cutoff: str          # optional | required | none
+    expected: str        # linear | closed | sampled | linear_uncut | trec_order
+    closed: Callable | None
+    summary: str
+    fmt: str             # float | long | str
+    source: str
+    bogus: float | str | None  # value on a -c topic without results (None: computed)
+    aliases: tuple[str, ...]   # other ir_measures-style names of the family
+    rel_format: str      # qrels | prefs | qrels_jg | subtopics
+
+    def __init__(self, name: str, doc: str, kind: str, kernel: Callable,
+                 params: tuple[Param, ...] = (), cutoff: str = "optional",
+                 expected: str = "linear", closed: Callable | None = None,
+                 summary: str = "mean", fmt: str = "float", source: str = "",
+                 bogus: float | str | None = None, aliases: tuple[str, ...] = (),
+                 rel_format: str = "qrels"):
+        _set(self, "name", name)
+        _set(self, "doc", doc)
+        _set(self, "kind", kind)
+        _set(self, "kernel", kernel)
+        _set(self, "params", params)
+        _set(self, "cutoff", cutoff)
+        _set(self, "expected", expected)
+        _set(self, "closed", closed)
+        _set(self, "summary", summary)
+        _set(self, "fmt", fmt)
+        _set(self, "source", source)
+        _set(self, "bogus", bogus)
+        _set(self, "aliases", aliases)
+        _set(self, "rel_format", rel_format)
+        self.__post_init__()
+
+    def _key(self) -> tuple:
+        return (self.name, self.doc, self.kind, self.kernel, self.params, self.cutoff,
+                self.expected, self.closed, self.summary, self.fmt, self.source, self.bogus,
+                self.aliases, self.rel_format)
 
     def __post_init__(self):
         assert self.kind in KINDS, self.kind
@@ -139,8 +217,7 @@ class Family:
         raise KeyError(name)
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(_Frozen):
     """A family with parameter values: what a kernel is called with.
 
     Attributes
@@ -155,13 +232,27 @@ class Measure:
     summary : str
         How per-topic values are summarised (the family's, unless an alias such as
         ``gm_map`` overrides it).
+
+    Equality and hash ignore ``name``.
     """
 
+    _fields = __match_args__ = ("family", "cutoff", "values", "name", "summary")
     family: Family
-    cutoff: int | None = None
-    values: tuple = ()
-    name: str = field(default="", compare=False)
-    summary: str = ""
+    cutoff: int | None
+    values: tuple
+    name: str
+    summary: str
+
+    def __init__(self, family: Family, cutoff: int | None = None, values: tuple = (),
+                 name: str = "", summary: str = ""):
+        _set(self, "family", family)
+        _set(self, "cutoff", cutoff)
+        _set(self, "values", values)
+        _set(self, "name", name)
+        _set(self, "summary", summary)
+
+    def _key(self) -> tuple:  # not the name
+        return (self.family, self.cutoff, self.values, self.summary)
 
     def __getitem__(self, key: str):
         for k, v in self.values:

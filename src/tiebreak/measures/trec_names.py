@@ -9,17 +9,15 @@ names. ``tiebreak eval -m`` and ``tiebreak trec_eval -m`` both use :func:`expand
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from .registry import Measure, MeasureError, family, make
+from .registry import Measure, MeasureError, _Frozen, family, make
 
 LONG_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_PTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
-@dataclass(frozen=True)
-class TrecName:
+class TrecName(_Frozen):
     """A trec_eval measure name: the family it means and how its parameters are read.
 
     ``params`` is trec_eval's parameter form: none | long_cuts | double_cuts | floats | float |
@@ -28,13 +26,30 @@ class TrecName:
     kernels (runid, num_q, preference and judgment-group measures).
     """
 
+    _fields = __match_args__ = ("name", "doc", "family", "params", "default", "summary",
+                                "special")
     name: str
     doc: str
     family: str | None
-    params: str = "none"
-    default: tuple = ()
-    summary: str = ""
-    special: str = ""
+    params: str
+    default: tuple
+    summary: str
+    special: str
+
+    def __init__(self, name: str, doc: str, family: str | None, params: str = "none",
+                 default: tuple = (), summary: str = "", special: str = ""):
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "doc", doc)
+        _set(self, "family", family)
+        _set(self, "params", params)
+        _set(self, "default", default)
+        _set(self, "summary", summary)
+        _set(self, "special", special)
+
+    def _key(self) -> tuple:
+        return (self.name, self.doc, self.family, self.params, self.default, self.summary,
+                self.special)
 
 
 T = TrecName
@@ -151,16 +166,27 @@ def atol(s: str) -> int:
     return max(min(int(m.group(0)), (1 << 63) - 1), -(1 << 63)) if m else 0
 
 
-@dataclass
 class Requested:
     """A trec_eval name as requested: its parsed parameter values, printed names and the
-    registered measures behind them (one per printed name; empty for special names)."""
+    registered measures behind them (one per printed name; empty for special names). (A plain
+    class: a dataclass costs a few tenths of a ms at every start.)"""
 
-    t: TrecName
-    raw: str | None
-    values: tuple
-    names: list[str]
-    measures: list[Measure]
+    __slots__ = ("t", "raw", "values", "names", "measures")
+
+    def __init__(self, t: TrecName, raw: str | None, values: tuple, names: list[str],
+                 measures: list[Measure]):
+        self.t, self.raw, self.values, self.names, self.measures = t, raw, values, names, measures
+
+    def __repr__(self) -> str:
+        return (f"Requested(t={self.t!r}, raw={self.raw!r}, values={self.values!r}, "
+                f"names={self.names!r}, measures={self.measures!r})")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+        return NotImplemented
+
+    __hash__ = None
 
 
 def _values(t: TrecName, raw: str | None) -> tuple:

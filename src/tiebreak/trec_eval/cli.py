@@ -270,40 +270,15 @@ def __getattr__(name: str):
 def run_process(args: list[str]) -> None:
     """``tiebreak trec_eval ARGS`` as a command-line process, without click (started by
     :func:`tiebreak.__main__.main`): what click's group does with these arguments, which it
-    passes through unprocessed — the first ``--`` removed, ``EOFError``/``KeyboardInterrupt``
-    as "Aborted!" (status 1), a closed pipe as status 1 — then the one error path of every
-    command (:func:`tiebreak._process.report_errors`) and its early exit. Never returns."""
-    import errno
-
-    from .._process import exit_now, report_errors
+    passes through unprocessed -- the first ``--`` removed -- then click's standalone handling
+    of an interruption and a closed pipe, the one error path of every command and its early
+    exit (:func:`tiebreak._process.run_standalone`). Never returns."""
+    from .._process import run_standalone
 
     if "--" in args:  # click's parser takes the first '--' as the end of options
         i = args.index("--")
         args = args[:i] + args[i + 1:]
-
-    def run():
-        try:
-            sys.exit(main(args))
-        except (EOFError, KeyboardInterrupt):
-            import click
-
-            click.echo(file=sys.stderr)
-            click.echo("Aborted!", file=sys.stderr)
-            sys.exit(1)
-        except OSError as e:
-            if e.errno != errno.EPIPE:
-                raise
-            from click.utils import PacifyFlushWrapper
-
-            sys.stdout = PacifyFlushWrapper(sys.stdout)
-            sys.stderr = PacifyFlushWrapper(sys.stderr)
-            sys.exit(1)
-
-    try:
-        report_errors(run)
-    except SystemExit as e:
-        exit_now(e.code)
-    exit_now(0)  # pragma: no cover - run() always raises SystemExit
+    run_standalone(lambda: sys.exit(main(args)))
 
 
 __all__ = ["main", "evaluate_file", "run_process", "BY_NAME"]  # and trec_eval_cmd (lazy)

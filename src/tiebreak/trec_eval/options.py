@@ -8,8 +8,6 @@ the options and ``-`` as a file name (standard input). tiebreak adds long option
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..measures.trec_names import TrecEvalError
 from ..measures.trec_names import atol as _atol
 
@@ -37,14 +35,15 @@ LONG = {
 }
 
 
-@dataclass
 class Options:
-    """Parsed trec_eval options (defaults as in trec_eval 10.0)."""
+    """Parsed trec_eval options (defaults as in trec_eval 10.0); ``Options(name=value, ...)``
+    sets any of them. A plain class rather than a dataclass: it is defined at every start of
+    ``tiebreak trec_eval``, where a 20-field dataclass costs about 1 ms."""
 
     help: bool = False
     version: bool = False
     query: bool = False
-    measures: list[str] = field(default_factory=list)
+    measures: list[str]
     complete: bool = False
     level: int = 1
     summary: bool = True
@@ -62,7 +61,24 @@ class Options:
     samples: int = 1000
     seed: int = 0
     jobs: int | None = None
-    files: list[str] = field(default_factory=list)
+    files: list[str]
+
+    def __init__(self, **values):
+        self.measures, self.files = [], []
+        for k, v in values.items():
+            if k not in Options.__annotations__:
+                raise TypeError(f"Options has no option {k!r}")
+            setattr(self, k, v)
+
+    def __repr__(self) -> str:
+        return "Options(" + ", ".join(f"{k}={getattr(self, k)!r}"
+                                      for k in Options.__annotations__) + ")"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Options and all(getattr(self, k) == getattr(other, k)
+                                              for k in Options.__annotations__)
+
+    __hash__ = None
 
 
 def parse_args(argv: list[str]) -> Options:
