@@ -323,7 +323,7 @@ def _score_query(
     tids, nprox, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
-    slot_gw, uni_cf, coll_len, mu, sat, win, win_mode,
+    slot_gw, uni_cf, coll_len, mu, sat, win, win_mode, ln_dl,
 ):  # fmt: skip
     """Score every candidate document of one query; return the top ``topk`` (docids, scores).
 
@@ -334,6 +334,7 @@ def _score_query(
     ``sat``: per-posting values computed once per index and parameters -- mode 0: BM25's
     saturation ``tf / (tf + K_d)`` for these ``k1``, ``b`` (:func:`_saturation`); mode 1: the
     Dirichlet unigram part ``ln(tf + mu cf/|C|) - ln(mu cf/|C|)`` (:func:`_dirichlet_part`).
+    ``ln_dl`` (mode 1): ``ln(L + mu)`` for every document length L (:func:`_log_doclen`).
 
     Term-at-a-time over the postings: the unigram part (mode 0: BM25^(2); mode 1: the
     document-dependent part of the Dirichlet unigram potentials) is added into the dense
@@ -485,7 +486,7 @@ def _score_query(
         if mode == 0:
             sc[i] = d_acc[d] if d_cnt[d] < 0 else (1.0 - lam) * d_acc[d]
         else:
-            sc[i] = c0 - gsum * math.log(float(doclen[d]) + mu) + d_acc[d]
+            sc[i] = c0 - gsum * ln_dl[doclen[d]] + d_acc[d]
         d_acc[d] = 0.0
         d_cnt[d] = 0
     return _select_topk(sc, d_touched, rank, kk)
@@ -509,6 +510,7 @@ def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, 
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(st.avgdl), float(lam),
         slot_gw, uni_cf, coll_len, float(mu), sat, win, int(win_mode),
+        _log_doclen(index, mu) if mode == 1 else _ZERO1,
     )  # fmt: skip
 
 
@@ -558,6 +560,29 @@ def _dirichlet_part(index, mu: float, coll_len: float) -> np.ndarray:
     pp, _, pt = _arrays(index)[:3]
     cf = np.asarray(_arrays(index)[9], np.float64)
     out = _dirichlet_kernel(pp, pt, cf, float(mu), float(coll_len))
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+@jit
+def _log_doclen_kernel(maxdl, mu):
+    out = np.empty(maxdl + 1, np.float64)
+    for n in range(maxdl + 1):
+        out[n] = math.log(float(n) + mu)
+    return out
+
+
+def _log_doclen(index, mu: float) -> np.ndarray:
+    """(maxdl + 1,) float64: ``ln(L + mu)`` for every document length L (the document part of
+    SDM/FDM's Dirichlet potentials, one look-up per candidate instead of a logarithm; the same
+    ``math.log`` of the same value as before, so the same bits), cached on the index per
+    ``mu``."""
+    cache = getattr(index, "_cache", None)
+    key = ("dep_lndl", float(mu))
+    if cache is not None and key in cache:
+        return cache[key]
+    out = _log_doclen_kernel(int(_arrays(index)[7]), float(mu))
     if cache is not None:
         cache[key] = out
     return out
@@ -707,7 +732,7 @@ def _lkp_query(
         tids, nq, topk, 0, use_eps, variant == 2,
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
-        _ZERO1, _ZERO1, 1.0, MU, sat, np.zeros(0), 0,
+        _ZERO1, _ZERO1, 1.0, MU, sat, np.zeros(0), 0, _ZERO1,
     )  # fmt: skip
 
 
@@ -816,26 +841,11 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
     if nq == 0 or k <= 0 or index.num_docs == 0:
         return None if export else _empty()
     # slots: [0, nq) unigrams (all terms), then ordered (#1) features, then unordered (#uwN)
-    # features over the npx proximity terms (the first npx of tids)
+    # features over the npx proximity terms (the first npx of tids); the rest of the set-up
+    # runs in numba (_mrf_query)
     tables, ph_slot, phrases, pop = _structure(npx, "fdm" if full else "sdm", nq)
     n_o = len(phrases)
-    if full:
-        n_u_slots = 1 << npx  # slot first_u + m for mask m (popcount < 2 unused)
-        n_u = (1 << npx) - npx - 1
-        u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
-        u_gw = np.where(pop >= 2, lu / max(n_u, 1), 0.0)
-    else:
-        n_u = n_u_slots = max(npx - 1, 0)
-        u_maxlen = np.full(n_u, int(window), np.int32)
-        u_gw = np.full(n_u, lu / max(n_u, 1))
-    # Indri #combine semantics: each group's weight is shared by its children
-    slot_gw = np.concatenate([lt * qtf / qtf.sum(), np.full(n_o, lo / max(n_o, 1)), u_gw])
-    slot_maxlen = np.concatenate([np.full(nq + n_o, _NOLIMIT, np.int32), u_maxlen])
-    nslot = nq + n_o + n_u_slots
-    uni_cf = np.zeros(nslot)
-    uni_cf[:nq] = _arrays(index)[9][tids]
-    use_eps = _method(index, _arrays(index)[8][tids[:npx]].tolist(), uni_cf[:npx].tolist(),
-                      method, full)  # fmt: skip
+    nslot = nq + n_o + ((1 << npx) if full else max(npx - 1, 0))
     win, win_mode = _ZERO1, 0
     if export:
         win, win_mode = np.zeros(nslot), 1
@@ -843,10 +853,86 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
         win, win_mode = np.ascontiguousarray(windows, np.float64), 2
         if win.shape != (nslot,):
             raise ValueError(f"windows: expected {nslot} collection counts, got {win.shape}")
-    out = _run(index, tids, npx, k, 1, use_eps, not full, tables, slot_maxlen,
-               np.zeros(nslot), ph_slot, npx if full else 2, np.ones(nslot), np.zeros(nq), qtf,
-               K1, B, 0.0, slot_gw, uni_cf, mu, win, win_mode)  # fmt: skip
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    out = _mrf_query(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
+        _dirichlet_part(index, mu, coll_len), _log_doclen(index, mu), df_all, cf_all,
+        tids, qtf, npx, k, full, lt, lo, lu, float(mu), int(window or 0), _METHOD_CODE[method],
+        coll_len, float(st.avgdl), float(st.num_docs), tables[0], tables[1], ph_slot, n_o,
+        _ZERO1 if pop is None else pop, win, win_mode,
+    )  # fmt: skip
     return win if export else out
+
+
+@jit
+def _mrf_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
+):  # fmt: skip
+    """SDM / FDM set-up in numba, then :func:`_score_query` (mode 1) in the same call: the
+    slot weights (Indri ``#combine``: each group's weight shared by its children), window
+    limits, unigram collection counts and the interval method (``method`` 0 auto, 1 LPS-IF-A,
+    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0,
+    nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one per
+    mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair)."""
+    nq = len(tids)
+    if full:
+        n_u_slots = 1 << npx
+        n_u = (1 << npx) - npx - 1
+    else:
+        n_u_slots = max(npx - 1, 0)
+        n_u = n_u_slots
+    nslot = nq + n_o + n_u_slots
+    slot_gw = np.zeros(nslot, np.float64)
+    slot_maxlen = np.empty(nslot, np.int32)
+    qsum = 0.0
+    for j in range(nq):
+        qsum += qtf[j]
+    for j in range(nq):
+        slot_gw[j] = lt * qtf[j] / qsum
+        slot_maxlen[j] = _NOLIMIT
+    for j in range(nq, nq + n_o):
+        slot_gw[j] = lo / max(n_o, 1)
+        slot_maxlen[j] = _NOLIMIT
+    for m in range(n_u_slots):
+        s = nq + n_o + m
+        if full:
+            slot_maxlen[s] = WINDOW_PER_TERM * np.int32(pop[m])
+            slot_gw[s] = lu / max(n_u, 1) if pop[m] >= 2 else 0.0
+        else:
+            slot_maxlen[s] = window
+            slot_gw[s] = lu / max(n_u, 1)
+    uni_cf = np.zeros(nslot, np.float64)
+    for j in range(nq):
+        uni_cf[j] = cf_all[tids[j]]
+    if method == 0:
+        sdf = 0
+        scf = 0.0
+        for j in range(npx):
+            sdf += df_all[tids[j]]
+            scf += uni_cf[j]
+        denom = max(avgdl * min(n_docs, float(sdf)), 1.0)
+        alpha = scf / denom
+        if full:            # all subqueries: "eps_cdf_all" / "lps_if_all"
+            use_eps = alpha >= ALPHA_DENSE or npx >= 7
+        else:               # one subquery per slot: EPS unless dense ("eps" / "lps")
+            use_eps = alpha < ALPHA_DENSE
+    else:
+        use_eps = method == 2
+    max_phrase = npx if full else 2
+    pairs_only = not full
+    return _score_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, npx, topk, 1, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
+        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
+        slot_gw, uni_cf, coll_len, mu, sat, win, win_mode, ln_dl,
+    )  # fmt: skip
 
 
 def _mrf_args(model: str, index, query_terms, k, params: dict) -> tuple:
