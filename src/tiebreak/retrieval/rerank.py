@@ -117,14 +117,6 @@ def _rerank_kernel(
     latest = np.empty(P, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
-    cap = 1024
-    em = (
-        np.empty(cap, np.int64),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-    )
     nslots = len(slot_maxlen)
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
@@ -188,10 +180,10 @@ def _rerank_kernel(
                 else:
                     starts[j] = 0
                     ends[j] = 0
-            nt, em = dep._proximity(
+            nt = dep._proximity_doc(
                 pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, 0, use_eps,
                 pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
-                maxp, slot_inc, w, stamp, last, acc, touched, x, em,
+                maxp, slot_inc, w, stamp, last, acc, touched, x,
             )  # fmt: skip
             Kd = k1 * (1.0 - b + b * doclen_arr[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
             prox = 0.0
