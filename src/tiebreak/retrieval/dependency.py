@@ -120,17 +120,20 @@ def proximity_terms(df, max_prox_terms: int) -> np.ndarray:
     return np.concatenate([keep, rest]).astype(np.int64)
 
 
-def _prox_plan(index, query_terms, max_prox_terms, limit: int, name: str):
+def _prox_plan(index, query_terms, max_prox_terms, limit: int, name: str, plan=None):
     """(tids, qtf, P): the query plan reordered by :func:`proximity_terms` so that the first P
-    terms are the proximity terms."""
+    terms are the proximity terms. ``plan``: :func:`query_plan`'s result when the caller has
+    it already."""
     if max_prox_terms is None:
         max_prox_terms = limit
     mpt = int(max_prox_terms)
     if not 2 <= mpt <= limit:
         raise ValueError(f"{name}: max_prox_terms must be in [2, {limit}], got {max_prox_terms!r}")
-    tids, qtf = query_plan(index, query_terms)
+    tids, qtf = query_plan(index, query_terms) if plan is None else plan
+    if len(tids) <= mpt:        # every term is a proximity term, in query order
+        return tids, qtf, len(tids)
     order = proximity_terms(_arrays(index)[8][tids], mpt)
-    return tids[order], qtf[order], min(len(tids), mpt)
+    return tids[order], qtf[order], mpt
 
 
 def _arrays(index):
@@ -852,7 +855,8 @@ _METHOD_CODE = {"auto": 0, "lps_if_all": 1, "eps_cdf_all": 2}
 _VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}
 
 
-def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms,
+                 plan=None):
     """Checks and the query plan of the Lkp family: ``None`` when nothing can be retrieved,
     else (tids, qtf, nq, structure tables). Raises ValueError for a bad parameter."""
     if not 0.0 <= lam <= 1.0:
@@ -864,7 +868,7 @@ def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_te
     k = _check_k(k)
     pairs_only = variant == "l2p"
     limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
-    tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant)
+    tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant, plan)
     if len(tids) == 0 or k <= 0 or index.num_docs == 0:
         return None
     # nq = the number of proximity terms (the first nq of tids)
