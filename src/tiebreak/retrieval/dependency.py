@@ -48,9 +48,7 @@ from .intervals import (
     MAX_ALL_TERMS,
     MAX_TERMS,
     choose_method,
-    eps_cdf_all_kernel,
     jit,
-    lps_cdf_all_kernel,
     merge_cdf_kernel,
 )
 from .kernels import sort_result  # trec_eval order: score desc, then docno rank desc
@@ -122,17 +120,20 @@ def proximity_terms(df, max_prox_terms: int) -> np.ndarray:
     return np.concatenate([keep, rest]).astype(np.int64)
 
 
-def _prox_plan(index, query_terms, max_prox_terms, limit: int, name: str):
+def _prox_plan(index, query_terms, max_prox_terms, limit: int, name: str, plan=None):
     """(tids, qtf, P): the query plan reordered by :func:`proximity_terms` so that the first P
-    terms are the proximity terms."""
+    terms are the proximity terms. ``plan``: :func:`query_plan`'s result when the caller has
+    it already."""
     if max_prox_terms is None:
         max_prox_terms = limit
     mpt = int(max_prox_terms)
     if not 2 <= mpt <= limit:
         raise ValueError(f"{name}: max_prox_terms must be in [2, {limit}], got {max_prox_terms!r}")
-    tids, qtf = query_plan(index, query_terms)
+    tids, qtf = query_plan(index, query_terms) if plan is None else plan
+    if len(tids) <= mpt:        # every term is a proximity term, in query order
+        return tids, qtf, len(tids)
     order = proximity_terms(_arrays(index)[8][tids], mpt)
-    return tids[order], qtf[order], min(len(tids), mpt)
+    return tids[order], qtf[order], mpt
 
 
 def _arrays(index):
@@ -246,25 +247,33 @@ def _grow(a, need):
 def _proximity(
     pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
-    stamp, last, acc, touched, dno, em,
+    stamp, last, acc, touched, dno,
 ):  # fmt: skip
     """Proximity features of one document with >= 2 query terms (positions
     ``pos[starts[j]:ends[j]]``): merge into a CDF, count exact phrases, enumerate the optimal
     intervals of every subquery (LPS-IF-A or EPS-CDF-A), filter by length, select greedily
     without overlap per subquery and accumulate per slot (mode 0: Eq. 4.1 scores; mode 1:
-    counts). Returns the number of touched slots (listed in ``touched``) and the emission
-    buffers (grown when needed)."""
-    em_mask, em_l, em_r, em_ls, em_rs = em
+    counts). Returns the number of touched slots (listed in ``touched``).
+
+    The interval enumeration is that of
+    :func:`~tiebreak.retrieval.intervals.lps_cdf_all_kernel` and
+    :func:`~tiebreak.retrieval.intervals.eps_cdf_all_kernel`, fused with the selection: each
+    interval is taken (length filter, greedy non-overlap, accumulation; the same lines at each
+    of the four places, written out: an inlined helper taking the per-slot arrays costs
+    reference counting per interval) where those kernels emit it, in the same order, so no
+    emission buffer is written and read back. With ``pairs_only`` only the pairs that have a
+    slot (``pair_slot >= 0``) are looked at, and EPS stops scanning right of a left end once
+    every such partner of its term has been met: the intervals skipped are the ones the
+    selection would drop."""
     nt = 0
     T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term, mcur)
-    cp = cdf_pos[:T]
-    ct = cdf_term[:T]
     # exact phrases (contiguous subqueries in query order, adjacent positions)
     if max_phrase >= 2:
         for e in range(T):
-            i = ct[e]
+            i = cdf_term[e]
             m = 1
-            while m < max_phrase and e + m < T and ct[e + m] == i + m and cp[e + m] == cp[e] + m:
+            while (m < max_phrase and e + m < T and cdf_term[e + m] == i + m
+                   and cdf_pos[e + m] == cdf_pos[e] + m):  # fmt: skip
                 m += 1
             for L in range(2, m + 1):
                 s = ph_slot[i, L]
@@ -277,43 +286,157 @@ def _proximity(
                     nt += 1
                 acc[s] += slot_inc[s]
     # unordered subqueries: optimal intervals, length filter, greedy non-overlap
-    while True:
-        if use_eps:
-            n = eps_cdf_all_kernel(cp, ct, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
-        else:
-            n = lps_cdf_all_kernel(cp, ct, latest, pairs_only, em_mask, em_l, em_r, em_ls, em_rs)
-        if n <= len(em_mask):
-            break
-        em_mask = np.empty(2 * n, np.int64)
-        em_l = np.empty(2 * n, np.int32)
-        em_r = np.empty(2 * n, np.int32)
-        em_ls = np.empty(2 * n, np.int32)
-        em_rs = np.empty(2 * n, np.int32)
-    for e in range(n):
-        if pairs_only:
-            s = pair_slot[em_ls[e], em_rs[e]]
-        else:
-            s = slot_of_mask[em_mask[e]]
-        if s < 0:
-            continue
-        L = em_r[e] - em_l[e] + 1
-        if L > slot_maxlen[s]:
-            continue
-        if stamp[s] != dno:
-            stamp[s] = dno
-            acc[s] = 0.0
-            last[s] = -1
-            touched[nt] = s
-            nt += 1
-        if em_l[e] <= last[s]:
-            continue
-        last[s] = em_r[e]
-        if mode == 0:
-            q = slot_sumw[s] / L
-            acc[s] += w[em_ls[e]] * w[em_rs[e]] * q * q
-        else:
-            acc[s] += 1.0
-    return nt, (em_mask, em_l, em_r, em_ls, em_rs)
+    if use_eps:
+        # EPS-CDF-A: per left end, scan right until the next copy of its term
+        for l in range(T - 1):
+            ls = cdf_term[l]
+            lp = cdf_pos[l]
+            seen = np.int64(0)
+            if pairs_only:
+                # the partners of ls that have a slot (adjacent query terms), as a bitmask
+                want = np.int64(0)
+                if ls > 0 and pair_slot[ls, ls - 1] >= 0:
+                    want |= np.int64(1) << (ls - 1)
+                if ls + 1 < k and pair_slot[ls, ls + 1] >= 0:
+                    want |= np.int64(1) << (ls + 1)
+                r = l + 1
+                while r < T and cdf_term[r] != ls and (seen & want) != want:
+                    rs = cdf_term[r]
+                    bit = np.int64(1) << rs
+                    if (seen & bit) == 0:
+                        if (want & bit) != 0:
+                            s = pair_slot[ls, rs]
+                            rp = cdf_pos[r]
+                            L = rp - lp + 1
+                            if L <= slot_maxlen[s]:
+                                if stamp[s] != dno:
+                                    stamp[s] = dno
+                                    acc[s] = 0.0
+                                    last[s] = -1
+                                    touched[nt] = s
+                                    nt += 1
+                                if lp > last[s]:
+                                    last[s] = rp
+                                    if mode == 0:
+                                        q = slot_sumw[s] / L
+                                        acc[s] += w[ls] * w[rs] * q * q
+                                    else:
+                                        acc[s] += 1.0
+                        seen |= bit
+                    r += 1
+            else:
+                r = l + 1
+                while r < T and cdf_term[r] != ls:
+                    rs = cdf_term[r]
+                    bit = np.int64(1) << rs
+                    if (seen & bit) == 0:
+                        base = (np.int64(1) << ls) | bit
+                        sub = seen
+                        while True:
+                            s = slot_of_mask[base | sub]
+                            rp = cdf_pos[r]
+                            if s >= 0:
+                                L = rp - lp + 1
+                                if L <= slot_maxlen[s]:
+                                    if stamp[s] != dno:
+                                        stamp[s] = dno
+                                        acc[s] = 0.0
+                                        last[s] = -1
+                                        touched[nt] = s
+                                        nt += 1
+                                    if lp > last[s]:
+                                        last[s] = rp
+                                        if mode == 0:
+                                            q = slot_sumw[s] / L
+                                            acc[s] += w[ls] * w[rs] * q * q
+                                        else:
+                                            acc[s] += 1.0
+                            if sub == 0:
+                                break
+                            sub = (sub - 1) & seen
+                        seen |= bit
+                    r += 1
+    else:
+        # LPS-IF-A's rule over the CDF: right end rs at rpos; every term whose latest
+        # occurrence lies after rs's previous one is a left partner
+        for i in range(k):
+            latest[i] = -1
+        for e in range(T):
+            rs = cdf_term[e]
+            rpos = cdf_pos[e]
+            crs = latest[rs]
+            if pairs_only:
+                for ls in range(max(rs - 1, 0), min(rs + 2, k)):
+                    if ls == rs:
+                        continue
+                    lp = latest[ls]
+                    if lp > crs:
+                        s = pair_slot[ls, rs]
+                        if s >= 0:
+                            L = rpos - lp + 1
+                            if L <= slot_maxlen[s]:
+                                if stamp[s] != dno:
+                                    stamp[s] = dno
+                                    acc[s] = 0.0
+                                    last[s] = -1
+                                    touched[nt] = s
+                                    nt += 1
+                                if lp > last[s]:
+                                    last[s] = rpos
+                                    if mode == 0:
+                                        q = slot_sumw[s] / L
+                                        acc[s] += w[ls] * w[rs] * q * q
+                                    else:
+                                        acc[s] += 1.0
+            else:
+                for ls in range(k):
+                    lp = latest[ls]
+                    if lp > crs:
+                        base = (np.int64(1) << ls) | (np.int64(1) << rs)
+                        S = np.int64(0)
+                        for i in range(k):
+                            if latest[i] > lp:
+                                S |= np.int64(1) << i
+                        sub = S
+                        while True:
+                            s = slot_of_mask[base | sub]
+                            if s >= 0:
+                                L = rpos - lp + 1
+                                if L <= slot_maxlen[s]:
+                                    if stamp[s] != dno:
+                                        stamp[s] = dno
+                                        acc[s] = 0.0
+                                        last[s] = -1
+                                        touched[nt] = s
+                                        nt += 1
+                                    if lp > last[s]:
+                                        last[s] = rpos
+                                        if mode == 0:
+                                            q = slot_sumw[s] / L
+                                            acc[s] += w[ls] * w[rs] * q * q
+                                        else:
+                                            acc[s] += 1.0
+                            if sub == 0:
+                                break
+                            sub = (sub - 1) & S
+            latest[rs] = rpos
+    return nt
+
+
+@jit
+def _proximity_doc(
+    pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
+    slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
+    stamp, last, acc, touched, dno,
+):  # fmt: skip
+    """:func:`_proximity` as a function of its own, for the two-stage kernel
+    (:mod:`tiebreak.retrieval.rerank`): inlined there, the compiled loop over the candidates
+    came out ~40 % slower (measured), while :func:`_score_query` gains from inlining it."""
+    return _proximity(
+        pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
+        stamp, last, acc, touched, dno,
+    )  # fmt: skip
 
 
 @jit
@@ -323,7 +446,7 @@ def _score_query(
     tids, nprox, topk, mode, use_eps, pairs_only,
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
-    slot_gw, uni_cf, coll_len, mu, sat, win, win_mode,
+    slot_gw, uni_cf, coll_len, mu, sat, win, win_mode, ln_dl,
 ):  # fmt: skip
     """Score every candidate document of one query; return the top ``topk`` (docids, scores).
 
@@ -334,6 +457,7 @@ def _score_query(
     ``sat``: per-posting values computed once per index and parameters -- mode 0: BM25's
     saturation ``tf / (tf + K_d)`` for these ``k1``, ``b`` (:func:`_saturation`); mode 1: the
     Dirichlet unigram part ``ln(tf + mu cf/|C|) - ln(mu cf/|C|)`` (:func:`_dirichlet_part`).
+    ``ln_dl`` (mode 1): ``ln(L + mu)`` for every document length L (:func:`_log_doclen`).
 
     Term-at-a-time over the postings: the unigram part (mode 0: BM25^(2); mode 1: the
     document-dependent part of the Dirichlet unigram potentials) is added into the dense
@@ -391,14 +515,6 @@ def _score_query(
     latest = np.empty(P, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
-    cap = 1024
-    em = (
-        np.empty(cap, np.int64),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-    )
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
     acc = np.zeros(nslots, np.float64)
@@ -430,10 +546,10 @@ def _score_query(
                 ends[j] = pos_ptr[l_post[x] + 1]
             x = l_next[x]
         d_head[d] = -1
-        nt, em = _proximity(
+        nt = _proximity(
             pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, mode, use_eps,
             pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
-            max_phrase, slot_inc, w, stamp, last, acc, touched, i, em,
+            max_phrase, slot_inc, w, stamp, last, acc, touched, i,
         )  # fmt: skip
         for j in range(P):
             starts[j] = 0
@@ -485,7 +601,7 @@ def _score_query(
         if mode == 0:
             sc[i] = d_acc[d] if d_cnt[d] < 0 else (1.0 - lam) * d_acc[d]
         else:
-            sc[i] = c0 - gsum * math.log(float(doclen[d]) + mu) + d_acc[d]
+            sc[i] = c0 - gsum * ln_dl[doclen[d]] + d_acc[d]
         d_acc[d] = 0.0
         d_cnt[d] = 0
     return _select_topk(sc, d_touched, rank, kk)
@@ -509,6 +625,7 @@ def _run(index, tids, nprox, k, mode, use_eps, pairs_only, tables, slot_maxlen, 
         tables[0], tables[1], slot_maxlen, slot_sumw, ph_slot, int(max_phrase), slot_inc,
         w, qw, float(k1), float(b), float(st.avgdl), float(lam),
         slot_gw, uni_cf, coll_len, float(mu), sat, win, int(win_mode),
+        _log_doclen(index, mu) if mode == 1 else _ZERO1,
     )  # fmt: skip
 
 
@@ -558,6 +675,29 @@ def _dirichlet_part(index, mu: float, coll_len: float) -> np.ndarray:
     pp, _, pt = _arrays(index)[:3]
     cf = np.asarray(_arrays(index)[9], np.float64)
     out = _dirichlet_kernel(pp, pt, cf, float(mu), float(coll_len))
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+@jit
+def _log_doclen_kernel(maxdl, mu):
+    out = np.empty(maxdl + 1, np.float64)
+    for n in range(maxdl + 1):
+        out[n] = math.log(float(n) + mu)
+    return out
+
+
+def _log_doclen(index, mu: float) -> np.ndarray:
+    """(maxdl + 1,) float64: ``ln(L + mu)`` for every document length L (the document part of
+    SDM/FDM's Dirichlet potentials, one look-up per candidate instead of a logarithm; the same
+    ``math.log`` of the same value as before, so the same bits), cached on the index per
+    ``mu``."""
+    cache = getattr(index, "_cache", None)
+    key = ("dep_lndl", float(mu))
+    if cache is not None and key in cache:
+        return cache[key]
+    out = _log_doclen_kernel(int(_arrays(index)[7]), float(mu))
     if cache is not None:
         cache[key] = out
     return out
@@ -707,7 +847,7 @@ def _lkp_query(
         tids, nq, topk, 0, use_eps, variant == 2,
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
-        _ZERO1, _ZERO1, 1.0, MU, sat, np.zeros(0), 0,
+        _ZERO1, _ZERO1, 1.0, MU, sat, np.zeros(0), 0, _ZERO1,
     )  # fmt: skip
 
 
@@ -715,7 +855,8 @@ _METHOD_CODE = {"auto": 0, "lps_if_all": 1, "eps_cdf_all": 2}
 _VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}
 
 
-def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms,
+                 plan=None):
     """Checks and the query plan of the Lkp family: ``None`` when nothing can be retrieved,
     else (tids, qtf, nq, structure tables). Raises ValueError for a bad parameter."""
     if not 0.0 <= lam <= 1.0:
@@ -727,7 +868,7 @@ def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_te
     k = _check_k(k)
     pairs_only = variant == "l2p"
     limit = MAX_TERMS if pairs_only else MAX_ALL_TERMS
-    tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant)
+    tids, qtf, nq = _prox_plan(index, query_terms, max_prox_terms, limit, variant, plan)
     if len(tids) == 0 or k <= 0 or index.num_docs == 0:
         return None
     # nq = the number of proximity terms (the first nq of tids)
@@ -816,26 +957,11 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
     if nq == 0 or k <= 0 or index.num_docs == 0:
         return None if export else _empty()
     # slots: [0, nq) unigrams (all terms), then ordered (#1) features, then unordered (#uwN)
-    # features over the npx proximity terms (the first npx of tids)
+    # features over the npx proximity terms (the first npx of tids); the rest of the set-up
+    # runs in numba (_mrf_query)
     tables, ph_slot, phrases, pop = _structure(npx, "fdm" if full else "sdm", nq)
     n_o = len(phrases)
-    if full:
-        n_u_slots = 1 << npx  # slot first_u + m for mask m (popcount < 2 unused)
-        n_u = (1 << npx) - npx - 1
-        u_maxlen = (WINDOW_PER_TERM * pop).astype(np.int32)
-        u_gw = np.where(pop >= 2, lu / max(n_u, 1), 0.0)
-    else:
-        n_u = n_u_slots = max(npx - 1, 0)
-        u_maxlen = np.full(n_u, int(window), np.int32)
-        u_gw = np.full(n_u, lu / max(n_u, 1))
-    # Indri #combine semantics: each group's weight is shared by its children
-    slot_gw = np.concatenate([lt * qtf / qtf.sum(), np.full(n_o, lo / max(n_o, 1)), u_gw])
-    slot_maxlen = np.concatenate([np.full(nq + n_o, _NOLIMIT, np.int32), u_maxlen])
-    nslot = nq + n_o + n_u_slots
-    uni_cf = np.zeros(nslot)
-    uni_cf[:nq] = _arrays(index)[9][tids]
-    use_eps = _method(index, _arrays(index)[8][tids[:npx]].tolist(), uni_cf[:npx].tolist(),
-                      method, full)  # fmt: skip
+    nslot = nq + n_o + ((1 << npx) if full else max(npx - 1, 0))
     win, win_mode = _ZERO1, 0
     if export:
         win, win_mode = np.zeros(nslot), 1
@@ -843,10 +969,86 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
         win, win_mode = np.ascontiguousarray(windows, np.float64), 2
         if win.shape != (nslot,):
             raise ValueError(f"windows: expected {nslot} collection counts, got {win.shape}")
-    out = _run(index, tids, npx, k, 1, use_eps, not full, tables, slot_maxlen,
-               np.zeros(nslot), ph_slot, npx if full else 2, np.ones(nslot), np.zeros(nq), qtf,
-               K1, B, 0.0, slot_gw, uni_cf, mu, win, win_mode)  # fmt: skip
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    out = _mrf_query(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
+        _dirichlet_part(index, mu, coll_len), _log_doclen(index, mu), df_all, cf_all,
+        tids, qtf, npx, k, full, lt, lo, lu, float(mu), int(window or 0), _METHOD_CODE[method],
+        coll_len, float(st.avgdl), float(st.num_docs), tables[0], tables[1], ph_slot, n_o,
+        _ZERO1 if pop is None else pop, win, win_mode,
+    )  # fmt: skip
     return win if export else out
+
+
+@jit
+def _mrf_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
+):  # fmt: skip
+    """SDM / FDM set-up in numba, then :func:`_score_query` (mode 1) in the same call: the
+    slot weights (Indri ``#combine``: each group's weight shared by its children), window
+    limits, unigram collection counts and the interval method (``method`` 0 auto, 1 LPS-IF-A,
+    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0,
+    nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one per
+    mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair)."""
+    nq = len(tids)
+    if full:
+        n_u_slots = 1 << npx
+        n_u = (1 << npx) - npx - 1
+    else:
+        n_u_slots = max(npx - 1, 0)
+        n_u = n_u_slots
+    nslot = nq + n_o + n_u_slots
+    slot_gw = np.zeros(nslot, np.float64)
+    slot_maxlen = np.empty(nslot, np.int32)
+    qsum = 0.0
+    for j in range(nq):
+        qsum += qtf[j]
+    for j in range(nq):
+        slot_gw[j] = lt * qtf[j] / qsum
+        slot_maxlen[j] = _NOLIMIT
+    for j in range(nq, nq + n_o):
+        slot_gw[j] = lo / max(n_o, 1)
+        slot_maxlen[j] = _NOLIMIT
+    for m in range(n_u_slots):
+        s = nq + n_o + m
+        if full:
+            slot_maxlen[s] = WINDOW_PER_TERM * np.int32(pop[m])
+            slot_gw[s] = lu / max(n_u, 1) if pop[m] >= 2 else 0.0
+        else:
+            slot_maxlen[s] = window
+            slot_gw[s] = lu / max(n_u, 1)
+    uni_cf = np.zeros(nslot, np.float64)
+    for j in range(nq):
+        uni_cf[j] = cf_all[tids[j]]
+    if method == 0:
+        sdf = 0
+        scf = 0.0
+        for j in range(npx):
+            sdf += df_all[tids[j]]
+            scf += uni_cf[j]
+        denom = max(avgdl * min(n_docs, float(sdf)), 1.0)
+        alpha = scf / denom
+        if full:            # all subqueries: "eps_cdf_all" / "lps_if_all"
+            use_eps = alpha >= ALPHA_DENSE or npx >= 7
+        else:               # one subquery per slot: EPS unless dense ("eps" / "lps")
+            use_eps = alpha < ALPHA_DENSE
+    else:
+        use_eps = method == 2
+    max_phrase = npx if full else 2
+    pairs_only = not full
+    return _score_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, npx, topk, 1, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
+        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
+        slot_gw, uni_cf, coll_len, mu, sat, win, win_mode, ln_dl,
+    )  # fmt: skip
 
 
 def _mrf_args(model: str, index, query_terms, k, params: dict) -> tuple:

@@ -34,6 +34,7 @@ import numpy as np
 
 from . import dependency as dep
 from .intervals import jit
+from .models import _bm25_impact_topk
 from .weights import collection_stats
 
 __all__ = ["rerank", "RERANK_MODELS"]
@@ -117,14 +118,6 @@ def _rerank_kernel(
     latest = np.empty(P, np.int64)
     cdf_pos = np.empty(maxdl, np.int32)
     cdf_term = np.empty(maxdl, np.int32)
-    cap = 1024
-    em = (
-        np.empty(cap, np.int64),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-    )
     nslots = len(slot_maxlen)
     stamp = np.full(nslots, -1, np.int64)
     last = np.empty(nslots, np.int64)
@@ -188,10 +181,10 @@ def _rerank_kernel(
                 else:
                     starts[j] = 0
                     ends[j] = 0
-            nt, em = dep._proximity(
+            nt = dep._proximity_doc(
                 pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, 0, use_eps,
                 pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
-                maxp, slot_inc, w, stamp, last, acc, touched, x, em,
+                maxp, slot_inc, w, stamp, last, acc, touched, x,
             )  # fmt: skip
             Kd = k1 * (1.0 - b + b * doclen_arr[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
             prox = 0.0
@@ -250,6 +243,27 @@ def _rerank_kernel(
     return out_d, out_s
 
 
+@jit
+def _rerank_query(
+    bpp, bpd, imp, tids0, w0, acc, seen, touched, brank, n_first,
+    post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
+    first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+):  # fmt: skip
+    """The BM25 first pass (the compiled top-k of :mod:`tiebreak.retrieval.models`, given its
+    impacts, weights and scratch arrays) and :func:`_rerank_kernel` in one compiled call (one
+    dispatch, no Python in between)."""
+    cands, first_sc = _bm25_impact_topk(bpp, bpd, imp, tids0, w0, acc, seen, touched, brank,
+                                        n_first)
+    if len(cands) == 0:
+        return np.zeros(0, np.int32), np.zeros(0, np.float64)
+    return _rerank_kernel(
+        post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
+        cands, first_sc, first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b,
+        avgdl, doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+    )  # fmt: skip
+
+
 def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int = 1000,
            model: str = "lkp", lam: float = dep.LAMBDA, k1: float = dep.K1, b: float = dep.B,
            method: str = "auto", max_prox_terms: int | None = dep.MAX_PROX_TERMS,
@@ -304,8 +318,11 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         raise ValueError(f"model: expected one of {', '.join(RERANK_MODELS)}, got {model!r}")
     if isinstance(first_k, bool) or int(first_k) != first_k or first_k < 1:
         raise ValueError(f"first_k must be an integer >= 1, got {first_k!r}")
-    plan = dep._lkp_prepare(index, query_terms, k, model, lam, k1, b, method, max_prox_terms)
-    fn = get_model(first)
+    qplan = dep.query_plan(index, query_terms)
+    plan = dep._lkp_prepare(index, query_terms, k, model, lam, k1, b, method, max_prox_terms,
+                            qplan)  # fmt: skip
+    fused = first == "bm25" and not first_params
+    fn = None if fused else get_model(first)
     if first == "bm25":
         first_params = {"idf": "rw", "k1": k1, "b": b, **first_params}
     if tail and (first != "bm25" or set(first_params) - {"idf", "k1", "b", "algorithm"}
@@ -316,22 +333,36 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     if plan is None:
         return dep._empty()
     n_first = max(int(k), int(first_k)) if tail else int(first_k)
+    tids, qtf, nq, (tables, ph_slot, _, pop) = plan
+    pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
+    st = collection_stats(index)
+    rest = (int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k), dep._VARIANT_CODE[model],
+            dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
+            float(st.num_docs), tables[0], tables[1], ph_slot,
+            dep._ZERO1 if pop is None else pop)  # fmt: skip
+    sat = dep._saturation(index, k1, b)
+    if fused:
+        # the default BM25^(2) first pass inside the same compiled call: exactly
+        # tiebreak.retrieval.models.bm25(index, terms, n_first, idf="rw", k1=k1, b=b)
+        from .weights import _flat, _impacts, _knorm, idf_weights
+        from .weights import _scratch as bm25_scratch
+
+        tids0, qtf0 = qplan
+        key = _knorm(index, float(k1), float(b), "exact")
+        bpp, bpd, bpt = _flat(index)
+        imp = _impacts(index, key, tids0, float(k1), bpp, bpd, bpt)
+        return _rerank_query(
+            bpp, bpd, imp, tids0, idf_weights(index, tids0, "rw") * qtf0,
+            *bm25_scratch(index), n_first, pp, pd, qp, pos, rank, maxdl, sat, df_all, cf_all,
+            *rest,
+        )  # fmt: skip
     cands, first_sc = fn(index, query_terms, n_first, **first_params)
     cands = np.asarray(cands, np.int32)
     first_sc = np.asarray(first_sc, np.float64)
     if len(cands) == 0:
         return dep._empty()
-    tids, qtf, nq, (tables, ph_slot, _, pop) = plan
-    pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
-    st = collection_stats(index)
-    return _rerank_kernel(
-        pp, pd, qp, pos, rank, maxdl, dep._saturation(index, k1, b), df_all, cf_all,
-        cands, first_sc, int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k),
-        dep._VARIANT_CODE[model],
-        dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
-        float(st.num_docs),
-        tables[0], tables[1], ph_slot, dep._ZERO1 if pop is None else pop,
-    )  # fmt: skip
+    return _rerank_kernel(pp, pd, qp, pos, rank, maxdl, sat, df_all, cf_all, cands, first_sc,
+                          *rest)  # fmt: skip
 
 
 def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",
