@@ -346,3 +346,35 @@ def test_exhaustive_with_a_starting_threshold(indexes, tmp_path, kw, quant):
                               1, k, tol, 0.0, 0.0)[0]
                 used += th0 > 0
     assert used > 50          # the threshold path ran
+
+
+def test_taat_touched_needs_a_spare_slot(tmp_path):
+    """Exhaustive TAAT writes each posting's document to the next slot of ``touched`` before it
+    knows the document is new: with every document touched and one of them met again, that is
+    slot N. The index's scratch has N + 1 slots; a kernel given only N refuses (an out-of-bounds
+    write here once corrupted the heap of the test process)."""
+    import json
+
+    from tiebreak.index import build_index
+    from tiebreak.index.analysis import Analyzer
+    from tiebreak.retrieval import kernels as K
+    from tiebreak.retrieval.search import search
+
+    docs = [("b", "x y"), ("e", "x y"), ("a", "x y"), ("d", "x y"), ("c", "x y"), ("f", "x z")]
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps({"docno": n, "text": t}) + "\n" for n, t in docs))
+    idx = build_index(src, tmp_path / "i", analyzer=Analyzer(stemmer="none", stopwords="none"),
+                      progress=False)
+    for k in (1, 4, 6):     # the 5 tied documents in docno-descending order, then f
+        assert idx.docnos[search(idx, [("q", "x y")], "bm25", k)[0].docids].tolist() == \
+            ["e", "d", "c", "b", "a", "f"][:k]
+    n = 6
+    pp = np.array([0, 6, 11], np.int64)
+    pd = np.r_[np.arange(6), np.arange(5)].astype(np.int32)
+    imp = np.ones(11)
+    args = (pp, pd, imp, np.array([0, 1]), np.ones(2), np.zeros(0), 0.0, False, np.zeros(n),
+            np.zeros(n, np.bool_))
+    with pytest.raises(ValueError, match="one slot more"):
+        K.taat(*args, np.empty(n, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
+    d, s = K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
+    assert s.tolist() == [2.0, 2.0] and d.tolist() == [4, 3]

@@ -200,7 +200,10 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
     below ``theta0``, so only documents scoring at least ``theta0`` -- a superset of the top k,
     usually a few times k -- are collected (:func:`_taat_threshold`). ``stats[1]`` then counts
     the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N,) (allocated when
-    None)."""
+    None). ``touched`` must hold N + 1 entries (each posting's document is written to the next
+    slot before it is known to be new; raises ValueError otherwise)."""
+    if touched.size <= acc.size:
+        raise ValueError("taat: touched needs one slot more than there are documents")
     if theta0 > 0.0 and not has_prior:
         if cs is None:
             cs = np.empty(acc.size, acc.dtype)

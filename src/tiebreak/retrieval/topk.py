@@ -116,11 +116,14 @@ def _theta0(index, key, imp, tids, w, qid, nq, k, tol, pw, pmin):
 
 
 def _scratch(index, dtype):
+    """(acc (N,), seen (N,), touched (N + 1,)) scratch arrays kept on the index: ``touched``
+    has one slot more than there are documents, because :func:`tiebreak.retrieval.kernels.taat`
+    writes each posting's document to the next slot before it knows whether it is new."""
     c = index._cache
     key = ("tscratch", np.dtype(dtype).str)
     if key not in c:
         N = index.num_docs
-        c[key] = (np.zeros(N, dtype), np.zeros(N, np.bool_), np.empty(N, np.int32))
+        c[key] = (np.zeros(N, dtype), np.zeros(N, np.bool_), np.empty(N + 1, np.int32))
     return c[key]
 
 
