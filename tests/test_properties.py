@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction as Fr
 
+from hyp_budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -407,7 +408,7 @@ COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 # ---------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=250, **COMMON)
+@settings(max_examples=examples(250), **COMMON)
 @given(cases())
 def test_expected_is_mean_over_all_orderings(case):
     specs = specs_for(case.cutoffs)
@@ -437,7 +438,7 @@ def upper_over_assignments(spec, t: Topic, c: Ctx):
     return best
 
 
-@settings(max_examples=150, **COMMON)
+@settings(max_examples=examples(150), **COMMON)
 @given(cases())
 def test_bounds_are_min_and_max_over_orderings(case):
     specs = specs_for(case.cutoffs)
@@ -475,7 +476,7 @@ def test_bounds_are_min_and_max_over_orderings(case):
 DETERMINISTIC = ("file", "trec_eval", "realistic", "optimistic")
 
 
-@settings(max_examples=250, **COMMON)
+@settings(max_examples=examples(250), **COMMON)
 @given(cases())
 def test_deterministic_regimes_match_explicit_orderings(case):
     specs = specs_for(case.cutoffs)
@@ -490,7 +491,7 @@ def test_deterministic_regimes_match_explicit_orderings(case):
                 assert close(got, want), (regime, s.name, t.qid, got, want)
 
 
-@settings(max_examples=200, **COMMON)
+@settings(max_examples=examples(200), **COMMON)
 @given(cases(ties=False))
 def test_regimes_agree_without_ties(case):
     specs = specs_for(case.cutoffs)
@@ -517,7 +518,7 @@ def test_regimes_agree_without_ties(case):
                 assert close(got, measure(s, promoted, c)), (s.name, t.qid, got)
 
 
-@settings(max_examples=100, **COMMON)
+@settings(max_examples=examples(100), **COMMON)
 @given(cases())
 def test_regimes_alone_equal_regimes_together(case):
     """Each regime evaluated alone equals the same regime evaluated after trec_eval (which

@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pytest
+from hyp_budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,7 +68,7 @@ docs = st.integers(2, 4).flatmap(
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(docs, st.integers(1, 12))
 def test_window_counts_equal_brute_force(case, N):
     k, doc = case
