@@ -13,6 +13,9 @@ from click.testing import CliRunner
 
 from tiebreak.cli import main
 
+# one worker builds the page fixture once (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("report")
+
 SYSTEMS = ["BBGhelani1", "BERT", "BITEM_BL", "CSIROmedNIR", "BM25R2"]
 
 

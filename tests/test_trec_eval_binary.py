@@ -5,8 +5,10 @@ without ``-c``, ``-l2``, ``-M 100`` and ``-J`` on a sample of real runs must be 
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import io
+import os
 import shutil
 import subprocess
 
@@ -24,11 +26,19 @@ def trec_eval_bin(tmp_path_factory, shared_data):
         pytest.skip(f"trec_eval source not found at {src}")
     if not (shutil.which("make") and (shutil.which("cc") or shutil.which("gcc"))):
         pytest.skip("no C compiler or make: cannot build trec_eval 10.0 for the differential test")
-    d = tmp_path_factory.mktemp("trec_eval")
-    shutil.copytree(src, d, dirs_exist_ok=True)
-    r = subprocess.run(["make", "-s"], cwd=d, capture_output=True, text=True)
-    if r.returncode != 0 or not (d / "trec_eval").exists():
-        pytest.skip(f"building trec_eval failed: {r.stderr[-500:]}")
+    # built once per test session: pytest-xdist's workers share the parent of their base
+    # temporary directories, and the first to take the lock builds there
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    d = root / "trec_eval-10.0-build"
+    with open(root / "trec_eval-10.0-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (d / "trec_eval").exists():
+            shutil.copytree(src, d, dirs_exist_ok=True)
+            r = subprocess.run(["make", "-s"], cwd=d, capture_output=True, text=True)
+            if r.returncode != 0 or not (d / "trec_eval").exists():
+                pytest.skip(f"building trec_eval failed: {r.stderr[-500:]}")
     return d / "trec_eval"
 
 
