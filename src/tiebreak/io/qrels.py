@@ -22,6 +22,7 @@ import numpy as np
 
 from .._native import ext
 from ._arrays import fixed_fields, sorted_codes, split_columns, text
+from .runs import _sorted_distinct
 from .source import (
     INTEGER,
     InputError,
@@ -231,6 +232,78 @@ def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qr
         same (qid, subtopic, docno)), UTF-16 text, a NUL byte; ``file: ...``: no judgment at
         all (empty, blank or comment-only file), corrupt gzip.
     """
+    cols = None
+    if cols is None:
+        cols = _read_whole(source, subtopics, allow_empty)
+    name, warnings, nl, blank, comment, qids, qcode, udocs, docid, value, lno, iters = cols
+    del cols
+    names = [t.decode("utf-8", "surrogateescape") for t in qids]
+    topics = sorted(names, key=natural_key)
+    tindex = {t: j for j, t in enumerate(topics)}
+    qid_of = [b""] * len(topics)  # each topic's qid as written, for messages
+    for t, b in zip(names, qids):
+        qid_of[tindex[t]] = b
+    topic = _remap(np.array([tindex[t] for t in names], np.int64), qcode)  # in place
+    del qids, names, qcode
+    lines = None
+    if subtopics:
+        keys = (topic << 32) | docid
+        if lno is None:
+            lno = np.arange(1, len(value) + 1, dtype=np.int64)
+        lines, keep = _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters,
+                                      qid_of, udocs)
+        keys, value, lno = keys[keep], value[keep], lno[keep]
+    else:  # topic << 32 | docid, in topic's memory
+        keys = topic
+        np.left_shift(keys, 32, out=keys)
+        np.bitwise_or(keys, docid, out=keys)
+    del topic, docid
+    order = np.argsort(keys, kind="stable")
+    value = value[order]
+    keys.sort()  # = keys[order], without a second array
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(dup):
+        at = order + 1 if lno is None else lno[order]  # line numbers in key order
+        shown = []
+        for j in dup[:5]:
+            k = int(keys[j])
+            shown.append(f"{show(qid_of[k >> 32])} {text(udocs[k & _LOW])[:80]} "
+                         f"(lines {at[j]} and {at[j + 1]})")
+        raise InputError(
+            f"{name}:{at[dup[0] + 1]}: docno judged twice for the same topic; "
+            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
+            + ("" if subtopics else " (subtopic qrels? tiebreak reads the second column as "
+               "the subtopic when a diversity measure is asked for)")
+        )
+    del order, dup
+    if blank:
+        warnings[WARN_BLANK] = blank
+    if lines is not None and lines.labels and all(lab == "0" for _, lab in lines.labels):
+        warnings[WARN_ADHOC] = len(lines.labels)
+    return Qrels(name, topics, keys >> 32, keys & _LOW, value, keys, udocs, warnings,
+                 LineCounts(nl, comment, blank, len(value if lines is None else lines.value)),
+                 lines)
+
+
+_LOW = (1 << 32) - 1
+#: elements remapped at a time by :func:`_remap`
+_REMAP_BLOCK = 1 << 16
+
+
+def _remap(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``codes[:] = table[codes]``, a block at a time (no second array of ``len(codes)``);
+    returns ``codes``."""
+    for a in range(0, len(codes), _REMAP_BLOCK):
+        c = codes[a:a + _REMAP_BLOCK]
+        c[:] = table[c]
+    return codes
+
+
+def _read_whole(source, subtopics: bool, allow_empty: bool):
+    """The columns of a qrels source read whole: (name, warnings, lines, blank, comment, qids
+    in order of first appearance, each judgment's qid code, distinct docnos in byte order,
+    each judgment's docno code, values, line numbers (None: judgment ``j`` is line ``j + 1``),
+    iter codes and tokens or None)."""
     raw, name = open_bytes(source)
     warnings: dict[str, int] = {}
     data = text_lines(raw, name, warnings)
@@ -238,47 +311,17 @@ def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qr
     nl = count_lines(data)
     fast = _read_qrels_fast(data, nl, subtopics) if len(data) >= _FAST_MIN_BYTES else None
     if fast is not None:
-        qids, qcode, udocs, docid, value, lno, iters = fast
+        del data
+        qids, qcode, udocs, docid, value, iters = fast
+        lno = None
         blank = comment = 0
     else:
         qids, qcode, udocs, docid, value, lno, blank, comment, iters = _read_strict(
             data, name, nl, subtopics, allow_empty)
-    names = [t.decode("utf-8", "surrogateescape") for t in qids]
-    topics = sorted(names, key=natural_key)
-    tindex = {t: j for j, t in enumerate(topics)}
-    topic = np.array([tindex[t] for t in names], dtype=np.int64)[qcode]
-    keys = (topic << 32) | docid
-    lines = None
-    if subtopics:
-        lines, keep = _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids,
-                                      qcode, udocs)
-        topic, docid, value, keys, lno = (topic[keep], docid[keep], value[keep], keys[keep],
-                                          lno[keep])
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    dup = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(dup):
-        shown = []
-        for j in dup[:5]:
-            a, b = lno[order[j]], lno[order[j + 1]]
-            shown.append(f"{show(qids[qcode[order[j]]])} {text(udocs[docid[order[j]]])[:80]} "
-                         f"(lines {a} and {b})")
-        raise InputError(
-            f"{name}:{lno[order[dup[0] + 1]]}: docno judged twice for the same topic; "
-            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
-            + ("" if subtopics else " (subtopic qrels? tiebreak reads the second column as "
-               "the subtopic when a diversity measure is asked for)")
-        )
-    if blank:
-        warnings[WARN_BLANK] = blank
-    if lines is not None and lines.labels and all(lab == "0" for _, lab in lines.labels):
-        warnings[WARN_ADHOC] = len(lines.labels)
-    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
-                 LineCounts(nl, comment, blank, len(lno if lines is None else lines.value)),
-                 lines)
+    return name, warnings, nl, blank, comment, qids, qcode, udocs, docid, value, lno, iters
 
 
-def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, qcode, udocs):
+def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qid_of, udocs):
     """The :class:`SubtopicLines` of every judgment line, and which lines make the ad hoc view
     (per (topic, docno) the line with the largest value, the first such line on a tie)."""
     icode, itok = iters
@@ -298,7 +341,7 @@ def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, q
     dup = np.flatnonzero((k[1:] == k[:-1]) & (s[1:] == s[:-1]))
     if len(dup):
         a, b = lno[o[dup[0]]], lno[o[dup[0] + 1]]
-        t, d = qids[qcode[o[dup[0]]]], udocs[docid[o[dup[0]]]]
+        t, d = qid_of[topic[o[dup[0]]]], udocs[docid[o[dup[0]]]]
         raise InputError(f"{name}:{max(a, b)}: subtopic {labels[s[dup[0]]][1]} of topic "
                          f"{show(t)} judges docno {text(d)[:80]} twice (lines {min(a, b)} and "
                          f"{max(a, b)}); {len(dup)} duplicate judgment(s)")
@@ -315,20 +358,34 @@ _FAST_MIN_BYTES = 1 << 17
 
 def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
-    most 18 digits (the C extension's :func:`tiebreak.io._cfast.read_fields4` when it is built,
-    else the numba kernels of :mod:`tiebreak.io._fast`); None for anything else."""
+    most 18 digits (:func:`_tokens4`); None for anything else. Returns (qids in order of first
+    appearance, qid codes, distinct docnos in byte order, docno codes, values, iter codes and
+    tokens or None)."""
+    got = _tokens4(data, nl, with_iter)
+    if got is None:
+        return None
+    value, qcode, qs, did, ds, icode, its, a = got
+    docnos, rank_of = _sorted_distinct(a, ds[:, 0], ds[:, 1], data)  # no object per docno
+    iters = None if icode is None else (icode, [data[i:j] for i, j in its.tolist()])
+    return ([data[i:j] for i, j in qs.tolist()], qcode, docnos, _remap(rank_of, did), value,
+            iters)
+
+
+def _tokens4(data: bytes, nl: int, with_iter: bool = False):
+    """The tokeniser of the compiled reading: the C extension's
+    :func:`tiebreak.io._cfast.read_fields4` when it is built, else the numba kernels of
+    :mod:`tiebreak.io._fast`. None when a line does not hold exactly four fields with an integer
+    of at most 18 digits (or without numba); else (values, qid codes, qid spans, docno codes,
+    docno spans, iter codes or None, iter spans or None, the text as uint8): codes int64 (nl,)
+    numbering distinct tokens in order of first appearance, spans int64 (d, 2) (start, end) of
+    each distinct token's first occurrence."""
     if ext() is not None:
         from ._cfast import read_fields4
 
         got4 = read_fields4(data, nl, with_iter)
         if got4 is None:
             return None
-        value, qcode, qs, did, ds, icode, its = got4
-        udocs = [data[i:j] for i, j in ds.tolist()]
-        docnos, rank_of = sorted_codes(udocs)
-        iters = None if icode is None else (icode, [data[i:j] for i, j in its.tolist()])
-        return ([data[i:j] for i, j in qs.tolist()], qcode, docnos, rank_of[did], value,
-                np.arange(1, nl + 1, dtype=np.int64), iters)
+        return (*got4, np.frombuffer(data, np.uint8))
     got = fixed_fields(data, nl, 4)
     if got is None:
         return None
@@ -338,17 +395,15 @@ def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     if parse_integers(a, np.ascontiguousarray(st[:, 3]), np.ascontiguousarray(en[:, 3]), value):
         return None
 
-    def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
+    def distinct(col: int) -> tuple[np.ndarray, np.ndarray]:
         s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
         ids, first = intern(a, s, e)
-        return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
+        return ids, np.c_[s[first], e[first]].astype(np.int64)
 
-    qcode, qids = distinct(0)
-    did, udocs = distinct(2)
-    docnos, rank_of = sorted_codes(udocs)
-    iters = distinct(1) if with_iter else None
-    return (qids, qcode, docnos, rank_of[did], value, np.arange(1, nl + 1, dtype=np.int64),
-            iters)
+    qcode, qs = distinct(0)
+    did, ds = distinct(2)
+    icode, its = distinct(1) if with_iter else (None, None)
+    return value, qcode, qs, did, ds, icode, its, a
 
 
 def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
@@ -378,8 +433,7 @@ def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
         imap: dict[bytes, int] = {}
         icode = np.fromiter((imap.setdefault(t, len(imap)) for t in it), np.int64, len(it))
         iters = (icode, list(imap))
-    lno = np.arange(1, nl + 1, dtype=np.int64) if isinstance(lno, range) else \
-        np.array(lno, np.int64)
+    lno = None if isinstance(lno, range) else np.array(lno, np.int64)
     return (list(tmap), qcode, udocs, docid, value, lno, blank, comment, iters)
 
 
