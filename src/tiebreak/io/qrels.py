@@ -16,18 +16,22 @@ largest value over the subtopics.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._native import ext
-from ._arrays import fixed_fields, sorted_codes, split_columns, text
+from ._arrays import _fits, fixed_fields, latin1_array, sorted_codes, split_columns, text
 from .runs import _sorted_distinct
 from .source import (
+    BOM_WARNING,
     INTEGER,
     InputError,
     LineCounts,
     count_lines,
+    iter_blocks,
     natural_key,
     open_bytes,
     show,
@@ -232,7 +236,7 @@ def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qr
         same (qid, subtopic, docno)), UTF-16 text, a NUL byte; ``file: ...``: no judgment at
         all (empty, blank or comment-only file), corrupt gzip.
     """
-    cols = None
+    cols = None if subtopics else _read_pieces(source)
     if cols is None:
         cols = _read_whole(source, subtopics, allow_empty)
     name, warnings, nl, blank, comment, qids, qcode, udocs, docid, value, lno, iters = cols
@@ -354,6 +358,168 @@ def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qid_of,
 
 
 _FAST_MIN_BYTES = 1 << 17
+#: a qrels file of at least this many bytes (on disk) is read a piece at a time
+PIECE_MIN_BYTES = 4 << 20
+#: decompressed bytes read at a time (at least: see :data:`MAX_PIECES`)
+PIECE_BYTES = 1 << 20
+#: a file is read in about this many pieces at most (pieces of its size on disk over this):
+#: merging a piece's docnos into the sorted table costs time proportional to the table
+MAX_PIECES = 32
+
+
+class _Whole(Exception):
+    """The file cannot be read piece by piece: read it whole (which names any problem)."""
+
+
+def _read_pieces(source, block: int | None = None):
+    """The columns :func:`_read_whole` gives, read from the file ``source`` a piece of
+    ``block`` decompressed bytes (default: :data:`PIECE_BYTES`, or the file's size over
+    :data:`MAX_PIECES` when that is more) at a time, so that the file's text is never whole in
+    memory and no Python object is made per judgment or per docno: each piece is tokenised by
+    :func:`_tokens4`, its distinct docnos merged into one sorted table (:func:`_comparable`),
+    its codes kept as int32.
+
+    None (read the file whole) for anything but a path of at least :data:`PIECE_MIN_BYTES`
+    read by the compiled tokeniser, and whenever a piece is not plain four-field judgment
+    lines (comment or blank lines, another field count, a ``rel`` the tokeniser declines, a CR
+    or NUL byte, a UTF-16 mark, an unreadable or corrupt file, pathologically long docnos): the
+    whole read then gives the same result or names the problem by file, line and field."""
+    if not isinstance(source, (str, os.PathLike)) or (isinstance(source, str) and source == "-"):
+        return None
+    name = os.fspath(source)
+    if not isinstance(name, str):
+        return None
+    if ext() is None and "tiebreak.io._fast" not in sys.modules:
+        return None  # the numba kernels are loaded only for large inputs: the whole read decides
+    try:
+        size = os.path.getsize(name)
+        if size < max(PIECE_MIN_BYTES, _FAST_MIN_BYTES):
+            return None
+        return _pieces(name, block or max(PIECE_BYTES, size // MAX_PIECES))
+    except (OSError, _Whole):
+        return None
+
+
+def _lines_of(name: str, block: int):
+    """The decompressed text of ``name`` cut after a line end, about ``block`` bytes a piece
+    (the last piece may lack a final line end)."""
+    carry = b""
+    for piece in iter_blocks(name, block):
+        buf = carry + piece if carry else piece
+        del piece
+        end = buf.rfind(b"\n") + 1
+        if end == 0:
+            carry = buf
+            continue
+        if end == len(buf):
+            carry = b""
+        else:
+            carry = buf[end:]
+            buf = buf[:end]
+        yield buf
+        del buf
+    if carry:
+        yield carry
+
+
+def _pieces(name: str, block: int):
+    warnings: dict[str, int] = {}
+    qmap: dict[bytes, int] = {}
+    words = np.zeros(0, np.uint64)  # distinct docnos so far, sorted (see _comparable)
+    wcode = np.zeros(0, np.int64)  # each one's number, in order of first appearance
+    parts = []
+    nl = 0
+    for j, piece in enumerate(_lines_of(name, block)):
+        if j == 0:
+            if piece[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise _Whole
+            if piece[:3] == b"\xef\xbb\xbf":
+                piece = piece[3:]
+                warnings[BOM_WARNING] = 1
+        if b"\r" in piece or b"\x00" in piece:
+            raise _Whole
+        n = count_lines(piece)
+        got = _tokens4(piece, n)
+        if got is None:
+            raise _Whole
+        value, qcode, qs, did, ds, _, _, a = got
+        qtab = np.fromiter((qmap.setdefault(piece[s:e], len(qmap)) for s, e in qs.tolist()),
+                           np.int64, len(qs))
+        lens = ds[:, 1] - ds[:, 0]
+        w8 = max(-(-int(lens.max()) // 8) * 8, 8)
+        grid = _gather(a, piece, ds[:, 0], ds[:, 1], w8)
+        del piece, a, got
+        words, rows = _comparable(words, grid)
+        # each distinct docno of the piece: its number; new ones numbered and merged in
+        pos = np.searchsorted(words, rows)
+        found = words[np.minimum(pos, len(words) - 1)] == rows if len(words) else \
+            np.zeros(len(rows), bool)
+        code = np.empty(len(rows), np.int64)
+        code[found] = wcode[pos[found]]
+        new = np.flatnonzero(~found)
+        code[new] = np.arange(len(wcode), len(wcode) + len(new))
+        o = new[np.argsort(rows[new], kind="stable")]
+        words = np.insert(words, pos[o], rows[o])
+        wcode = np.insert(wcode, pos[o], code[o])
+        if len(qmap) > np.iinfo(np.int32).max or len(wcode) > np.iinfo(np.int32).max:
+            raise _Whole
+        parts.append((_remap(qtab, qcode).astype(np.int32), _remap(code, did).astype(np.int32),
+                      value))
+        del qcode, did, value, rows, code, pos, found
+        nl += n
+    if not nl:
+        raise _Whole
+    # the docnos in byte order, as the whole read holds them
+    if words.dtype == np.uint64:
+        words = words.astype(">u8").view("S8")
+    lens = np.char.str_len(words)
+    w = int(lens.max())
+    if not _fits(w, len(words), int(lens.sum()), 4):
+        raise _Whole
+    docnos = latin1_array(words.astype(f"S{w}"))
+    rank = np.empty(len(wcode), np.int64)
+    rank[wcode] = np.arange(len(wcode))
+    del words, wcode, lens
+    qcode, docid, value = (np.empty(nl, np.int64) for _ in range(3))
+    at = 0
+    for j, (q, d, v) in enumerate(parts):
+        parts[j] = None  # each piece freed once copied
+        b = at + len(v)
+        qcode[at:b], value[at:b] = q, v
+        docid[at:b] = rank[d]
+        at = b
+        del q, d, v
+    return name, warnings, nl, 0, 0, list(qmap), qcode, docnos, docid, value, None, None
+
+
+def _comparable(words: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct docnos so far (``words``) and the zero-padded rows ``grid`` (k, w8)
+    of a piece's distinct docnos as arrays of one type whose order is byte order: uint64 (the
+    big-endian word of 8 bytes: integer compares) while no docno is longer than 8 bytes, else
+    ``S`` of the larger width (numpy compares ``S`` values as unsigned bytes, and a docno holds
+    no NUL)."""
+    k, w8 = grid.shape
+    if w8 == 8 and words.dtype == np.uint64:
+        return words, grid.view(">u8").reshape(k).astype(np.uint64)
+    if words.dtype == np.uint64:
+        words = words.astype(">u8").view("S8")
+    rows = grid.view(f"S{w8}").reshape(k)
+    if w8 > words.dtype.itemsize:
+        words = words.astype(rows.dtype)
+    elif w8 < words.dtype.itemsize:
+        rows = rows.astype(words.dtype)
+    return words, rows
+
+
+def _gather(a: np.ndarray, data: bytes, st: np.ndarray, en: np.ndarray, width: int):
+    """The tokens ``data[st[j]:en[j]]`` as zero-padded uint8 rows (len(st), width)."""
+    if ext() is not None:
+        from ._cfast import gather_fixed
+        return gather_fixed(data, st, en, width)
+    from ._fast import gather_fixed
+    return gather_fixed(a, np.ascontiguousarray(st), np.ascontiguousarray(en), width)
+
+
 
 
 def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
