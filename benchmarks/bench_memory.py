@@ -11,8 +11,8 @@ A run file of :data:`tiebreak.chunks.STREAM_BYTES` or more is read and evaluated
 (topic-chunked evaluation), so tiebreak's peak memory should not grow with the run. Targets
 (issue 29), printed with met / NOT met: peak RSS at the largest size (10 M lines) <= 1.2x
 pytrec_eval's; and flat in the number of topics once chunked: the peak at the largest size at
-most 1.25x the peak at the smallest chunked size (the qrels, which grow with the topics, are
-read whole by every tool).
+most 1.25x the peak at the smallest chunked size (the qrels grow with the topics: every tool
+holds them whole once read; tiebreak reads a large qrels file in pieces).
 
 Usage::
 
