@@ -11,8 +11,8 @@ A run file of :data:`tiebreak.chunks.STREAM_BYTES` or more is read and evaluated
 (topic-chunked evaluation), so tiebreak's peak memory should not grow with the run. Targets
 (issue 29), printed with met / NOT met: peak RSS at the largest size (10 M lines) <= 1.2x
 pytrec_eval's; and flat in the number of topics once chunked: the peak at the largest size at
-most 1.25x the peak at the smallest chunked size (the qrels, which grow with the topics, are
-read whole by every tool).
+most 1.25x the peak at the smallest chunked size (the qrels grow with the topics: every tool
+holds them whole once read; tiebreak reads a large qrels file in pieces).
 
 Usage::
 
@@ -57,8 +57,9 @@ def write_inputs(n_topics: int, tmp: Path, seed: int = 0) -> tuple[Path, Path]:
     return qrels, run
 
 
-def child(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one child process (its own rusage, from ``wait4``)."""
+def child(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds of one child process (its own rusage, from
+    ``wait4``)."""
     t = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
@@ -66,7 +67,7 @@ def child(argv: list[str]) -> tuple[float, float]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise SystemExit(f"{argv[:4]} failed with status {p.returncode}")
-    return dt, ru.ru_maxrss / 1024
+    return dt, ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime
 
 
 PYTREC_SCRIPT = """
@@ -84,8 +85,10 @@ print(len(res))
 QRELS_ONLY = """
 import sys
 import tiebreak as tb
-import tiebreak.io._fast  # what tiebreak eval loads for a large run
-tb.Evaluator(tb.read_qrels(sys.argv[1]), sys.argv[2:], "all")
+from tiebreak._native import ext
+if ext() is None:  # what tiebreak eval loads for a large run without the C extension
+    import tiebreak.io._fast
+tb.Evaluator(sys.argv[1], sys.argv[2:], "all")  # the qrels read from the path, as eval does
 """
 
 
@@ -121,12 +124,12 @@ def main() -> None:
                 else:
                     argv = [sys.executable, "-c", PYTREC_SCRIPT, str(qrels), str(run),
                             ",".join(sorted(PYTREC))]
-                dt, rss = child(argv)
+                dt, rss, cpu = child(argv)
                 lines = n * DOCS / 1e6
                 rows.append((tool, n, lines, dt, rss))
                 print(f"{tool:>26}  {n:>6} topics  {lines:5.1f} M lines  {dt:7.2f} s  "
-                      f"{dt / lines:5.2f} s/M  peak {rss:7.0f} MiB  "
-                      f"{rss / lines:6.0f} MiB/M", flush=True)
+                      f"(cpu {cpu:6.2f} s)  {dt / lines:5.2f} s/M  peak {rss:7.0f} MiB  "
+                      f"{rss / lines:6.0f} MiB/M  load {os.getloadavg()[0]:.2f}", flush=True)
         print(f"\npeak RSS at the largest size ({sizes[-1]} topics, "
               f"{sizes[-1] * DOCS / 1e6:.1f} M lines); load average {os.getloadavg()[0]:.2f}:")
         big = {t: r for t, n, _, _, r in rows if n == sizes[-1]}

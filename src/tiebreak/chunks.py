@@ -2,13 +2,15 @@
 chunk, not by the run.
 
 Every tiebreak measure is a per-topic quantity (and the sampled ``expected`` values are seeded
-per topic: :func:`tiebreak.ranking.topic_generators`), so a topic's values do not depend on which
-other topics are evaluated with it. :meth:`tiebreak.Evaluator.evaluate_run` with
-``chunk_topics=k`` evaluates a run ``k`` topics at a time; a run file larger than
-:data:`STREAM_BYTES` is read piece by piece (:func:`run_blocks`: decompressed as it is read, cut
-at topic boundaries), so neither the file's text nor its arrays are ever whole in memory; with
-a second core, the next piece is decompressed in a thread while this one is parsed and
-evaluated.
+per topic: :func:`tiebreak.ranking.topic_generators`), so a topic's values do not depend on
+which other topics are evaluated with it. :meth:`tiebreak.Evaluator.evaluate_run` with
+``chunk_topics=k`` (``tiebreak eval --chunk-topics K``) evaluates a run ``k`` topics at a time,
+each chunk on its own topics only (the qrels topics no chunk holds are evaluated after the last,
+a chunk at a time), so memory does not grow with the qrels' topics either; a run file larger
+than :data:`STREAM_BYTES` is read piece by piece (:func:`run_blocks`: decompressed as it is
+read, cut at topic boundaries), so neither the file's text nor its arrays are ever whole in
+memory; with a second core, the next piece is decompressed in a thread while this one is parsed
+and evaluated.
 
 A file that cannot be read that way is read whole, as before: a topic whose lines are not
 contiguous, lone CR line ends, more than one run tag, no result line, or any input error (the

@@ -316,14 +316,17 @@ def study_group() -> None:
               help="Random orderings per tied group for 'expected' values without a closed "
                    "form (a note on stderr gives the largest standard error).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
+@click.option("--chunk-topics", metavar="K", default=None,
+              help="Evaluate each run K topics at a time: memory bounded by K topics, not by "
+                   "the run (every value identical). Runs of 16 MiB or more are read and "
+                   "evaluated piece by piece without it.")
 @dask_option()
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
              wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
-             samples, seed,
-             dask_address, line_counts):
+             samples, seed, chunk_topics, dask_address, line_counts):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -334,7 +337,7 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 
     run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
         sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
-        seed, dask_address, line_counts)
+        seed, dask_address, line_counts, chunk_topics)
 
 
 @main.command("measures")

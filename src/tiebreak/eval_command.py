@@ -50,6 +50,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str, object]] = {
     "samples": (("--samples",), "int", 1),
     "seed": (("--seed",), "int", None),
     "dask_address": (("--dask",), "str", None),
+    "chunk_topics": (("--chunk-topics",), "str", None),
     "line_counts": (("--line-counts",), "flag", None),
 }
 
@@ -144,6 +145,20 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
+def _chunk_topics(text) -> int | None:
+    """The value of ``--chunk-topics``: a whole number >= 1 (as ``int()`` reads it), else a
+    one-line error and exit status 2 (the same through click and without it)."""
+    if text is None:
+        return None
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        _fail(f"--chunk-topics needs a whole number of topics >= 1, not {text!r}")
+    return k
+
+
 def imports() -> None:
     """Import what :func:`run` needs (numpy, the readers, the measures, the evaluator)."""
     from . import evaluate, output  # noqa: F401
@@ -154,11 +169,15 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
         per_topic=False, fmt="table", header=False, wide=False, sort_by=None, name_by="tag",
         quiet=False, verbose=False, score_precision="float64", average="qrels",
         on_duplicate="error", jobs=0, samples=1000, seed=0, dask_address=None,
-        line_counts=False) -> None:
+        line_counts=False, chunk_topics=None) -> None:
     """Evaluate ``runs`` (paths, '-', directories) against ``qrels`` and print the results:
     the body of ``tiebreak eval`` (see its ``--help`` for every option). Bad input: a one-line
-    message on stderr and ``SystemExit(2)``; input warnings and notes on stderr."""
+    message on stderr and ``SystemExit(2)``; input warnings and notes on stderr.
+    ``chunk_topics``: the text of ``--chunk-topics`` (a positive whole number of topics) or
+    None."""
     from ._process import echo_err
+
+    k = _chunk_topics(chunk_topics)
     from ._process import imports as paused_gc
 
     with paused_gc():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
@@ -185,7 +204,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
             _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
         ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
-                       seed=seed, convention=conv)
+                       seed=seed, convention=conv, chunk_topics=k)
         q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))

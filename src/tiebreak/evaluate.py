@@ -682,10 +682,17 @@ class Evaluator:
         qrels topics no part holds from the first part, warnings as a whole evaluation gives
         them. ``whole``: the run they come from (its reader warnings and line counts), or None
         with ``warnings`` the merged reader warnings and "lines" of a file read in pieces."""
-        from .chunks import READER_ORDER
+        from .chunks import READER_ORDER, topic_chunks
 
         out = None
         found = False
+        # qrels topics whose values are set: every part is evaluated on its own topics only
+        # (memory bounded by the chunk, not by the qrels); the qrels topics no part holds are
+        # evaluated at the end, a chunk at a time, beside a one-topic slice of the first part
+        # (they have no line in it: the values of a topic without results)
+        filled = np.zeros(len(self.qrels.topics), bool)
+        head: Run | None = None
+        step = 1
         topics: list[str] = []
         source = ""
         ev: dict[str, object] = {}
@@ -701,13 +708,16 @@ class Evaluator:
                             judged_only=self.judged_only, score_precision=self.score_precision)
                 w = self._warnings(part, P)
             else:
-                v, w, n_ret = self._evaluate(part, topics=None if out is None else known,
-                                             check=False)
+                v, w, n_ret = self._evaluate(part, topics=known, check=False)
+                step = max(step, len(known))
                 if out is None:
                     out = v
+                    filled[[tindex[q] for q in known]] = True
+                    head = next(topic_chunks(part, 1))
                 has = np.flatnonzero(n_ret > 0)
                 found |= len(has) > 0
                 out[:, :, has] = v[:, :, has]
+                filled[has] = True
             for key, x in w.items():
                 if key == "lines" or key in READER_ORDER:  # the caller's, from the reader
                     continue
@@ -721,6 +731,13 @@ class Evaluator:
                     ev[key] = ev.get(key, 0) + x
         if not found:
             self._none_in_qrels(source, topics)
+        rest = [self.qrels.topics[i] for i in np.flatnonzero(~filled)]
+        if rest and self.average == "qrels":
+            step = self.chunk_topics or step
+            for a in range(0, len(rest), step):
+                v, _, _ = self._evaluate(head, topics=rest[a:a + step], check=False)
+                idx = [tindex[q] for q in rest[a:a + step]]
+                out[:, :, idx] = v[:, :, idx]
         for key in [k for k in ev if k.startswith("qrels topics missing from run")]:
             kept = [q for q in self.qrels.topics if q in (missing or set())]
             if kept:

@@ -16,17 +16,22 @@ largest value over the subtopics.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._native import ext
-from ._arrays import fixed_fields, sorted_codes, split_columns, text
+from ._arrays import _fits, fixed_fields, latin1_array, sorted_codes, split_columns, text
+from .runs import _sorted_distinct
 from .source import (
+    BOM_WARNING,
     INTEGER,
     InputError,
     LineCounts,
     count_lines,
+    iter_blocks,
     natural_key,
     open_bytes,
     show,
@@ -231,6 +236,78 @@ def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qr
         same (qid, subtopic, docno)), UTF-16 text, a NUL byte; ``file: ...``: no judgment at
         all (empty, blank or comment-only file), corrupt gzip.
     """
+    cols = None if subtopics else _read_pieces(source)
+    if cols is None:
+        cols = _read_whole(source, subtopics, allow_empty)
+    name, warnings, nl, blank, comment, qids, qcode, udocs, docid, value, lno, iters = cols
+    del cols
+    names = [t.decode("utf-8", "surrogateescape") for t in qids]
+    topics = sorted(names, key=natural_key)
+    tindex = {t: j for j, t in enumerate(topics)}
+    qid_of = [b""] * len(topics)  # each topic's qid as written, for messages
+    for t, b in zip(names, qids):
+        qid_of[tindex[t]] = b
+    topic = _remap(np.array([tindex[t] for t in names], np.int64), qcode)  # in place
+    del qids, names, qcode
+    lines = None
+    if subtopics:
+        keys = (topic << 32) | docid
+        if lno is None:
+            lno = np.arange(1, len(value) + 1, dtype=np.int64)
+        lines, keep = _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters,
+                                      qid_of, udocs)
+        keys, value, lno = keys[keep], value[keep], lno[keep]
+    else:  # topic << 32 | docid, in topic's memory
+        keys = topic
+        np.left_shift(keys, 32, out=keys)
+        np.bitwise_or(keys, docid, out=keys)
+    del topic, docid
+    order = np.argsort(keys, kind="stable")
+    value = value[order]
+    keys.sort()  # = keys[order], without a second array
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(dup):
+        at = order + 1 if lno is None else lno[order]  # line numbers in key order
+        shown = []
+        for j in dup[:5]:
+            k = int(keys[j])
+            shown.append(f"{show(qid_of[k >> 32])} {text(udocs[k & _LOW])[:80]} "
+                         f"(lines {at[j]} and {at[j + 1]})")
+        raise InputError(
+            f"{name}:{at[dup[0] + 1]}: docno judged twice for the same topic; "
+            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
+            + ("" if subtopics else " (subtopic qrels? tiebreak reads the second column as "
+               "the subtopic when a diversity measure is asked for)")
+        )
+    del order, dup
+    if blank:
+        warnings[WARN_BLANK] = blank
+    if lines is not None and lines.labels and all(lab == "0" for _, lab in lines.labels):
+        warnings[WARN_ADHOC] = len(lines.labels)
+    return Qrels(name, topics, keys >> 32, keys & _LOW, value, keys, udocs, warnings,
+                 LineCounts(nl, comment, blank, len(value if lines is None else lines.value)),
+                 lines)
+
+
+_LOW = (1 << 32) - 1
+#: elements remapped at a time by :func:`_remap`
+_REMAP_BLOCK = 1 << 16
+
+
+def _remap(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``codes[:] = table[codes]``, a block at a time (no second array of ``len(codes)``);
+    returns ``codes``."""
+    for a in range(0, len(codes), _REMAP_BLOCK):
+        c = codes[a:a + _REMAP_BLOCK]
+        c[:] = table[c]
+    return codes
+
+
+def _read_whole(source, subtopics: bool, allow_empty: bool):
+    """The columns of a qrels source read whole: (name, warnings, lines, blank, comment, qids
+    in order of first appearance, each judgment's qid code, distinct docnos in byte order,
+    each judgment's docno code, values, line numbers (None: judgment ``j`` is line ``j + 1``),
+    iter codes and tokens or None)."""
     raw, name = open_bytes(source)
     warnings: dict[str, int] = {}
     data = text_lines(raw, name, warnings)
@@ -238,47 +315,17 @@ def read_qrels(source, subtopics: bool = False, allow_empty: bool = False) -> Qr
     nl = count_lines(data)
     fast = _read_qrels_fast(data, nl, subtopics) if len(data) >= _FAST_MIN_BYTES else None
     if fast is not None:
-        qids, qcode, udocs, docid, value, lno, iters = fast
+        del data
+        qids, qcode, udocs, docid, value, iters = fast
+        lno = None
         blank = comment = 0
     else:
         qids, qcode, udocs, docid, value, lno, blank, comment, iters = _read_strict(
             data, name, nl, subtopics, allow_empty)
-    names = [t.decode("utf-8", "surrogateescape") for t in qids]
-    topics = sorted(names, key=natural_key)
-    tindex = {t: j for j, t in enumerate(topics)}
-    topic = np.array([tindex[t] for t in names], dtype=np.int64)[qcode]
-    keys = (topic << 32) | docid
-    lines = None
-    if subtopics:
-        lines, keep = _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids,
-                                      qcode, udocs)
-        topic, docid, value, keys, lno = (topic[keep], docid[keep], value[keep], keys[keep],
-                                          lno[keep])
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    dup = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(dup):
-        shown = []
-        for j in dup[:5]:
-            a, b = lno[order[j]], lno[order[j + 1]]
-            shown.append(f"{show(qids[qcode[order[j]]])} {text(udocs[docid[order[j]]])[:80]} "
-                         f"(lines {a} and {b})")
-        raise InputError(
-            f"{name}:{lno[order[dup[0] + 1]]}: docno judged twice for the same topic; "
-            f"{len(dup)} duplicate judgment(s): " + "; ".join(shown)
-            + ("" if subtopics else " (subtopic qrels? tiebreak reads the second column as "
-               "the subtopic when a diversity measure is asked for)")
-        )
-    if blank:
-        warnings[WARN_BLANK] = blank
-    if lines is not None and lines.labels and all(lab == "0" for _, lab in lines.labels):
-        warnings[WARN_ADHOC] = len(lines.labels)
-    return Qrels(name, topics, topic[order], docid[order], value[order], keys, udocs, warnings,
-                 LineCounts(nl, comment, blank, len(lno if lines is None else lines.value)),
-                 lines)
+    return name, warnings, nl, blank, comment, qids, qcode, udocs, docid, value, lno, iters
 
 
-def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, qcode, udocs):
+def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qid_of, udocs):
     """The :class:`SubtopicLines` of every judgment line, and which lines make the ad hoc view
     (per (topic, docno) the line with the largest value, the first such line on a tie)."""
     icode, itok = iters
@@ -298,7 +345,7 @@ def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, q
     dup = np.flatnonzero((k[1:] == k[:-1]) & (s[1:] == s[:-1]))
     if len(dup):
         a, b = lno[o[dup[0]]], lno[o[dup[0] + 1]]
-        t, d = qids[qcode[o[dup[0]]]], udocs[docid[o[dup[0]]]]
+        t, d = qid_of[topic[o[dup[0]]]], udocs[docid[o[dup[0]]]]
         raise InputError(f"{name}:{max(a, b)}: subtopic {labels[s[dup[0]]][1]} of topic "
                          f"{show(t)} judges docno {text(d)[:80]} twice (lines {min(a, b)} and "
                          f"{max(a, b)}); {len(dup)} duplicate judgment(s)")
@@ -311,24 +358,200 @@ def _subtopic_lines(name, topics, topic, docid, value, keys, lno, iters, qids, q
 
 
 _FAST_MIN_BYTES = 1 << 17
+#: a qrels file of at least this many bytes (on disk) is read a piece at a time
+PIECE_MIN_BYTES = 4 << 20
+#: decompressed bytes read at a time (at least: see :data:`MAX_PIECES`)
+PIECE_BYTES = 1 << 20
+#: a file is read in about this many pieces at most (pieces of its size on disk over this):
+#: merging a piece's docnos into the sorted table costs time proportional to the table
+MAX_PIECES = 32
+
+
+class _Whole(Exception):
+    """The file cannot be read piece by piece: read it whole (which names any problem)."""
+
+
+def _read_pieces(source, block: int | None = None):
+    """The columns :func:`_read_whole` gives, read from the file ``source`` a piece of
+    ``block`` decompressed bytes (default: :data:`PIECE_BYTES`, or the file's size over
+    :data:`MAX_PIECES` when that is more) at a time, so that the file's text is never whole in
+    memory and no Python object is made per judgment or per docno: each piece is tokenised by
+    :func:`_tokens4`, its distinct docnos merged into one sorted table (:func:`_comparable`),
+    its codes kept as int32.
+
+    None (read the file whole) for anything but a path of at least :data:`PIECE_MIN_BYTES`
+    read by the compiled tokeniser, and whenever a piece is not plain four-field judgment
+    lines (comment or blank lines, another field count, a ``rel`` the tokeniser declines, a CR
+    or NUL byte, a UTF-16 mark, an unreadable or corrupt file, pathologically long docnos): the
+    whole read then gives the same result or names the problem by file, line and field."""
+    if not isinstance(source, (str, os.PathLike)) or (isinstance(source, str) and source == "-"):
+        return None
+    name = os.fspath(source)
+    if not isinstance(name, str):
+        return None
+    if ext() is None and "tiebreak.io._fast" not in sys.modules:
+        return None  # the numba kernels are loaded only for large inputs: the whole read decides
+    try:
+        size = os.path.getsize(name)
+        if size < max(PIECE_MIN_BYTES, _FAST_MIN_BYTES):
+            return None
+        return _pieces(name, block or max(PIECE_BYTES, size // MAX_PIECES))
+    except (OSError, _Whole):
+        return None
+
+
+def _lines_of(name: str, block: int):
+    """The decompressed text of ``name`` cut after a line end, about ``block`` bytes a piece
+    (the last piece may lack a final line end)."""
+    carry = b""
+    for piece in iter_blocks(name, block):
+        buf = carry + piece if carry else piece
+        del piece
+        end = buf.rfind(b"\n") + 1
+        if end == 0:
+            carry = buf
+            continue
+        if end == len(buf):
+            carry = b""
+        else:
+            carry = buf[end:]
+            buf = buf[:end]
+        yield buf
+        del buf
+    if carry:
+        yield carry
+
+
+def _pieces(name: str, block: int):
+    warnings: dict[str, int] = {}
+    qmap: dict[bytes, int] = {}
+    words = np.zeros(0, np.uint64)  # distinct docnos so far, sorted (see _comparable)
+    wcode = np.zeros(0, np.int64)  # each one's number, in order of first appearance
+    parts = []
+    nl = 0
+    for j, piece in enumerate(_lines_of(name, block)):
+        if j == 0:
+            if piece[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise _Whole
+            if piece[:3] == b"\xef\xbb\xbf":
+                piece = piece[3:]
+                warnings[BOM_WARNING] = 1
+        if b"\r" in piece or b"\x00" in piece:
+            raise _Whole
+        n = count_lines(piece)
+        got = _tokens4(piece, n)
+        if got is None:
+            raise _Whole
+        value, qcode, qs, did, ds, _, _, a = got
+        qtab = np.fromiter((qmap.setdefault(piece[s:e], len(qmap)) for s, e in qs.tolist()),
+                           np.int64, len(qs))
+        lens = ds[:, 1] - ds[:, 0]
+        w8 = max(-(-int(lens.max()) // 8) * 8, 8)
+        grid = _gather(a, piece, ds[:, 0], ds[:, 1], w8)
+        del piece, a, got
+        words, rows = _comparable(words, grid)
+        # each distinct docno of the piece: its number; new ones numbered and merged in
+        pos = np.searchsorted(words, rows)
+        found = words[np.minimum(pos, len(words) - 1)] == rows if len(words) else \
+            np.zeros(len(rows), bool)
+        code = np.empty(len(rows), np.int64)
+        code[found] = wcode[pos[found]]
+        new = np.flatnonzero(~found)
+        code[new] = np.arange(len(wcode), len(wcode) + len(new))
+        o = new[np.argsort(rows[new], kind="stable")]
+        words = np.insert(words, pos[o], rows[o])
+        wcode = np.insert(wcode, pos[o], code[o])
+        if len(qmap) > np.iinfo(np.int32).max or len(wcode) > np.iinfo(np.int32).max:
+            raise _Whole
+        parts.append((_remap(qtab, qcode).astype(np.int32), _remap(code, did).astype(np.int32),
+                      value))
+        del qcode, did, value, rows, code, pos, found
+        nl += n
+    if not nl:
+        raise _Whole
+    # the docnos in byte order, as the whole read holds them
+    if words.dtype == np.uint64:
+        words = words.astype(">u8").view("S8")
+    lens = np.char.str_len(words)
+    w = int(lens.max())
+    if not _fits(w, len(words), int(lens.sum()), 4):
+        raise _Whole
+    docnos = latin1_array(words.astype(f"S{w}"))
+    rank = np.empty(len(wcode), np.int64)
+    rank[wcode] = np.arange(len(wcode))
+    del words, wcode, lens
+    qcode, docid, value = (np.empty(nl, np.int64) for _ in range(3))
+    at = 0
+    for j, (q, d, v) in enumerate(parts):
+        parts[j] = None  # each piece freed once copied
+        b = at + len(v)
+        qcode[at:b], value[at:b] = q, v
+        docid[at:b] = rank[d]
+        at = b
+        del q, d, v
+    return name, warnings, nl, 0, 0, list(qmap), qcode, docnos, docid, value, None, None
+
+
+def _comparable(words: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct docnos so far (``words``) and the zero-padded rows ``grid`` (k, w8)
+    of a piece's distinct docnos as arrays of one type whose order is byte order: uint64 (the
+    big-endian word of 8 bytes: integer compares) while no docno is longer than 8 bytes, else
+    ``S`` of the larger width (numpy compares ``S`` values as unsigned bytes, and a docno holds
+    no NUL)."""
+    k, w8 = grid.shape
+    if w8 == 8 and words.dtype == np.uint64:
+        return words, grid.view(">u8").reshape(k).astype(np.uint64)
+    if words.dtype == np.uint64:
+        words = words.astype(">u8").view("S8")
+    rows = grid.view(f"S{w8}").reshape(k)
+    if w8 > words.dtype.itemsize:
+        words = words.astype(rows.dtype)
+    elif w8 < words.dtype.itemsize:
+        rows = rows.astype(words.dtype)
+    return words, rows
+
+
+def _gather(a: np.ndarray, data: bytes, st: np.ndarray, en: np.ndarray, width: int):
+    """The tokens ``data[st[j]:en[j]]`` as zero-padded uint8 rows (len(st), width)."""
+    if ext() is not None:
+        from ._cfast import gather_fixed
+        return gather_fixed(data, st, en, width)
+    from ._fast import gather_fixed
+    return gather_fixed(a, np.ascontiguousarray(st), np.ascontiguousarray(en), width)
+
+
 
 
 def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     """Compiled reading of qrels whose every line holds exactly four fields and an integer of at
-    most 18 digits (the C extension's :func:`tiebreak.io._cfast.read_fields4` when it is built,
-    else the numba kernels of :mod:`tiebreak.io._fast`); None for anything else."""
+    most 18 digits (:func:`_tokens4`); None for anything else. Returns (qids in order of first
+    appearance, qid codes, distinct docnos in byte order, docno codes, values, iter codes and
+    tokens or None)."""
+    got = _tokens4(data, nl, with_iter)
+    if got is None:
+        return None
+    value, qcode, qs, did, ds, icode, its, a = got
+    docnos, rank_of = _sorted_distinct(a, ds[:, 0], ds[:, 1], data)  # no object per docno
+    iters = None if icode is None else (icode, [data[i:j] for i, j in its.tolist()])
+    return ([data[i:j] for i, j in qs.tolist()], qcode, docnos, _remap(rank_of, did), value,
+            iters)
+
+
+def _tokens4(data: bytes, nl: int, with_iter: bool = False):
+    """The tokeniser of the compiled reading: the C extension's
+    :func:`tiebreak.io._cfast.read_fields4` when it is built, else the numba kernels of
+    :mod:`tiebreak.io._fast`. None when a line does not hold exactly four fields with an integer
+    of at most 18 digits (or without numba); else (values, qid codes, qid spans, docno codes,
+    docno spans, iter codes or None, iter spans or None, the text as uint8): codes int64 (nl,)
+    numbering distinct tokens in order of first appearance, spans int64 (d, 2) (start, end) of
+    each distinct token's first occurrence."""
     if ext() is not None:
         from ._cfast import read_fields4
 
         got4 = read_fields4(data, nl, with_iter)
         if got4 is None:
             return None
-        value, qcode, qs, did, ds, icode, its = got4
-        udocs = [data[i:j] for i, j in ds.tolist()]
-        docnos, rank_of = sorted_codes(udocs)
-        iters = None if icode is None else (icode, [data[i:j] for i, j in its.tolist()])
-        return ([data[i:j] for i, j in qs.tolist()], qcode, docnos, rank_of[did], value,
-                np.arange(1, nl + 1, dtype=np.int64), iters)
+        return (*got4, np.frombuffer(data, np.uint8))
     got = fixed_fields(data, nl, 4)
     if got is None:
         return None
@@ -338,17 +561,15 @@ def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
     if parse_integers(a, np.ascontiguousarray(st[:, 3]), np.ascontiguousarray(en[:, 3]), value):
         return None
 
-    def distinct(col: int) -> tuple[np.ndarray, list[bytes]]:
+    def distinct(col: int) -> tuple[np.ndarray, np.ndarray]:
         s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
         ids, first = intern(a, s, e)
-        return ids, [data[i:j] for i, j in zip(s[first].tolist(), e[first].tolist())]
+        return ids, np.c_[s[first], e[first]].astype(np.int64)
 
-    qcode, qids = distinct(0)
-    did, udocs = distinct(2)
-    docnos, rank_of = sorted_codes(udocs)
-    iters = distinct(1) if with_iter else None
-    return (qids, qcode, docnos, rank_of[did], value, np.arange(1, nl + 1, dtype=np.int64),
-            iters)
+    qcode, qs = distinct(0)
+    did, ds = distinct(2)
+    icode, its = distinct(1) if with_iter else (None, None)
+    return value, qcode, qs, did, ds, icode, its, a
 
 
 def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
@@ -378,8 +599,7 @@ def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,
         imap: dict[bytes, int] = {}
         icode = np.fromiter((imap.setdefault(t, len(imap)) for t in it), np.int64, len(it))
         iters = (icode, list(imap))
-    lno = np.arange(1, nl + 1, dtype=np.int64) if isinstance(lno, range) else \
-        np.array(lno, np.int64)
+    lno = None if isinstance(lno, range) else np.array(lno, np.int64)
     return (list(tmap), qcode, udocs, docid, value, lno, blank, comment, iters)
 
 

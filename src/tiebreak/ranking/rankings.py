@@ -224,6 +224,9 @@ def exact_cumsum(x: np.ndarray, t: np.ndarray, rank: np.ndarray, starts: np.ndar
 
 #: Entries of qrels-side arrays (gain tables, ideal lists per topic set) kept per Qrels.
 QRELS_SIDE_KEEP = 256
+#: ... and their bytes at most (a run evaluated a chunk of topics at a time leaves one entry
+#: per chunk, reused only by a run chunked alike: memory bounded by the chunk, not the qrels)
+QRELS_SIDE_BYTES = 4 << 20
 
 
 @dataclass
@@ -457,16 +460,30 @@ class Ranking:
     def qrels_cached(self, key, fn):
         """Memoise an array that depends on the qrels side only (gain tables, ideal lists):
         shared by every ranking of every run evaluated on the same qrels and topics (kept on
-        the Qrels object, at most :data:`QRELS_SIDE_KEEP` entries)."""
+        the Qrels object, at most :data:`QRELS_SIDE_KEEP` entries and
+        :data:`QRELS_SIDE_BYTES` bytes, the oldest dropped first; one larger entry is kept
+        alone)."""
         P = self.prepared
         if P is not None and P.qrels is not None:
-            c = P.qrels.__dict__.setdefault("_qrels_side", {})
+            d = P.qrels.__dict__
+            c = d.setdefault("_qrels_side", {})
             key = (key, self.n_topics, P.topic_ids.tobytes())
-            if key not in c and len(c) >= QRELS_SIDE_KEEP:
-                c.clear()
-        else:
-            c = self._cache if self._shared is None else self._shared
-            key = (key, self.n_topics)
+            v = c.get(key)
+            if v is None:
+                v = fn()
+                sizes = d.setdefault("_qrels_side_bytes", {})
+                size = sum(getattr(x, "nbytes", 0) for x in (v if isinstance(v, tuple)
+                                                             else (v,)))
+                while c and (len(c) >= QRELS_SIDE_KEEP
+                             or sum(sizes.values()) + size > QRELS_SIDE_BYTES):
+                    old = next(iter(c))  # the oldest entry first
+                    del c[old]
+                    sizes.pop(old, None)
+                c[key] = v
+                sizes[key] = size
+            return v
+        c = self._cache if self._shared is None else self._shared
+        key = (key, self.n_topics)
         v = c.get(key)
         if v is None:
             v = c[key] = fn()
