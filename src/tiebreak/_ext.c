@@ -632,7 +632,7 @@ static PyObject *read_run6(PyObject *self, PyObject *args) {
     }
     for (k = 0; k < nl; k++) {
         if (!isfinite(score[k]) || !isfinite(rank[k])) {
-            loop_end(0, 0, &result);
+            loop_end(0, 0, &result); /* a number that is not finite: decline */
             goto done;
         }
     }
