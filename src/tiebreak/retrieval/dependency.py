@@ -249,8 +249,10 @@ def _leaf(fn):
     without numba's reference counting (``_nrt=False``): a compiled function increfs its array
     arguments on entry and decrefs them on exit (atomic operations), inlined or called, which
     per interval made the fused kernel 5-30 % slower (measured) than the lines written out at
-    each place; without it the call costs what those lines did. ``fn`` unchanged without
-    numba."""
+    each place; without it the call costs what those lines did (LLVM inlines it). Pass arrays
+    and indices rather than values read from them: a value read before the call is read for
+    every interval, even one dropped (the two-stage kernel was 12 % slower so). ``fn``
+    unchanged without numba."""
     if HAVE_NUMBA:
         from .._numba import njit
 
@@ -259,13 +261,14 @@ def _leaf(fn):
 
 
 @_leaf
-def _take_interval(s, lp, rp, wl, wr, mode, slot_maxlen, slot_sumw, stamp, last, acc, touched,
+def _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen, slot_sumw, stamp, last, acc, touched,
                    nt, dno):  # fmt: skip
-    """Record the optimal interval ``[lp, rp]`` of slot ``s`` (left term weight ``wl``, right
-    ``wr``) in document ``dno``: drop it if longer than ``slot_maxlen[s]``; on the slot's first
-    interval in this document reset its accumulator and list it in ``touched``; take it if it
-    does not overlap the slot's last taken interval (greedy, left to right) and add its Eq. 4.1
-    score (mode 0) or 1 (mode 1). Returns the new number of touched slots."""
+    """Record the optimal interval ``[lp, rp]`` of slot ``s`` (end terms ``ls`` and ``rs``, of
+    weights ``w[ls]``, ``w[rs]``, read only for an interval taken) in document ``dno``: drop it
+    if longer than ``slot_maxlen[s]``; on the slot's first interval in this document reset its
+    accumulator and list it in ``touched``; take it if it does not overlap the slot's last
+    taken interval (greedy, left to right) and add its Eq. 4.1 score (mode 0) or 1 (mode 1).
+    Returns the new number of touched slots."""
     L = rp - lp + 1
     if L <= slot_maxlen[s]:
         if stamp[s] != dno:
@@ -278,15 +281,15 @@ def _take_interval(s, lp, rp, wl, wr, mode, slot_maxlen, slot_sumw, stamp, last,
             last[s] = rp
             if mode == 0:
                 q = slot_sumw[s] / L
-                acc[s] += wl * wr * q * q
+                acc[s] += w[ls] * w[rs] * q * q
             else:
                 acc[s] += 1.0
     return nt
 
 
 @_leaf
-def _take_subqueries(base, S, lp, rp, wl, wr, mode, slot_of_mask, slot_maxlen, slot_sumw, stamp,
-                     last, acc, touched, nt, dno):  # fmt: skip
+def _take_subqueries(base, S, lp, rp, w, ls, rs, mode, slot_of_mask, slot_maxlen, slot_sumw,
+                     stamp, last, acc, touched, nt, dno):  # fmt: skip
     """:func:`_take_interval` for ``[lp, rp]`` in every subquery that has a slot among those
     whose bitmask is ``base`` (the two end terms) plus a subset of ``S`` (the terms occurring
     inside), subsets in decreasing order. Returns the new number of touched slots."""
@@ -294,8 +297,8 @@ def _take_subqueries(base, S, lp, rp, wl, wr, mode, slot_of_mask, slot_maxlen, s
     while True:
         s = slot_of_mask[base | sub]
         if s >= 0:
-            nt = _take_interval(s, lp, rp, wl, wr, mode, slot_maxlen, slot_sumw, stamp, last, acc,
-                                touched, nt, dno)
+            nt = _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen, slot_sumw, stamp, last,
+                                acc, touched, nt, dno)
         if sub == 0:
             break
         sub = (sub - 1) & S
@@ -365,7 +368,7 @@ def _proximity(
                         if (want & bit) != 0:
                             s = pair_slot[ls, rs]
                             rp = cdf_pos[r]
-                            nt = _take_interval(s, lp, rp, w[ls], w[rs], mode, slot_maxlen,
+                            nt = _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen,
                                                 slot_sumw, stamp, last, acc, touched, nt, dno)
                         seen |= bit
                     r += 1
@@ -376,7 +379,7 @@ def _proximity(
                     bit = np.int64(1) << rs
                     if (seen & bit) == 0:
                         nt = _take_subqueries(
-                            (np.int64(1) << ls) | bit, seen, lp, cdf_pos[r], w[ls], w[rs], mode,
+                            (np.int64(1) << ls) | bit, seen, lp, cdf_pos[r], w, ls, rs, mode,
                             slot_of_mask, slot_maxlen, slot_sumw, stamp, last, acc, touched, nt,
                             dno,
                         )  # fmt: skip
@@ -399,7 +402,7 @@ def _proximity(
                     if lp > crs:
                         s = pair_slot[ls, rs]
                         if s >= 0:
-                            nt = _take_interval(s, lp, rpos, w[ls], w[rs], mode, slot_maxlen,
+                            nt = _take_interval(s, lp, rpos, w, ls, rs, mode, slot_maxlen,
                                                 slot_sumw, stamp, last, acc, touched, nt, dno)
             else:
                 for ls in range(k):
@@ -410,7 +413,7 @@ def _proximity(
                             if latest[i] > lp:
                                 S |= np.int64(1) << i
                         nt = _take_subqueries(
-                            (np.int64(1) << ls) | (np.int64(1) << rs), S, lp, rpos, w[ls], w[rs],
+                            (np.int64(1) << ls) | (np.int64(1) << rs), S, lp, rpos, w, ls, rs,
                             mode, slot_of_mask, slot_maxlen, slot_sumw, stamp, last, acc,
                             touched, nt, dno,
                         )  # fmt: skip
