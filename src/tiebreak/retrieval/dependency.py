@@ -249,10 +249,10 @@ def _leaf(fn):
     without numba's reference counting (``_nrt=False``): a compiled function increfs its array
     arguments on entry and decrefs them on exit (atomic operations), inlined or called, which
     per interval made the fused kernel 5-30 % slower (measured) than the lines written out at
-    each place; without it the call costs what those lines did (LLVM inlines it). Pass arrays
-    and indices rather than values read from them: a value read before the call is read for
-    every interval, even one dropped (the two-stage kernel was 12 % slower so). ``fn``
-    unchanged without numba."""
+    each place; without it the call costs what those lines did (LLVM inlines it). ``fn``
+    unchanged without numba. Note: numba's on-disk cache keys a function on its own file's
+    contents, so a kernel of another module that calls these keeps its cached machine code
+    until that file's text changes or its cache files are removed (touching it is not enough)."""
     if HAVE_NUMBA:
         from .._numba import njit
 
