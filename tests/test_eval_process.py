@@ -6,32 +6,23 @@ in-process, for output, errors, usage and help (which still go through click).""
 from __future__ import annotations
 
 import inspect
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from process_runs import QRELS, RUN, click_probe, closed_pipe, run_entry
 
 from tiebreak import eval_command
 from tiebreak.cli import main
 
 eval_cmd = main.get_command(None, "eval")  # as the group gives it (-j refuses negatives)
 
-DATA = Path(__file__).resolve().parents[1] / "src" / "tiebreak" / "data"
-QRELS, RUN = str(DATA / "ymt2016.qrels"), str(DATA / "ymt2016.run")
-
 
 def _process(args, entry="tiebreak.__main__", **kw):
     """``tiebreak eval ARGS`` as a process started by ``entry``'s ``main`` (the console
     script's entry, or the click group)."""
-    env = dict(os.environ)
-    env.pop("_TIEBREAK_COMPLETE", None)
-    code = f"import sys; sys.argv[0] = 'tiebreak'; from {entry} import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "eval", *args], capture_output=True,
-                          env=env, **kw)
+    return run_entry(entry, ["eval", *args], **kw)
 
 
 def _click_params(args):
@@ -143,26 +134,14 @@ def test_a_bad_line_and_standard_input(tmp_path):
 def test_the_process_does_not_import_click():
     """The console script's entry (``tiebreak.__main__:main``) on the common form of ``tiebreak
     eval``: output printed, and click never imported up to the process's early exit."""
-    code = ("import os, sys\n_exit = os._exit\n"
-            "def probe(c):\n"
-            "    sys.stderr.write('click loaded' if 'click' in sys.modules else 'no click')\n"
-            "    sys.stderr.flush()\n"
-            "    _exit(c)\n"
-            "os._exit = probe\n"
-            f"sys.argv = ['tiebreak', 'eval', '--quiet', '-m', 'AP', {QRELS!r}, {RUN!r}]\n"
-            "from tiebreak.__main__ import main\nmain()\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    p = click_probe(["eval", "--quiet", "-m", "AP", QRELS, RUN])
     assert p.returncode == 0, p.stderr
     assert p.stderr == "no click"
     assert p.stdout.startswith("run ")
 
 
 def test_a_closed_pipe_ends_quietly_with_status_1():
-    r, w = os.pipe()
-    os.close(r)
-    with os.fdopen(w, "wb") as out:
-        p = subprocess.run([sys.executable, "-m", "tiebreak", "eval", "-q", "--quiet", QRELS,
-                            RUN], stdout=out, stderr=subprocess.PIPE)
+    p = closed_pipe(["eval", "-q", "--quiet", QRELS, RUN])
     assert p.returncode == 1
     assert p.stderr == b""
 

@@ -468,11 +468,89 @@ static int line_fields(const uint8_t *a, Py_ssize_t n, Py_ssize_t *pos, int nf, 
     return cnt == nf ? 1 : -1;
 }
 
+/* the line-th line of a reader's loop (of at most nl): 1 a line of exactly nf fields, 0 the
+ * end of the text, -1 anything else (the reader declines) */
+static inline int next_line(const uint8_t *a, Py_ssize_t n, Py_ssize_t *pos, int nf,
+                            Py_ssize_t *fs, Py_ssize_t *fe, Py_ssize_t line, Py_ssize_t nl) {
+    int st = line_fields(a, n, pos, nf, fs, fe);
+    return st > 0 && line >= nl ? -1 : st;
+}
+
+/* the strings of one column numbered in order of first appearance; a line whose token is the
+ * previous line's (a run's qid and tag, qrels' qid) skips the table */
+typedef struct {
+    Table t;
+    Py_ssize_t s, e; /* the previous line's token */
+    int64_t code;    /* its number; -1 before the first line */
+} Column;
+
+static int column_init(Column *c, Py_ssize_t cap) {
+    c->s = c->e = 0;
+    c->code = -1;
+    return table_init(&c->t, cap);
+}
+
+/* the number of the token a[s:e] in the column; -1 when out of memory */
+static inline int64_t column_code(Column *c, const uint8_t *a, Py_ssize_t s, Py_ssize_t e) {
+    if (c->code < 0 || !same_token(a, c->s, c->e, s, e)) {
+        c->code = table_find(&c->t, a, s, e);
+        c->s = s;
+        c->e = e;
+    }
+    return c->code;
+}
+
+/* the numbers the fast paths cannot round: parsed again with the GIL held (parse_exact) */
 typedef struct {
     int64_t line;
     int field;
     Py_ssize_t s, e;
 } Slow;
+
+typedef struct {
+    Slow *v;
+    Py_ssize_t n, cap;
+} SlowList;
+
+/* field f of the line, a decimal number, into *out (*has_exp: written with e/E); a token the
+ * fast paths cannot round is listed in *sl. 0, -1 when the token is not a decimal number, -2
+ * when out of memory */
+static inline int number_field(const uint8_t *a, const Py_ssize_t *fs, const Py_ssize_t *fe,
+                               int f, int64_t line, double *out, int *has_exp, SlowList *sl) {
+    int slow;
+    if (parse_number(a, fs[f], fe[f], out, &slow, has_exp))
+        return -1;
+    if (slow) {
+        if (sl->n == sl->cap) {
+            Py_ssize_t cap = sl->cap ? 2 * sl->cap : 64;
+            Slow *v = realloc(sl->v, (size_t)cap * sizeof(Slow));
+            if (v == NULL)
+                return -2;
+            sl->v = v;
+            sl->cap = cap;
+        }
+        sl->v[sl->n].line = line;
+        sl->v[sl->n].field = f;
+        sl->v[sl->n].s = fs[f];
+        sl->v[sl->n++].e = fe[f];
+    }
+    return 0;
+}
+
+/* after a reader's loop: 1 when it ends here, out of memory (an exception set) or declining
+ * (*result None), else 0 */
+static int loop_end(int nomem, int ok, PyObject **result) {
+    if (nomem) {
+        PyErr_NoMemory();
+        return 1;
+    }
+    if (!ok) {
+        Py_INCREF(Py_None);
+        *result = Py_None;
+        return 1;
+    }
+    return 0;
+}
 
 /* read_run6(data, nl) -> None when the text is not nl lines of exactly six fields
  * `qid Q0 docno rank score tag` (C isspace separators, no line starting with '#') with a finite
@@ -483,16 +561,16 @@ typedef struct {
  * distinct string's first occurrence. */
 static PyObject *read_run6(PyObject *self, PyObject *args) {
     Py_buffer buf;
-    Py_ssize_t nl, n, pos = 0, line = 0, fs[6], fe[6], nslow = 0, capslow = 0, k;
-    Py_ssize_t pq_s = 0, pq_e = 0, pt_s = 0, pt_e = 0;
+    Py_ssize_t nl, n, pos = 0, line = 0, fs[6], fe[6], k;
     const uint8_t *a;
-    int64_t *topic = NULL, *docid = NULL, ndiff = 0, qid = -1, tid = -1;
+    int64_t *topic = NULL, *docid = NULL, ndiff = 0;
     double *rank = NULL, *score = NULL;
     uint8_t *expo = NULL;
     PyObject *o_topic = NULL, *o_docid = NULL, *o_rank = NULL, *o_score = NULL, *o_expo = NULL;
     PyObject *result = NULL;
-    Table tq = {0}, td = {0}, tt = {0};
-    Slow *slow = NULL;
+    Column cq = {0}, ct = {0};
+    Table td = {0};
+    SlowList slow = {0};
     int ok = 1, nomem = 0;
 
     if (!PyArg_ParseTuple(args, "y*n", &buf, &nl))
@@ -510,70 +588,27 @@ static PyObject *read_run6(PyObject *self, PyObject *args) {
     o_expo = new_bytes(nl, (void **)&expo);
     if (!o_topic || !o_docid || !o_rank || !o_score || !o_expo)
         goto done;
-    if (table_init(&tq, 64) || table_init(&td, nl < 16384 ? nl : 16384) || table_init(&tt, 4)) {
+    if (column_init(&cq, 64) || table_init(&td, nl < 16384 ? nl : 16384) ||
+        column_init(&ct, 4)) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     while (pos < n) {
-        int st = line_fields(a, n, &pos, 6, fs, fe), sl, hx;
-        int64_t d;
+        int st = next_line(a, n, &pos, 6, fs, fe, line, nl), hx;
+        int64_t qid, d, tid;
         if (st == 0)
             break;
-        if (st < 0 || line >= nl) {
-            ok = 0;
-            break;
-        }
-        if (parse_number(a, fs[3], fe[3], &rank[line], &sl, &hx)) {
-            ok = 0;
-            break;
-        }
-        if (sl) {
-            if (nslow == capslow) {
-                Slow *s2 = realloc(slow, (size_t)(capslow ? 2 * capslow : 64) * sizeof(Slow));
-                if (s2 == NULL) {
-                    nomem = 1;
-                    break;
-                }
-                slow = s2;
-                capslow = capslow ? 2 * capslow : 64;
-            }
-            slow[nslow].line = line;
-            slow[nslow].field = 3;
-            slow[nslow].s = fs[3];
-            slow[nslow++].e = fe[3];
-        }
-        if (parse_number(a, fs[4], fe[4], &score[line], &sl, &hx)) {
+        if (st < 0 || (st = number_field(a, fs, fe, 3, line, &rank[line], &hx, &slow)) < 0 ||
+            (st = number_field(a, fs, fe, 4, line, &score[line], &hx, &slow)) < 0) {
+            nomem = st == -2;
             ok = 0;
             break;
         }
         expo[line] = (uint8_t)hx;
-        if (sl) {
-            if (nslow == capslow) {
-                Slow *s2 = realloc(slow, (size_t)(capslow ? 2 * capslow : 64) * sizeof(Slow));
-                if (s2 == NULL) {
-                    nomem = 1;
-                    break;
-                }
-                slow = s2;
-                capslow = capslow ? 2 * capslow : 64;
-            }
-            slow[nslow].line = line;
-            slow[nslow].field = 4;
-            slow[nslow].s = fs[4];
-            slow[nslow++].e = fe[4];
-        }
-        if (line == 0 || !same_token(a, pq_s, pq_e, fs[0], fe[0])) {
-            qid = table_find(&tq, a, fs[0], fe[0]);
-            pq_s = fs[0];
-            pq_e = fe[0];
-        }
+        qid = column_code(&cq, a, fs[0], fe[0]);
         d = table_find(&td, a, fs[2], fe[2]);
-        if (line == 0 || !same_token(a, pt_s, pt_e, fs[5], fe[5])) {
-            tid = table_find(&tt, a, fs[5], fe[5]);
-            pt_s = fs[5];
-            pt_e = fe[5];
-        }
+        tid = column_code(&ct, a, fs[5], fe[5]);
         if (qid < 0 || d < 0 || tid < 0) {
             nomem = 1;
             break;
@@ -586,30 +621,23 @@ static PyObject *read_run6(PyObject *self, PyObject *args) {
     if (line != nl)
         ok = 0;
     Py_END_ALLOW_THREADS
-    if (nomem) {
-        PyErr_NoMemory();
+    if (loop_end(nomem, ok, &result))
         goto done;
-    }
-    if (!ok) {
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-    }
-    for (k = 0; k < nslow; k++) {  /* the few numbers the fast paths cannot round */
+    for (k = 0; k < slow.n; k++) {  /* the few numbers the fast paths cannot round */
+        Slow *sk = &slow.v[k];
         double v;
-        if (parse_exact(a, slow[k].s, slow[k].e, &v) < 0)
+        if (parse_exact(a, sk->s, sk->e, &v) < 0)
             goto done;
-        (slow[k].field == 4 ? score : rank)[slow[k].line] = v;
+        (sk->field == 4 ? score : rank)[sk->line] = v;
     }
     for (k = 0; k < nl; k++) {
         if (!isfinite(score[k]) || !isfinite(rank[k])) {
-            result = Py_None;
-            Py_INCREF(result);
+            loop_end(0, 0, &result); /* a number that is not finite: decline */
             goto done;
         }
     }
     {
-        PyObject *qs = table_spans(&tq), *ds = table_spans(&td), *ts = table_spans(&tt);
+        PyObject *qs = table_spans(&cq.t), *ds = table_spans(&td), *ts = table_spans(&ct.t);
         if (qs && ds && ts)
             result = Py_BuildValue("(OOOOOOOOL)", o_topic, o_docid, o_rank, o_score, o_expo, qs,
                                    ds, ts, (long long)ndiff);
@@ -618,10 +646,10 @@ static PyObject *read_run6(PyObject *self, PyObject *args) {
         Py_XDECREF(ts);
     }
 done:
-    free(slow);
-    table_free(&tq);
+    free(slow.v);
+    table_free(&cq.t);
     table_free(&td);
-    table_free(&tt);
+    table_free(&ct.t);
     Py_XDECREF(o_topic);
     Py_XDECREF(o_docid);
     Py_XDECREF(o_rank);
@@ -638,12 +666,12 @@ done:
  * spans int64 (d, 2) bytes; icode and iter spans None unless with_iter. */
 static PyObject *read_fields4(PyObject *self, PyObject *args) {
     Py_buffer buf;
-    Py_ssize_t nl, n, pos = 0, line = 0, fs[4], fe[4], ps[3] = {0, 0, 0}, pe[3] = {0, 0, 0};
+    Py_ssize_t nl, n, pos = 0, line = 0, fs[4], fe[4];
     const uint8_t *a;
     int with_iter, ok = 1, nomem = 0, c;
-    int64_t *value = NULL, *code[3] = {NULL, NULL, NULL}, last[3] = {-1, -1, -1};
+    int64_t *value = NULL, *code[3] = {NULL, NULL, NULL};
     PyObject *o_value = NULL, *o_code[3] = {NULL, NULL, NULL}, *result = NULL;
-    Table tab[3] = {{0}, {0}, {0}};
+    Column col[3] = {0};
     static const int cols[3] = {0, 2, 1};
 
     if (!PyArg_ParseTuple(args, "y*np", &buf, &nl, &with_iter))
@@ -661,19 +689,19 @@ static PyObject *read_fields4(PyObject *self, PyObject *args) {
         o_code[c] = new_bytes(nl * 8, (void **)&code[c]);
         if (!o_code[c])
             goto done;
-        if (table_init(&tab[c], c == 1 ? (nl < 16384 ? nl : 16384) : 64)) {
+        if (column_init(&col[c], c == 1 ? (nl < 16384 ? nl : 16384) : 64)) {
             PyErr_NoMemory();
             goto done;
         }
     }
     Py_BEGIN_ALLOW_THREADS
     while (pos < n) {
-        int st = line_fields(a, n, &pos, 4, fs, fe), neg = 0;
+        int st = next_line(a, n, &pos, 4, fs, fe, line, nl), neg = 0;
         Py_ssize_t i, e;
         int64_t v = 0;
         if (st == 0)
             break;
-        if (st < 0 || line >= nl) {
+        if (st < 0) {
             ok = 0;
             break;
         }
@@ -698,17 +726,12 @@ static PyObject *read_fields4(PyObject *self, PyObject *args) {
         }
         value[line] = neg ? -v : v;
         for (c = 0; c < 2 + with_iter; c++) {
-            Py_ssize_t s = fs[cols[c]], t = fe[cols[c]];
-            if (line == 0 || !same_token(a, ps[c], pe[c], s, t)) {
-                last[c] = table_find(&tab[c], a, s, t);
-                if (last[c] < 0) {
-                    nomem = 1;
-                    break;
-                }
-                ps[c] = s;
-                pe[c] = t;
+            int64_t d = column_code(&col[c], a, fs[cols[c]], fe[cols[c]]);
+            if (d < 0) {
+                nomem = 1;
+                break;
             }
-            code[c][line] = last[c];
+            code[c][line] = d;
         }
         if (nomem)
             break;
@@ -717,20 +740,13 @@ static PyObject *read_fields4(PyObject *self, PyObject *args) {
     if (line != nl)
         ok = 0;
     Py_END_ALLOW_THREADS
-    if (nomem) {
-        PyErr_NoMemory();
+    if (loop_end(nomem, ok, &result))
         goto done;
-    }
-    if (!ok) {
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-    }
     {
         PyObject *sp[3] = {NULL, NULL, NULL};
         int good = 1;
         for (c = 0; c < 2 + with_iter; c++) {
-            sp[c] = table_spans(&tab[c]);
+            sp[c] = table_spans(&col[c].t);
             good = good && sp[c] != NULL;
         }
         if (good)
@@ -742,7 +758,7 @@ static PyObject *read_fields4(PyObject *self, PyObject *args) {
     }
 done:
     for (c = 0; c < 3; c++) {
-        table_free(&tab[c]);
+        table_free(&col[c].t);
         Py_XDECREF(o_code[c]);
     }
     Py_XDECREF(o_value);

@@ -45,6 +45,7 @@ import numpy as np
 
 from .intervals import (
     ALPHA_DENSE,
+    HAVE_NUMBA,
     MAX_ALL_TERMS,
     MAX_TERMS,
     choose_method,
@@ -243,6 +244,67 @@ def _grow(a, need):
     return b
 
 
+def _leaf(fn):
+    """:func:`~tiebreak.retrieval.intervals.jit` for a helper that allocates nothing, compiled
+    without numba's reference counting (``_nrt=False``): a compiled function increfs its array
+    arguments on entry and decrefs them on exit (atomic operations), inlined or called, which
+    per interval made the fused kernel 5-30 % slower (measured) than the lines written out at
+    each place; without it the call costs what those lines did (LLVM inlines it). ``fn``
+    unchanged without numba. Note: numba's on-disk cache keys a function on its own file's
+    contents, so a kernel of another module that calls these keeps its cached machine code
+    until that file's text changes or its cache files are removed (touching it is not enough)."""
+    if HAVE_NUMBA:
+        from .._numba import njit
+
+        return njit(cache=True, nogil=True, _nrt=False)(fn)
+    return fn
+
+
+@_leaf
+def _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen, slot_sumw, stamp, last, acc, touched,
+                   nt, dno):  # fmt: skip
+    """Record the optimal interval ``[lp, rp]`` of slot ``s`` (end terms ``ls`` and ``rs``, of
+    weights ``w[ls]``, ``w[rs]``, read only for an interval taken) in document ``dno``: drop it
+    if longer than ``slot_maxlen[s]``; on the slot's first interval in this document reset its
+    accumulator and list it in ``touched``; take it if it does not overlap the slot's last
+    taken interval (greedy, left to right) and add its Eq. 4.1 score (mode 0) or 1 (mode 1).
+    Returns the new number of touched slots."""
+    L = rp - lp + 1
+    if L <= slot_maxlen[s]:
+        if stamp[s] != dno:
+            stamp[s] = dno
+            acc[s] = 0.0
+            last[s] = -1
+            touched[nt] = s
+            nt += 1
+        if lp > last[s]:
+            last[s] = rp
+            if mode == 0:
+                q = slot_sumw[s] / L
+                acc[s] += w[ls] * w[rs] * q * q
+            else:
+                acc[s] += 1.0
+    return nt
+
+
+@_leaf
+def _take_subqueries(base, S, lp, rp, w, ls, rs, mode, slot_of_mask, slot_maxlen, slot_sumw,
+                     stamp, last, acc, touched, nt, dno):  # fmt: skip
+    """:func:`_take_interval` for ``[lp, rp]`` in every subquery that has a slot among those
+    whose bitmask is ``base`` (the two end terms) plus a subset of ``S`` (the terms occurring
+    inside), subsets in decreasing order. Returns the new number of touched slots."""
+    sub = S
+    while True:
+        s = slot_of_mask[base | sub]
+        if s >= 0:
+            nt = _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen, slot_sumw, stamp, last,
+                                acc, touched, nt, dno)
+        if sub == 0:
+            break
+        sub = (sub - 1) & S
+    return nt
+
+
 @jit(inline=True)
 def _proximity(
     pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
@@ -258,10 +320,9 @@ def _proximity(
     The interval enumeration is that of
     :func:`~tiebreak.retrieval.intervals.lps_cdf_all_kernel` and
     :func:`~tiebreak.retrieval.intervals.eps_cdf_all_kernel`, fused with the selection: each
-    interval is taken (length filter, greedy non-overlap, accumulation; the same lines at each
-    of the four places, written out: an inlined helper taking the per-slot arrays costs
-    reference counting per interval) where those kernels emit it, in the same order, so no
-    emission buffer is written and read back. With ``pairs_only`` only the pairs that have a
+    interval is taken (:func:`_take_interval`: length filter, greedy non-overlap,
+    accumulation) where those kernels emit it, in the same order, so no emission buffer is
+    written and read back. With ``pairs_only`` only the pairs that have a
     slot (``pair_slot >= 0``) are looked at, and EPS stops scanning right of a left end once
     every such partner of its term has been met: the intervals skipped are the ones the
     selection would drop."""
@@ -307,21 +368,8 @@ def _proximity(
                         if (want & bit) != 0:
                             s = pair_slot[ls, rs]
                             rp = cdf_pos[r]
-                            L = rp - lp + 1
-                            if L <= slot_maxlen[s]:
-                                if stamp[s] != dno:
-                                    stamp[s] = dno
-                                    acc[s] = 0.0
-                                    last[s] = -1
-                                    touched[nt] = s
-                                    nt += 1
-                                if lp > last[s]:
-                                    last[s] = rp
-                                    if mode == 0:
-                                        q = slot_sumw[s] / L
-                                        acc[s] += w[ls] * w[rs] * q * q
-                                    else:
-                                        acc[s] += 1.0
+                            nt = _take_interval(s, lp, rp, w, ls, rs, mode, slot_maxlen,
+                                                slot_sumw, stamp, last, acc, touched, nt, dno)
                         seen |= bit
                     r += 1
             else:
@@ -330,30 +378,11 @@ def _proximity(
                     rs = cdf_term[r]
                     bit = np.int64(1) << rs
                     if (seen & bit) == 0:
-                        base = (np.int64(1) << ls) | bit
-                        sub = seen
-                        while True:
-                            s = slot_of_mask[base | sub]
-                            rp = cdf_pos[r]
-                            if s >= 0:
-                                L = rp - lp + 1
-                                if L <= slot_maxlen[s]:
-                                    if stamp[s] != dno:
-                                        stamp[s] = dno
-                                        acc[s] = 0.0
-                                        last[s] = -1
-                                        touched[nt] = s
-                                        nt += 1
-                                    if lp > last[s]:
-                                        last[s] = rp
-                                        if mode == 0:
-                                            q = slot_sumw[s] / L
-                                            acc[s] += w[ls] * w[rs] * q * q
-                                        else:
-                                            acc[s] += 1.0
-                            if sub == 0:
-                                break
-                            sub = (sub - 1) & seen
+                        nt = _take_subqueries(
+                            (np.int64(1) << ls) | bit, seen, lp, cdf_pos[r], w, ls, rs, mode,
+                            slot_of_mask, slot_maxlen, slot_sumw, stamp, last, acc, touched, nt,
+                            dno,
+                        )  # fmt: skip
                         seen |= bit
                     r += 1
     else:
@@ -373,52 +402,21 @@ def _proximity(
                     if lp > crs:
                         s = pair_slot[ls, rs]
                         if s >= 0:
-                            L = rpos - lp + 1
-                            if L <= slot_maxlen[s]:
-                                if stamp[s] != dno:
-                                    stamp[s] = dno
-                                    acc[s] = 0.0
-                                    last[s] = -1
-                                    touched[nt] = s
-                                    nt += 1
-                                if lp > last[s]:
-                                    last[s] = rpos
-                                    if mode == 0:
-                                        q = slot_sumw[s] / L
-                                        acc[s] += w[ls] * w[rs] * q * q
-                                    else:
-                                        acc[s] += 1.0
+                            nt = _take_interval(s, lp, rpos, w, ls, rs, mode, slot_maxlen,
+                                                slot_sumw, stamp, last, acc, touched, nt, dno)
             else:
                 for ls in range(k):
                     lp = latest[ls]
                     if lp > crs:
-                        base = (np.int64(1) << ls) | (np.int64(1) << rs)
                         S = np.int64(0)
                         for i in range(k):
                             if latest[i] > lp:
                                 S |= np.int64(1) << i
-                        sub = S
-                        while True:
-                            s = slot_of_mask[base | sub]
-                            if s >= 0:
-                                L = rpos - lp + 1
-                                if L <= slot_maxlen[s]:
-                                    if stamp[s] != dno:
-                                        stamp[s] = dno
-                                        acc[s] = 0.0
-                                        last[s] = -1
-                                        touched[nt] = s
-                                        nt += 1
-                                    if lp > last[s]:
-                                        last[s] = rpos
-                                        if mode == 0:
-                                            q = slot_sumw[s] / L
-                                            acc[s] += w[ls] * w[rs] * q * q
-                                        else:
-                                            acc[s] += 1.0
-                            if sub == 0:
-                                break
-                            sub = (sub - 1) & S
+                        nt = _take_subqueries(
+                            (np.int64(1) << ls) | (np.int64(1) << rs), S, lp, rpos, w, ls, rs,
+                            mode, slot_of_mask, slot_maxlen, slot_sumw, stamp, last, acc,
+                            touched, nt, dno,
+                        )  # fmt: skip
             latest[rs] = rpos
     return nt
 
