@@ -199,14 +199,16 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
     document's sum taken and cleared at its first posting; a document's later postings see 0,
     below ``theta0``, so only documents scoring at least ``theta0`` -- a superset of the top k,
     usually a few times k -- are collected (:func:`_taat_threshold`). ``stats[1]`` then counts
-    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N,) (allocated when
-    None). ``touched`` must hold N + 1 entries (each posting's document is written to the next
+    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N + 1,) (allocated
+    when None). ``touched`` must hold N + 1 entries (each posting's document is written to the next
     slot before it is known to be new; raises ValueError otherwise)."""
     if touched.size <= acc.size:
         raise ValueError("taat: touched needs one slot more than there are documents")
     if theta0 > 0.0 and not has_prior:
         if cs is None:
-            cs = np.empty(acc.size, acc.dtype)
+            cs = np.empty(acc.size + 1, acc.dtype)
+        if cs.size <= acc.size:
+            raise ValueError("taat: cs needs one slot more than there are documents")
         return _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0)
     n = 0
     for qi in range(tids.size):
@@ -229,45 +231,70 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 
 @njit(cache=True)
 def _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0):
-    """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there).
-    The last query term's postings complete their documents' sums: those are taken and cleared
-    as they are added; the other terms' postings are read a second time."""
+    """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there):
+    :func:`_collect_threshold`, then :func:`_select`."""
+    c = _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0)
+    return _select(touched, cs, c, rank, k)
+
+
+@njit(cache=True)
+def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
+    """Sum the query's postings into ``acc`` and collect the documents scoring at least
+    ``theta0`` > 0 into ``touched[:c]`` / ``cs[:c]`` (returns c), clearing ``acc``. The last
+    query term's postings complete their documents' sums: those are taken and cleared as they
+    are added; the other terms' postings are read a second time, each document's sum taken and
+    cleared at its first posting (later ones read 0). Collection is branch-free: every posting
+    writes the next slot, which is kept only when the sum reaches ``theta0``, so ``touched``
+    and ``cs`` need N + 1 slots. ``pd`` is read as uint32 (docids are non-negative: no
+    negative-index test per posting)."""
     m = tids.size
+    pdu = pd.view(np.uint32)
     total = 0
     for qi in range(m):
         total += pp[tids[qi] + 1] - pp[tids[qi]]
     stats[0] += total
-    for qi in range(m - 1):
+    # the term whose pass completes the sums: the last one (query order); of two terms the
+    # longer (a + b == b + a exactly), so the longer list is read once
+    last = m - 1
+    if m == 2 and pp[tids[0] + 1] - pp[tids[0]] > pp[tids[1] + 1] - pp[tids[1]]:
+        last = 0
+    for qi in range(m):
+        if qi == last:
+            continue
         t = tids[qi]
         wi = w[qi]
-        for j in range(pp[t], pp[t + 1]):
-            acc[pd[j]] += wi * imp[j]
+        if qi == 0 or (qi == 1 and last == 0):
+            for j in range(pp[t], pp[t + 1]):     # the first term read: acc is 0, write
+                acc[pdu[j]] = wi * imp[j]
+        else:
+            for j in range(pp[t], pp[t + 1]):
+                acc[pdu[j]] += wi * imp[j]
     c = 0
     nz = 0
-    t = tids[m - 1]
-    wi = w[m - 1]
+    t = tids[last]
+    wi = w[last]
     for j in range(pp[t], pp[t + 1]):
-        d = pd[j]
+        d = pdu[j]
         s = acc[d] + wi * imp[j]
         acc[d] = 0
         nz += s != 0
-        if s >= theta0:
-            touched[c] = d
-            cs[c] = s
-            c += 1
-    for qi in range(m - 1):
+        touched[c] = d
+        cs[c] = s
+        c += s >= theta0
+    for qi in range(m):
+        if qi == last:
+            continue
         t = tids[qi]
         for j in range(pp[t], pp[t + 1]):
-            d = pd[j]
+            d = pdu[j]
             s = acc[d]
             acc[d] = 0
             nz += s != 0
-            if s >= theta0:           # a document's first posting; later ones read 0
-                touched[c] = d
-                cs[c] = s
-                c += 1
+            touched[c] = d            # a document's first posting; later ones read 0
+            cs[c] = s
+            c += s >= theta0
     stats[1] += nz
-    return _select(touched, cs, c, rank, k)
+    return c
 
 
 @njit(cache=True)
@@ -695,17 +722,64 @@ def reset(acc, seen, touched, n):
 
 # ------------------------------------------------------------------ batches
 @njit(cache=True)
+def _select_into(docs, scores, n, rank, k, hs, hr, hd, out_d, out_s, o):
+    """:func:`_select` of the n candidates written to ``out_d``/``out_s`` from position ``o``
+    (returns the count): the same entries in the same order. With more than 4k candidates and
+    k <= 64 nothing is allocated: the k-entry heap ``hs``/``hr``/``hd`` (preallocated, ``hr``
+    holds 2k entries: the second half keeps the ranks of the entries written) is filled with
+    the inline root test, then its entries are insertion-sorted into the output."""
+    if n <= 4 * k or k > 64:
+        d, s = _select(docs, scores, n, rank, k)
+        for j in range(d.size):
+            out_d[o + j] = d[j]
+            out_s[o + j] = s[j]
+        return d.size
+    m = 0
+    for i in range(n):
+        d = docs[i]
+        s = scores[i]
+        if m == k:
+            if s < hs[0]:
+                continue
+            r = rank[d]
+            if s == hs[0] and r <= hr[0]:
+                continue
+        else:
+            r = rank[d]
+        m = _offer(hs, hr, hd, m, k, s, r, d)
+    for x in range(m):
+        s = hs[x]
+        r = hr[x]
+        y = x - 1
+        while y >= 0 and (out_s[o + y] < s or (out_s[o + y] == s and hr[k + y] < r)):
+            out_s[o + y + 1] = out_s[o + y]
+            out_d[o + y + 1] = out_d[o + y]
+            hr[k + y + 1] = hr[k + y]
+            y -= 1
+        out_s[o + y + 1] = s
+        out_d[o + y + 1] = hd[x]
+        hr[k + y + 1] = r
+    return m
+
+
+@njit(cache=True)
 def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
               has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, q_theta0,
               acc, seen, touched, stats):
     """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
     ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
-    results (docids int32, scores) and per-query counts (int64)."""
+    results (docids int32, scores) and per-query counts (int64). Exhaustive queries with a
+    starting threshold write their results in place (:func:`_select_into`), with scratch
+    allocated once per batch."""
     nq = q_ptr.size - 1
     out_d = np.empty(nq * k, np.int32)
     out_s = np.empty(nq * k, zarr.dtype)
     cnt = np.zeros(nq, np.int64)
-    cs = np.empty(n_docs if alg == 0 else 0, zarr.dtype)
+    cs = np.empty(n_docs + 1 if alg == 0 else 0, zarr.dtype)
+    kh = k if alg == 0 and k <= 64 else 0
+    hs = np.empty(kh, zarr.dtype)
+    hr = np.empty(2 * kh, np.int64)
+    hd = np.empty(kh, np.int32)
     o = 0
     for i in range(nq):
         a = q_ptr[i]
@@ -714,6 +788,12 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
             continue
         tids = q_tids[a:b]
         w = q_w[a:b]
+        if alg == 0 and q_theta0[i] > 0.0 and not has_prior:
+            c = _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, q_theta0[i])
+            c = _select_into(touched, cs, c, rank, k, hs, hr, hd, out_d, out_s, o)
+            o += c
+            cnt[i] = c
+            continue
         if alg == 0:
             d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
                         k, stats, q_theta0[i], cs)
@@ -730,6 +810,64 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
         o += d.size
         cnt[i] = d.size
     return out_d[:o], out_s[:o], cnt
+
+
+@njit(cache=True)
+def distinct_terms(lens, tids):
+    """Query i's term ids are ``tids[sum(lens[:i]):sum(lens[:i+1])]`` (int64, -1 = not in
+    the vocabulary). Returns ``q_ptr`` int64 (nq+1,), the distinct in-vocabulary ids of every
+    query in first-occurrence order int64 (q_ptr[-1],) and their counts float64 (query term
+    frequencies)."""
+    nq = lens.size
+    q_ptr = np.zeros(nq + 1, np.int64)
+    out = np.empty(tids.size, np.int64)
+    cnt = np.empty(tids.size, np.float64)
+    o = 0
+    a = 0
+    for i in range(nq):
+        start = o
+        if lens[i] > 32:             # long query: group equal ids after a stable sort
+            q = tids[a:a + lens[i]]
+            srt = np.argsort(q, kind="mergesort")
+            first = np.empty(q.size, np.int64)      # per position: its id's first position
+            j = 0
+            while j < q.size:
+                e = j
+                while e < q.size and q[srt[e]] == q[srt[j]]:
+                    first[srt[e]] = srt[j]
+                    e += 1
+                j = e
+            slot = np.full(q.size, -1, np.int64)
+            for j in range(q.size):
+                if q[j] < 0:
+                    continue
+                f = first[j]
+                if slot[f] < 0:
+                    slot[f] = o
+                    out[o] = q[j]
+                    cnt[o] = 1.0
+                    o += 1
+                else:
+                    cnt[slot[f]] += 1.0
+            a += lens[i]
+            q_ptr[i + 1] = o
+            continue
+        for j in range(a, a + lens[i]):
+            t = tids[j]
+            if t < 0:
+                continue
+            x = start
+            while x < o and out[x] != t:       # queries are short: a linear scan
+                x += 1
+            if x < o:
+                cnt[x] += 1.0
+            else:
+                out[o] = t
+                cnt[o] = 1.0
+                o += 1
+        a += lens[i]
+        q_ptr[i + 1] = o
+    return q_ptr, out[:o].copy(), cnt[:o].copy()
 
 
 @njit(cache=True)
