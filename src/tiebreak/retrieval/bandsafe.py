@@ -8,7 +8,8 @@ score ``1/g`` (the convention of :func:`tiebreak.ranking.bands.band_run`), so a 
 group
 and is written in docno-descending order. Scoring reads postings in decreasing contribution
 order and stops as soon as the band boundaries are certain; the safety argument is in
-``docs/precise-enough.md``.
+``docs/precise-enough.md``. The traversal is the score-at-a-time kernel of
+:mod:`tiebreak.retrieval.saat` (its ``INTERVAL`` and ``ANYTIME`` modes).
 
 :func:`anytime` reads at most ``budget`` postings in the same order (Lin & Trotman's anytime
 ranking, JASS) and ranks by the partial sums; a budget of at least the query's postings is the

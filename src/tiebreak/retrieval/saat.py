@@ -27,6 +27,11 @@ MaxScore, which returns the same result):
   boundaries -- the order *between* bands is all that band-safe top-k needs -- and no score is
   recomputed (band g scores ``1/g``).
 
+The same kernel (:func:`saat`, one loop with three stopping rules) also serves the band-safe
+``interval`` method (score-interval certificates at doubling check points, any signs of
+contributions) and anytime ranking (stop after a budget of postings) of
+:mod:`tiebreak.retrieval.bandsafe`.
+
 Postings are kept in impact order per term in a layout built lazily (one term at a time, on
 first use) from the index's docid-ordered postings and the impacts, cached on the index; see
 :func:`impact_layout`. Whether the band-safe variant pays is measured in
