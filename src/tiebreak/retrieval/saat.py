@@ -580,10 +580,11 @@ def topk(index, p, k: int, stats: np.ndarray | None = None):
     return finish_exhausted(index, p, k, n, acc, seen, touched, tol)
 
 
-def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
+def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None) -> np.ndarray:
     """Band-safe top ``k`` of plan ``p`` by impact-ordered traversal that stops once the band
-    ends (and k) are certain. Returns docids int32 (<= k,) and scores float64 ``1/g`` for band
-    g, docno descending inside a band (as :func:`tiebreak.retrieval.bandsafe.banded`).
+    ends (and k) are certain. Returns the docids (int32 (<= k,)) with every document at a
+    position inside the band of its exact rank (the order inside a band is not exact):
+    :func:`tiebreak.retrieval.bandsafe.banded` gives them their band scores ``1/g``.
 
     Raises
     ------
@@ -591,7 +592,6 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
         ``rho`` not a number >= 1.
     """
     from ..ranking.bands import band_starts
-    from .bandsafe import banded
     from .topk import run_plan
 
     if stats is None:
@@ -599,14 +599,12 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
     starts = band_starts(rho, int(k))          # validates rho
     k = min(int(k), int(index.num_docs))
     if not _supported(index, p):
-        d, _ = run_plan(index, p, k, "maxscore", stats)
-        return banded(index, d, rho)
+        return run_plan(index, p, k, "maxscore", stats)[0]
     bounds = np.unique(np.append(starts[1:] - 1, k)).astype(np.int64)
     bounds = bounds[(bounds >= 1) & (bounds <= k)]
     status, n, order, acc, seen, touched, tol = run(index, p, k, SETTLE, bounds, stats)
     if status == 2:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
-        return banded(index, d, rho)
-    d, _ = finish_exhausted(index, p, k, n, acc, seen, touched, tol)
-    return banded(index, d, rho)
+        return d
+    return finish_exhausted(index, p, k, n, acc, seen, touched, tol)[0]

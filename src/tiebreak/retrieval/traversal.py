@@ -165,7 +165,7 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
             from .saat import band_safe as saat_band_safe
 
             # the impact-ordered traversal certifies only the band ends, not every rank
-            d, s = saat_band_safe(index, p, k, rho, stats)
+            d, s = bandsafe.banded(index, saat_band_safe(index, p, k, rho, stats), rho)
         elif rho is not None:
             d, s = bandsafe.band_safe(index, p, k, rho, stats, band_method, algorithm)
         else:
