@@ -245,10 +245,9 @@ def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
     are added; the other terms' postings are read a second time, each document's sum taken and
     cleared at its first posting (later ones read 0). Collection is branch-free: every posting
     writes the next slot, which is kept only when the sum reaches ``theta0``, so ``touched``
-    and ``cs`` need N + 1 slots. ``pd`` is read as uint32 (docids are non-negative: no
+    and ``cs`` need N + 1 slots. Docids are read as uint32 (they are non-negative: no
     negative-index test per posting)."""
     m = tids.size
-    pdu = pd.view(np.uint32)
     total = 0
     for qi in range(m):
         total += pp[tids[qi] + 1] - pp[tids[qi]]
@@ -265,16 +264,16 @@ def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
         wi = w[qi]
         if qi == 0 or (qi == 1 and last == 0):
             for j in range(pp[t], pp[t + 1]):     # the first term read: acc is 0, write
-                acc[pdu[j]] = wi * imp[j]
+                acc[np.uint32(pd[j])] = wi * imp[j]
         else:
             for j in range(pp[t], pp[t + 1]):
-                acc[pdu[j]] += wi * imp[j]
+                acc[np.uint32(pd[j])] += wi * imp[j]
     c = 0
     nz = 0
     t = tids[last]
     wi = w[last]
     for j in range(pp[t], pp[t + 1]):
-        d = pdu[j]
+        d = np.uint32(pd[j])
         s = acc[d] + wi * imp[j]
         acc[d] = 0
         nz += s != 0
@@ -286,7 +285,7 @@ def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
             continue
         t = tids[qi]
         for j in range(pp[t], pp[t + 1]):
-            d = pdu[j]
+            d = np.uint32(pd[j])
             s = acc[d]
             acc[d] = 0
             nz += s != 0
