@@ -13,7 +13,10 @@ the ``pyterrier-pisa`` wheel (no Java needed; terms are passed as ASCII ids so i
 sees the same tokens); it is skipped when the
 wheel is missing. Timing: every configuration answers all queries once per round, rounds are
 interleaved (robust to the load of a shared machine), the median round is reported, after one
-warm-up round (numba compilation and lazily built impact/block arrays excluded).
+warm-up round (numba compilation and lazily built impact/block arrays excluded). bm25s and
+tiebreak are timed the same way: one call on the whole list of queries (bm25s ``retrieve`` on
+token lists, tiebreak ``retrieve_many`` on term lists), each including the mapping of terms to
+ids and the conversion of its results.
 
 Configurations include the impact-ordered score-at-a-time traversal (``saat``, rank-safe, and
 ``rho1.4 saat``, band-safe: :mod:`tiebreak.retrieval.saat`); their postings column is "postings

@@ -332,7 +332,7 @@ def test_exhaustive_with_a_starting_threshold(indexes, tmp_path, kw, quant):
     for idx in (indexes[1], indexes[2], dup):
         qs = [[f"t{i}" for i in rng.integers(0, idx.vocab_size, rng.integers(1, 6))]
               for _ in range(25)]
-        for k in (1, 10, 100, 1000):
+        for k in (1, 10, 64, 100, 1000):
             got = retrieve_many(idx, qs, k, "bm25", quantize=quant, **kw)
             for q, g in zip(qs, got):
                 full = retrieve(idx, q, idx.num_docs, "bm25", "maxscore", quantize=quant, **kw)
@@ -378,3 +378,53 @@ def test_taat_touched_needs_a_spare_slot(tmp_path):
         K.taat(*args, np.empty(n, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
     d, s = K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
     assert s.tolist() == [2.0, 2.0] and d.tolist() == [4, 3]
+    # with a starting threshold the collection is branch-free too: its score scratch needs
+    # N + 1 slots as well
+    with pytest.raises(ValueError, match="cs needs one slot more"):
+        K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64), 0.5,
+               np.empty(n))
+    d, s = K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64), 0.5,
+                  np.empty(n + 1))
+    assert s.tolist() == [2.0, 2.0] and d.tolist() == [4, 3]
+
+
+def test_distinct_query_terms_of_a_batch():
+    """The batch's per-query distinct term ids (first-occurrence order) and query term
+    frequencies, unknown terms (-1) dropped, against a dictionary per query -- short queries
+    (linear scan) and long ones (> 32 terms, grouped after a sort)."""
+    from tiebreak.retrieval import kernels as K
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        lens = rng.integers(0, 80, rng.integers(1, 6)).astype(np.int64)
+        tids = rng.integers(-1, rng.integers(1, 40), int(lens.sum())).astype(np.int64)
+        ptr, out, cnt = [0], [], []
+        a = 0
+        for n in lens:
+            seen = {}
+            for t in tids[a:a + n].tolist():
+                if t >= 0:
+                    seen[t] = seen.get(t, 0) + 1
+            out += list(seen)
+            cnt += list(seen.values())
+            ptr.append(len(out))
+            a += n
+        g = K.distinct_terms(lens, tids)
+        assert g[0].tolist() == ptr and g[1].tolist() == out and g[2].tolist() == cnt
+
+
+def test_two_term_exhaustive_reads_the_longer_list_once(indexes):
+    """Of a two-term query the longer list completes the sums (a + b == b + a exactly), in
+    either query order: bit-identical to MaxScore and the per-query kernel."""
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = indexes[2]
+    df = np.diff(idx.post_ptr)
+    long_t, short_t = f"t{int(np.argmax(df))}", f"t{int(np.argsort(df)[-5])}"
+    qs = [[long_t, short_t], [short_t, long_t]]
+    for kw in ({"idf": "lucene"}, {"idf": "rsj"}):
+        for k in (1, 10, 100):
+            got = retrieve_many(idx, qs, k, "bm25", **kw)
+            for q, g in zip(qs, got):
+                _same(g, retrieve(idx, q, k, "bm25", "maxscore", **kw))
+                _same(g, bm25(idx, q, k, **kw))

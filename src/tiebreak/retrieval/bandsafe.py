@@ -8,7 +8,8 @@ score ``1/g`` (the convention of :func:`tiebreak.ranking.bands.band_run`), so a 
 group
 and is written in docno-descending order. Scoring reads postings in decreasing contribution
 order and stops as soon as the band boundaries are certain; the safety argument is in
-``docs/precise-enough.md``.
+``docs/precise-enough.md``. The traversal is the score-at-a-time kernel of
+:mod:`tiebreak.retrieval.saat` (its ``INTERVAL`` and ``ANYTIME`` modes).
 
 :func:`anytime` reads at most ``budget`` postings in the same order (Lin & Trotman's anytime
 ranking, JASS) and ranks by the partial sums; a budget of at least the query's postings is the
@@ -30,31 +31,6 @@ from . import kernels as K
 __all__ = ["band_safe", "anytime", "band_scores", "banded", "BAND_METHODS"]
 
 BAND_METHODS = ("exact", "interval")
-
-
-def _impact_order(index, p) -> np.ndarray:
-    """Per-term impact order (offsets by |impact| descending) for the plan's impacts, filled
-    lazily for the query's terms and cached on the index."""
-    from .topk import _flat
-
-    c = index._cache
-    key = ("iorder",) + p.key
-    pp, _, _ = _flat(index)
-    if key not in c:
-        c[key] = (np.empty(int(pp[-1]), np.int32), np.zeros(index.vocab_size, np.bool_))
-    iord, done = c[key]
-    for t in p.tids:
-        if not done[t]:
-            K.impact_order(pp, p.imp, int(t), iord)
-            done[t] = True
-    return iord
-
-
-def _mask(index):
-    c = index._cache
-    if "tmask" not in c:
-        c["tmask"] = np.zeros(index.num_docs, np.int64)
-    return c["tmask"]
 
 
 def band_scores(n: int, rho) -> np.ndarray:
@@ -101,7 +77,8 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
         ``rho`` not a number > 1.
     """
     from ..ranking.bands import band_starts
-    from .topk import _bounds, _flat, _rank, _scratch, run_plan
+    from . import saat as S
+    from .topk import _flat, run_plan
 
     starts = band_starts(rho, k)           # validates rho (exact rational, >= 1)
     if method not in BAND_METHODS:
@@ -113,39 +90,22 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray, method: str = "exact",
         d, _ = run_plan(index, p, k, algorithm, stats)
         return banded(index, d, rho)
     sizes = np.unique(np.append(starts[1:] - 1, k)).astype(np.int64)
-    pp, pd, _ = _flat(index)
+    pp, _, _ = _flat(index)
     total = int(sum(int(pp[t + 1] - pp[t]) for t in p.tids))
     if total <= k:                          # nothing to save: exact order, then bands
         d, _ = run_plan(index, p, k, "exhaustive", stats)
         return banded(index, d, rho)
-    iord = _impact_order(index, p)
-    ub, pbound, tol, *_ = _bounds(index, p)
-    acc, seen, touched = _scratch(index, p.zarr.dtype)
-    mask = _mask(index)
-    rank = _rank(index)
     first = max(4 * k, total // 16, 1024)
-    st = np.zeros(2, np.int64)
-    status, n, order = K.saat(pp, pd, p.imp, iord, p.tids, p.w, p.prior, p.pw, p.has_prior,
-                              p.zarr, acc, seen, mask, touched, rank, k, np.int64(total + 1),
-                              sizes, tol, pbound, first, st)
-    stats[:2] += st
+    status, n, order, acc, seen, touched, tol = S.run(index, p, k, S.INTERVAL, sizes, stats,
+                                                      first_check=first)
     if status == 1:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
         return banded(index, d, rho)
-    if p.integer:                          # exhausted: integer sums are exact in any order
-        d, _ = K._topk_of(acc, seen, touched, n, rank, k)
-        return banded(index, d, rho)
-    # exhausted without certificate (ties or near-ties at a boundary): float sums read in impact
-    # order may differ from query-order sums in the last bit, so every document within 2 tol of
-    # the k-th sum is rescored in query order (exactly as exhaustive scoring adds) and ranked
-    sums = acc[touched[:n]].copy()
-    K.reset(acc, seen, touched, n)
-    thr = np.partition(sums, n - k)[n - k] if n > k else -np.inf
-    cand = touched[:n][sums >= thr - 2 * tol].copy()
-    exact = K.exact_scores(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, cand)
-    d, _ = K.sort_result(cand, exact, rank)
-    return banded(index, d[:k], rho)
+    # exhausted without certificate (ties or near-ties at a boundary): integer sums are exact;
+    # float sums read in impact order are rescored in query order near the k-th
+    d, _ = S.finish_exhausted(index, p, k, n, acc, seen, touched, tol)
+    return banded(index, d, rho)
 
 
 def anytime(index, p, k: int, budget: int, stats: np.ndarray):
@@ -157,21 +117,15 @@ def anytime(index, p, k: int, budget: int, stats: np.ndarray):
     ValueError
         ``budget < 1``.
     """
-    from .topk import _flat, _rank, _scratch, run_plan
+    from . import saat as S
+    from .topk import _flat, _rank, run_plan
 
     if budget < 1:
         raise ValueError("budget must be >= 1 posting")
-    pp, pd, _ = _flat(index)
+    pp, _, _ = _flat(index)
     total = int(sum(int(pp[t + 1] - pp[t]) for t in p.tids))
     if budget >= total:
         return run_plan(index, p, k, "exhaustive", stats)
-    iord = _impact_order(index, p)
-    acc, seen, touched = _scratch(index, p.zarr.dtype)
-    mask = _mask(index)
-    rank = _rank(index)
-    st = np.zeros(2, np.int64)
-    _, n, _ = K.saat(pp, pd, p.imp, iord, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, acc,
-                     seen, mask, touched, rank, k, np.int64(budget), np.zeros(0, np.int64), 0.0,
-                     0.0, np.int64(total + 1), st)
-    stats[:2] += st
-    return K._topk_of(acc, seen, touched, n, rank, k)
+    _, n, _, acc, seen, touched, _ = S.run(index, p, k, S.ANYTIME, np.zeros(0, np.int64), stats,
+                                           budget=budget)
+    return K._topk_of(acc, seen, touched, n, _rank(index), k)

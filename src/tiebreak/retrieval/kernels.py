@@ -199,14 +199,16 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
     document's sum taken and cleared at its first posting; a document's later postings see 0,
     below ``theta0``, so only documents scoring at least ``theta0`` -- a superset of the top k,
     usually a few times k -- are collected (:func:`_taat_threshold`). ``stats[1]`` then counts
-    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N,) (allocated when
-    None). ``touched`` must hold N + 1 entries (each posting's document is written to the next
+    the documents with a non-zero score. ``cs``: scratch of acc's dtype, (N + 1,) (allocated
+    when None). ``touched`` must hold N + 1 entries (each posting's document is written to the next
     slot before it is known to be new; raises ValueError otherwise)."""
     if touched.size <= acc.size:
         raise ValueError("taat: touched needs one slot more than there are documents")
     if theta0 > 0.0 and not has_prior:
         if cs is None:
-            cs = np.empty(acc.size, acc.dtype)
+            cs = np.empty(acc.size + 1, acc.dtype)
+        if cs.size <= acc.size:
+            raise ValueError("taat: cs needs one slot more than there are documents")
         return _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0)
     n = 0
     for qi in range(tids.size):
@@ -229,45 +231,69 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
 
 @njit(cache=True)
 def _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0):
-    """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there).
-    The last query term's postings complete their documents' sums: those are taken and cleared
-    as they are added; the other terms' postings are read a second time."""
+    """:func:`taat` without a prior and with a starting threshold ``theta0`` > 0 (see there):
+    :func:`_collect_threshold`, then :func:`_select`."""
+    c = _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0)
+    return _select(touched, cs, c, rank, k)
+
+
+@njit(cache=True)
+def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
+    """Sum the query's postings into ``acc`` and collect the documents scoring at least
+    ``theta0`` > 0 into ``touched[:c]`` / ``cs[:c]`` (returns c), clearing ``acc``. The last
+    query term's postings complete their documents' sums: those are taken and cleared as they
+    are added; the other terms' postings are read a second time, each document's sum taken and
+    cleared at its first posting (later ones read 0). Collection is branch-free: every posting
+    writes the next slot, which is kept only when the sum reaches ``theta0``, so ``touched``
+    and ``cs`` need N + 1 slots. Docids are read as uint32 (they are non-negative: no
+    negative-index test per posting)."""
     m = tids.size
     total = 0
     for qi in range(m):
         total += pp[tids[qi] + 1] - pp[tids[qi]]
     stats[0] += total
-    for qi in range(m - 1):
+    # the term whose pass completes the sums: the last one (query order); of two terms the
+    # longer (a + b == b + a exactly), so the longer list is read once
+    last = m - 1
+    if m == 2 and pp[tids[0] + 1] - pp[tids[0]] > pp[tids[1] + 1] - pp[tids[1]]:
+        last = 0
+    for qi in range(m):
+        if qi == last:
+            continue
         t = tids[qi]
         wi = w[qi]
-        for j in range(pp[t], pp[t + 1]):
-            acc[pd[j]] += wi * imp[j]
+        if qi == 0 or (qi == 1 and last == 0):
+            for j in range(pp[t], pp[t + 1]):     # the first term read: acc is 0, write
+                acc[np.uint32(pd[j])] = wi * imp[j]
+        else:
+            for j in range(pp[t], pp[t + 1]):
+                acc[np.uint32(pd[j])] += wi * imp[j]
     c = 0
     nz = 0
-    t = tids[m - 1]
-    wi = w[m - 1]
+    t = tids[last]
+    wi = w[last]
     for j in range(pp[t], pp[t + 1]):
-        d = pd[j]
+        d = np.uint32(pd[j])
         s = acc[d] + wi * imp[j]
         acc[d] = 0
         nz += s != 0
-        if s >= theta0:
-            touched[c] = d
-            cs[c] = s
-            c += 1
-    for qi in range(m - 1):
+        touched[c] = d
+        cs[c] = s
+        c += s >= theta0
+    for qi in range(m):
+        if qi == last:
+            continue
         t = tids[qi]
         for j in range(pp[t], pp[t + 1]):
-            d = pd[j]
+            d = np.uint32(pd[j])
             s = acc[d]
             acc[d] = 0
             nz += s != 0
-            if s >= theta0:           # a document's first posting; later ones read 0
-                touched[c] = d
-                cs[c] = s
-                c += 1
+            touched[c] = d            # a document's first posting; later ones read 0
+            cs[c] = s
+            c += s >= theta0
     stats[1] += nz
-    return _select(touched, cs, c, rank, k)
+    return c
 
 
 @njit(cache=True)
@@ -684,190 +710,7 @@ def term_max_min(pp, imp):
     return mx, mn
 
 
-# ------------------------------------------------------------------ score-at-a-time (impact order)
-@njit(cache=True)
-def impact_order(pp, imp, t, iord):
-    """Fill ``iord[pp[t]:pp[t+1]]`` with the term's posting offsets by |impact| descending
-    (ties by docid ascending)."""
-    a = pp[t]
-    b = pp[t + 1]
-    key = np.empty(b - a, np.float64)
-    for j in range(a, b):
-        key[j - a] = -abs(np.float64(imp[j]))
-    o = np.argsort(key, kind="mergesort")
-    for j in range(b - a):
-        iord[a + j] = o[j]
-
-
-@njit(cache=True)
-def _next_c(pp, imp, iord, tids, w, cur, df, i):
-    t = tids[i]
-    return w[i] * imp[pp[t] + iord[pp[t] + cur[i]]]
-
-
-@njit(cache=True)
-def saat(pp, pd, imp, iord, tids, w, prior, pw, has_prior, zarr, acc, seen, mask, touched, rank,
-         k, budget, sizes, tol, pbound, first_check, stats):
-    """Score-at-a-time processing of the query's postings in decreasing |contribution| order
-    (Anh & Moffat's impact ordering; the term with the largest next contribution is read next).
-
-    ``budget``: stop after that many postings (anytime mode when ``sizes`` is empty).
-    ``sizes``: band-safe mode -- stop as soon as, for every c in ``sizes``, the set of the c
-    documents with the largest lower score bounds is certainly the exact top-c set, i.e. its
-    smallest lower bound exceeds (by more than ``tol``) the upper bound of every other document,
-    touched or not. Bounds: a touched document's unread terms can still add between
-    ``min(0, next contribution)`` and ``max(0, next contribution)`` of each such term.
-
-    Returns ``(status, n, order)``: status 1 = certified (``order`` holds the top positions of
-    ``touched`` by lower bound, best first), 0 = stopped by budget or exhaustion (scores in
-    ``acc`` are complete sums for exhausted runs). ``n`` documents are in ``touched``; acc, seen
-    and mask are left for the caller, who must reset them (:func:`reset`).
-    """
-    m = tids.size
-    cur = np.zeros(m, np.int64)
-    df = np.empty(m, np.int64)
-    for i in range(m):
-        df[i] = pp[tids[i] + 1] - pp[tids[i]]
-    n = 0
-    processed = 0
-    next_check = first_check
-    band_mode = sizes.size > 0
-    rem_hi = np.zeros(m, np.float64)
-    rem_lo = np.zeros(m, np.float64)
-    empty = np.zeros(0, np.int64)
-    while True:
-        best = -1
-        bv = -1.0
-        second = -1.0
-        for i in range(m):
-            if cur[i] < df[i]:
-                v = abs(np.float64(_next_c(pp, imp, iord, tids, w, cur, df, i)))
-                if v > bv:
-                    second = bv
-                    bv = v
-                    best = i
-                elif v > second:
-                    second = v
-        if best < 0:
-            break
-        t = tids[best]
-        base = pp[t]
-        bit = np.int64(1) << best
-        wb = w[best]
-        stop = False
-        while cur[best] < df[best]:
-            j = base + iord[base + cur[best]]
-            c = wb * imp[j]
-            if abs(np.float64(c)) < second:
-                break
-            d = pd[j]
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
-                mask[d] = 0
-                if has_prior:
-                    acc[d] += pw * prior[d]
-            acc[d] += c
-            mask[d] |= bit
-            cur[best] += 1
-            processed += 1
-            if processed >= budget:
-                stop = True
-                break
-            if band_mode and processed >= next_check:
-                break
-        if stop:
-            break
-        if band_mode and processed >= next_check:
-            next_check *= 2
-            if n > k:
-                for i in range(m):
-                    if cur[i] < df[i]:
-                        c = np.float64(_next_c(pp, imp, iord, tids, w, cur, df, i))
-                        rem_hi[i] = c if c > 0 else 0.0
-                        rem_lo[i] = c if c < 0 else 0.0
-                    else:
-                        rem_hi[i] = 0.0
-                        rem_lo[i] = 0.0
-                order = _certify(acc, mask, touched, n, k, sizes, rem_hi, rem_lo, tol, pbound,
-                                 cur, df)
-                if order.size > 0:
-                    stats[0] += processed
-                    stats[1] += n
-                    return 1, n, order
-    stats[0] += processed
-    stats[1] += n
-    return 0, n, empty
-
-
-@njit(cache=True)
-def _certify(acc, mask, touched, n, k, sizes, rem_hi, rem_lo, tol, pbound, cur, df):
-    m = rem_hi.size
-    lo = np.empty(n, np.float64)
-    up = np.empty(n, np.float64)
-    for i in range(n):
-        d = touched[i]
-        a = np.float64(acc[d])
-        l = a
-        u = a
-        mk = mask[d]
-        for q in range(m):
-            if not (mk >> q) & 1:
-                l += rem_lo[q]
-                u += rem_hi[q]
-        lo[i] = l
-        up[i] = u
-    u0 = -np.inf
-    any_left = False
-    tot = pbound
-    for q in range(m):
-        if cur[q] < df[q]:
-            any_left = True
-        tot += rem_hi[q]
-    if any_left:
-        u0 = tot
-    neg = np.empty(n, np.float64)
-    for i in range(n):
-        neg[i] = -lo[i]
-    thr = -np.partition(neg, k - 1)[k - 1]     # k-th largest lower bound
-    cnt = 0
-    for i in range(n):
-        if lo[i] >= thr:
-            cnt += 1
-    cand = np.empty(cnt, np.int64)
-    j = 0
-    rest_up = u0
-    for i in range(n):
-        if lo[i] >= thr:
-            cand[j] = i
-            j += 1
-    ck = np.empty(cnt, np.float64)
-    for i in range(cnt):
-        ck[i] = -lo[cand[i]]
-    o = np.argsort(ck, kind="mergesort")
-    top = np.empty(cnt, np.int64)
-    for i in range(cnt):
-        top[i] = cand[o[i]]
-    # documents beyond the first k of `top`, and all non-candidates, are "rest"
-    intop = np.zeros(n, np.bool_)
-    for i in range(k):
-        intop[top[i]] = True
-    for i in range(n):
-        if not intop[i] and up[i] > rest_up:
-            rest_up = up[i]
-    # suffix maximum of upper bounds over top[c:k]
-    suf = np.empty(k + 1, np.float64)
-    suf[k] = rest_up
-    for i in range(k - 1, -1, -1):
-        v = up[top[i]]
-        suf[i] = v if v > suf[i + 1] else suf[i + 1]
-    for s in sizes:
-        if not lo[top[s - 1]] > suf[s] + tol:
-            return np.zeros(0, np.int64)
-    return top[:k].copy()
-
-
+# ------------------------------------------------------------------ scratch
 @njit(cache=True)
 def reset(acc, seen, touched, n):
     for i in range(n):
@@ -878,17 +721,64 @@ def reset(acc, seen, touched, n):
 
 # ------------------------------------------------------------------ batches
 @njit(cache=True)
+def _select_into(docs, scores, n, rank, k, hs, hr, hd, out_d, out_s, o):
+    """:func:`_select` of the n candidates written to ``out_d``/``out_s`` from position ``o``
+    (returns the count): the same entries in the same order. With more than 4k candidates and
+    k <= 64 nothing is allocated: the k-entry heap ``hs``/``hr``/``hd`` (preallocated, ``hr``
+    holds 2k entries: the second half keeps the ranks of the entries written) is filled with
+    the inline root test, then its entries are insertion-sorted into the output."""
+    if n <= 4 * k or k > 64:
+        d, s = _select(docs, scores, n, rank, k)
+        for j in range(d.size):
+            out_d[o + j] = d[j]
+            out_s[o + j] = s[j]
+        return d.size
+    m = 0
+    for i in range(n):
+        d = docs[i]
+        s = scores[i]
+        if m == k:
+            if s < hs[0]:
+                continue
+            r = rank[d]
+            if s == hs[0] and r <= hr[0]:
+                continue
+        else:
+            r = rank[d]
+        m = _offer(hs, hr, hd, m, k, s, r, d)
+    for x in range(m):
+        s = hs[x]
+        r = hr[x]
+        y = x - 1
+        while y >= 0 and (out_s[o + y] < s or (out_s[o + y] == s and hr[k + y] < r)):
+            out_s[o + y + 1] = out_s[o + y]
+            out_d[o + y + 1] = out_d[o + y]
+            hr[k + y + 1] = hr[k + y]
+            y -= 1
+        out_s[o + y + 1] = s
+        out_d[o + y + 1] = hd[x]
+        hr[k + y + 1] = r
+    return m
+
+
+@njit(cache=True)
 def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw, prior,
               has_prior, zarr, n_docs, rank, k, blk_ptr, blk_last, bmax, bmin, block, q_theta0,
               acc, seen, touched, stats):
     """Run ``alg`` (0 exhaustive, 1 maxscore, 2 bmw) for every query of a batch: query ``i`` is
     ``q_tids[q_ptr[i]:q_ptr[i+1]]`` with weights/bounds sliced alike. Returns the concatenated
-    results (docids int32, scores) and per-query counts (int64)."""
+    results (docids int32, scores) and per-query counts (int64). Exhaustive queries with a
+    starting threshold write their results in place (:func:`_select_into`), with scratch
+    allocated once per batch."""
     nq = q_ptr.size - 1
     out_d = np.empty(nq * k, np.int32)
     out_s = np.empty(nq * k, zarr.dtype)
     cnt = np.zeros(nq, np.int64)
-    cs = np.empty(n_docs if alg == 0 else 0, zarr.dtype)
+    cs = np.empty(n_docs + 1 if alg == 0 else 0, zarr.dtype)
+    kh = k if alg == 0 and k <= 64 else 0
+    hs = np.empty(kh, zarr.dtype)
+    hr = np.empty(2 * kh, np.int64)
+    hd = np.empty(kh, np.int32)
     o = 0
     for i in range(nq):
         a = q_ptr[i]
@@ -897,6 +787,12 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
             continue
         tids = q_tids[a:b]
         w = q_w[a:b]
+        if alg == 0 and q_theta0[i] > 0.0 and not has_prior:
+            c = _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, q_theta0[i])
+            c = _select_into(touched, cs, c, rank, k, hs, hr, hd, out_d, out_s, o)
+            o += c
+            cnt[i] = c
+            continue
         if alg == 0:
             d, s = taat(pp, pd, imp, tids, w, prior, q_pw[i], has_prior, acc, seen, touched, rank,
                         k, stats, q_theta0[i], cs)
@@ -913,6 +809,64 @@ def run_batch(alg, pp, pd, imp, q_ptr, q_tids, q_w, q_ub, q_pbound, q_tol, q_pw,
         o += d.size
         cnt[i] = d.size
     return out_d[:o], out_s[:o], cnt
+
+
+@njit(cache=True)
+def distinct_terms(lens, tids):
+    """Query i's term ids are ``tids[sum(lens[:i]):sum(lens[:i+1])]`` (int64, -1 = not in
+    the vocabulary). Returns ``q_ptr`` int64 (nq+1,), the distinct in-vocabulary ids of every
+    query in first-occurrence order int64 (q_ptr[-1],) and their counts float64 (query term
+    frequencies)."""
+    nq = lens.size
+    q_ptr = np.zeros(nq + 1, np.int64)
+    out = np.empty(tids.size, np.int64)
+    cnt = np.empty(tids.size, np.float64)
+    o = 0
+    a = 0
+    for i in range(nq):
+        start = o
+        if lens[i] > 32:             # long query: group equal ids after a stable sort
+            q = tids[a:a + lens[i]]
+            srt = np.argsort(q, kind="mergesort")
+            first = np.empty(q.size, np.int64)      # per position: its id's first position
+            j = 0
+            while j < q.size:
+                e = j
+                while e < q.size and q[srt[e]] == q[srt[j]]:
+                    first[srt[e]] = srt[j]
+                    e += 1
+                j = e
+            slot = np.full(q.size, -1, np.int64)
+            for j in range(q.size):
+                if q[j] < 0:
+                    continue
+                f = first[j]
+                if slot[f] < 0:
+                    slot[f] = o
+                    out[o] = q[j]
+                    cnt[o] = 1.0
+                    o += 1
+                else:
+                    cnt[slot[f]] += 1.0
+            a += lens[i]
+            q_ptr[i + 1] = o
+            continue
+        for j in range(a, a + lens[i]):
+            t = tids[j]
+            if t < 0:
+                continue
+            x = start
+            while x < o and out[x] != t:       # queries are short: a linear scan
+                x += 1
+            if x < o:
+                cnt[x] += 1.0
+            else:
+                out[o] = t
+                cnt[o] = 1.0
+                o += 1
+        a += lens[i]
+        q_ptr[i + 1] = o
+    return q_ptr, out[:o].copy(), cnt[:o].copy()
 
 
 @njit(cache=True)

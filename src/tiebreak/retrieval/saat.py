@@ -27,6 +27,11 @@ MaxScore, which returns the same result):
   boundaries -- the order *between* bands is all that band-safe top-k needs -- and no score is
   recomputed (band g scores ``1/g``).
 
+The same kernel (:func:`saat`, one loop with three stopping rules) also serves the band-safe
+``interval`` method (score-interval certificates at doubling check points, any signs of
+contributions) and anytime ranking (stop after a budget of postings) of
+:mod:`tiebreak.retrieval.bandsafe`.
+
 Postings are kept in impact order per term in a layout built lazily (one term at a time, on
 first use) from the index's docid-ordered postings and the impacts, cached on the index; see
 :func:`impact_layout`. Whether the band-safe variant pays is measured in
@@ -45,7 +50,8 @@ import numpy as np
 from .._numba import njit
 from . import kernels as K
 
-__all__ = ["impact_layout", "topk", "band_safe", "saat", "CHECK_GROWTH", "LOOKUP_COST"]
+__all__ = ["impact_layout", "topk", "band_safe", "saat", "run", "ANYTIME", "INTERVAL", "SETTLE",
+           "CHECK_GROWTH", "LOOKUP_COST"]
 
 #: a lookup (binary search of one document in one term's docid-ordered postings) is counted as
 #: this many sequentially read postings when choosing between reading on and looking up
@@ -249,17 +255,109 @@ def _settle(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, touched, cand, lo,
                 return srt[:min(k, nc)].copy()
 
 
+#: modes of :func:`saat`: read at most ``budget`` postings (anytime ranking); certify the
+#: boundaries by score intervals at doubling check points (band-safe ``interval`` method);
+#: AND mode, then settle the straddling candidates by lookups (the ``saat`` algorithm)
+ANYTIME, INTERVAL, SETTLE = 0, 1, 2
+
+
+@njit(cache=True)
+def _certify(acc, mask, touched, n, k, sizes, rem_hi, rem_lo, tol, pbound, cur, end):
+    """Interval certificate of the boundaries ``sizes`` over the n touched documents: the
+    positions in ``touched`` of the k documents with the largest lower bounds, best first, if
+    for every c in ``sizes`` the c-th lower bound exceeds (by more than ``tol``) the upper bound
+    of every later document, touched or not; else an empty array. Bounds: a touched document's
+    unread terms can still add between ``rem_lo`` and ``rem_hi`` of each (the term's next
+    contribution, clipped at 0); an untouched one at most their sum plus ``pbound``."""
+    m = rem_hi.size
+    lo = np.empty(n, np.float64)
+    up = np.empty(n, np.float64)
+    for i in range(n):
+        d = touched[i]
+        a = np.float64(acc[d])
+        low = a
+        u = a
+        mk = mask[d]
+        for q in range(m):
+            if not (mk >> q) & 1:
+                low += rem_lo[q]
+                u += rem_hi[q]
+        lo[i] = low
+        up[i] = u
+    u0 = -np.inf
+    any_left = False
+    tot = pbound
+    for q in range(m):
+        if cur[q] < end[q]:
+            any_left = True
+        tot += rem_hi[q]
+    if any_left:
+        u0 = tot
+    neg = np.empty(n, np.float64)
+    for i in range(n):
+        neg[i] = -lo[i]
+    thr = -np.partition(neg, k - 1)[k - 1]     # k-th largest lower bound
+    cnt = 0
+    for i in range(n):
+        if lo[i] >= thr:
+            cnt += 1
+    cand = np.empty(cnt, np.int64)
+    j = 0
+    rest_up = u0
+    for i in range(n):
+        if lo[i] >= thr:
+            cand[j] = i
+            j += 1
+    ck = np.empty(cnt, np.float64)
+    for i in range(cnt):
+        ck[i] = -lo[cand[i]]
+    o = np.argsort(ck, kind="mergesort")
+    top = np.empty(cnt, np.int64)
+    for i in range(cnt):
+        top[i] = cand[o[i]]
+    # documents beyond the first k of `top`, and all non-candidates, are "rest"
+    intop = np.zeros(n, np.bool_)
+    for i in range(k):
+        intop[top[i]] = True
+    for i in range(n):
+        if not intop[i] and up[i] > rest_up:
+            rest_up = up[i]
+    # suffix maximum of upper bounds over top[c:k]
+    suf = np.empty(k + 1, np.float64)
+    suf[k] = rest_up
+    for i in range(k - 1, -1, -1):
+        v = up[top[i]]
+        suf[i] = v if v > suf[i + 1] else suf[i + 1]
+    for s in sizes:
+        if not lo[top[s - 1]] > suf[s] + tol:
+            return np.zeros(0, np.int64)
+    return top[:k].copy()
+
+
 @njit(cache=True)
 def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax, acc, seen, mask,
-         touched, rank, k, bounds, tol, integer, lookup_cost, stats):
-    """Impact-ordered traversal of one query (module docstring). ``bounds``: the boundary
-    counts to certify (int64, ascending, last = k). Reading stops at the first check where the
-    result is certain, or where no untouched document can enter and making the straddling
-    candidates exact by lookups (``lookup_cost`` postings per lookup per term) is cheaper than
-    reading on. Returns ``(status, n, order)``: status 2 = settled, ``order`` = positions in
-    ``touched`` of the top k best first; 0 = all postings read (``acc`` holds complete sums).
-    ``n`` documents are in ``touched``; the caller resets ``acc``/``seen``. ``stats`` int64
-    (3,): += postings read, documents touched, lookups."""
+         touched, rank, k, mode, budget, bounds, tol, integer, lookup_cost, first_check, stats):
+    """Impact-ordered traversal of one query (module docstring): the one score-at-a-time loop
+    of the traversal layer. Postings are read from the term with the largest next
+    ``|contribution|`` (``io_doc``/``io_imp``, :func:`impact_layout`) into ``acc``; a term's
+    run stops where another term's next contribution is larger, or at a check point.
+
+    ``mode`` (``pmax``: an upper bound of ``pw * prior``, 0 without a prior):
+
+    * :data:`ANYTIME`: stop after ``budget`` postings; returns status 0.
+    * :data:`INTERVAL`: after ``first_check`` postings, then at every doubling, certify the
+      boundary counts ``bounds`` by score intervals (:func:`_certify`, slack ``tol``; any
+      signs of contributions); status 1 with ``order`` = positions in ``touched`` of the top
+      k, best first.
+    * :data:`SETTLE` (non-negative contributions): reading stops at the first check where the
+      result is certain, or where no untouched document can enter and making the straddling
+      candidates exact by lookups (``lookup_cost`` postings per lookup per term) is cheaper
+      than reading on; status 2, ``order`` as above.
+
+    Returns ``(status, n, order)``; status 0 = budget spent or all postings read (``acc``
+    holds the sums read, complete sums when exhausted). ``n`` documents are in ``touched``;
+    the caller resets ``acc``/``seen``. ``stats`` int64 (3,): += postings read, documents
+    touched, lookups."""
     m = tids.size
     cur = np.empty(m, np.int64)
     end = np.empty(m, np.int64)
@@ -267,21 +365,22 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
         cur[i] = pp[tids[i]]
         end[i] = pp[tids[i] + 1]
     rem = np.zeros(m, np.float64)
+    rem_lo = np.zeros(m, np.float64)
     n = 0
     processed = 0
     and_mode = False
     Lk = -np.inf
     next_full = max(k, 256)
-    next_check = np.int64(0)
+    next_check = np.int64(first_check) if mode == INTERVAL else np.int64(0)
     cand = np.zeros(0, np.int64)
     empty = np.zeros(0, np.int64)
     while True:
         best = -1
-        bv = -np.inf
-        second = -np.inf
+        bv = -1.0
+        second = -1.0
         for i in range(m):
             if cur[i] < end[i]:
-                v = np.float64(w[i] * io_imp[cur[i]])
+                v = abs(np.float64(w[i] * io_imp[cur[i]]))
                 if v > bv:
                     second = bv
                     bv = v
@@ -293,12 +392,17 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
         bit = np.int64(1) << best
         wb = w[best]
         j = cur[best]
-        stop = next_check if and_mode else next_full
+        if mode == ANYTIME:
+            stop = budget
+        elif mode == INTERVAL or and_mode:
+            stop = next_check
+        else:
+            stop = next_full
         e = min(end[best], j + max(stop - processed, 1))   # a run stops at a check
         if and_mode:
             while j < e:
                 c = wb * io_imp[j]
-                if np.float64(c) < second:
+                if abs(np.float64(c)) < second:
                     break
                 d = io_doc[j]
                 if seen[d]:
@@ -308,7 +412,7 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
         else:
             while j < e:
                 c = wb * io_imp[j]
-                if np.float64(c) < second:
+                if abs(np.float64(c)) < second:
                     break
                 d = io_doc[j]
                 if not seen[d]:
@@ -323,6 +427,26 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
                 j += 1
         processed += j - cur[best]
         cur[best] = j
+        if mode == ANYTIME:
+            if processed >= budget:
+                break
+            continue
+        if mode == INTERVAL:
+            if processed < next_check:
+                continue
+            next_check *= 2
+            if n > k:
+                for i in range(m):
+                    c = np.float64(w[i] * io_imp[cur[i]]) if cur[i] < end[i] else 0.0
+                    rem[i] = c if c > 0 else 0.0
+                    rem_lo[i] = c if c < 0 else 0.0
+                order = _certify(acc, mask, touched, n, k, bounds, rem, rem_lo, tol, pmax, cur,
+                                 end)
+                if order.size > 0:
+                    stats[0] += processed
+                    stats[1] += n
+                    return 1, n, order
+            continue
         if n < k:
             continue
         R = pmax
@@ -385,30 +509,37 @@ def _supported(index, p) -> bool:
     return bool((tmin[p.tids] >= 0).all())
 
 
-def _run(index, p, k: int, bounds: np.ndarray, stats: np.ndarray):
-    """Run the kernel; returns (status, docids of the certified top k or None, exhausted
-    (acc, touched, n) state for the caller to finish)."""
-    from .bandsafe import _mask
+def _mask(index) -> np.ndarray:
+    """The per-document term mask scratch (int64 (N,), bit i = query term i read), cached."""
+    c = index._cache
+    if "tmask" not in c:
+        c["tmask"] = np.zeros(index.num_docs, np.int64)
+    return c["tmask"]
+
+
+def run(index, p, k: int, mode: int, bounds: np.ndarray, stats: np.ndarray, budget: int = 0,
+        first_check: int = 0):
+    """Run :func:`saat` on plan ``p`` in ``mode`` (:data:`ANYTIME`, :data:`INTERVAL`,
+    :data:`SETTLE`). Returns ``(status, n, order, acc, seen, touched, tol)``: the kernel's
+    result and the scratch it left for the caller to read and reset."""
     from .topk import _bounds, _flat, _rank, _scratch
 
     io_doc, io_imp = impact_layout(index, p.key, p.imp, p.tids)
     ub, pbound, tol, *_ = _bounds(index, p)
-    pmax = 0.0
-    if p.has_prior:
-        pmax = float(max(float(p.pw) * float(p.prior.max()), float(p.pw) * float(p.prior.min())))
     acc, seen, touched = _scratch(index, p.zarr.dtype)
     mask = _mask(index)
     rank = _rank(index)
     st = np.zeros(3, np.int64)
     pp, pd, _ = _flat(index)
     status, n, order = saat(pp, pd, p.imp, io_doc, io_imp, p.tids, p.w, p.prior, p.pw,
-                            p.has_prior, p.zarr, pmax, acc, seen, mask, touched, rank, k, bounds,
-                            tol, p.integer, LOOKUP_COST, st)
+                            p.has_prior, p.zarr, pbound, acc, seen, mask, touched, rank, k,
+                            mode, np.int64(budget), bounds, tol, p.integer, LOOKUP_COST,
+                            np.int64(first_check), st)
     stats[:min(stats.size, 3)] += st[:min(stats.size, 3)]
     return status, n, order, acc, seen, touched, tol
 
 
-def _finish_exhausted(index, p, k, n, acc, seen, touched, tol):
+def finish_exhausted(index, p, k, n, acc, seen, touched, tol):
     """Exact top k after every posting was read (sums in impact order)."""
     from .topk import _flat, _rank
 
@@ -439,20 +570,21 @@ def topk(index, p, k: int, stats: np.ndarray | None = None):
     if not _supported(index, p):
         return run_plan(index, p, k, "maxscore", stats)
     bounds = np.arange(1, k + 1, dtype=np.int64)
-    status, n, order, acc, seen, touched, tol = _run(index, p, k, bounds, stats)
+    status, n, order, acc, seen, touched, tol = run(index, p, k, SETTLE, bounds, stats)
     if status == 2:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
         pp, pd, _ = _flat(index)
         s = K.exact_scores(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, p.zarr, d)
         return K.sort_result(d, s, _rank(index))
-    return _finish_exhausted(index, p, k, n, acc, seen, touched, tol)
+    return finish_exhausted(index, p, k, n, acc, seen, touched, tol)
 
 
-def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
+def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None) -> np.ndarray:
     """Band-safe top ``k`` of plan ``p`` by impact-ordered traversal that stops once the band
-    ends (and k) are certain. Returns docids int32 (<= k,) and scores float64 ``1/g`` for band
-    g, docno descending inside a band (as :func:`tiebreak.retrieval.bandsafe.banded`).
+    ends (and k) are certain. Returns the docids (int32 (<= k,)) with every document at a
+    position inside the band of its exact rank (the order inside a band is not exact):
+    :func:`tiebreak.retrieval.bandsafe.banded` gives them their band scores ``1/g``.
 
     Raises
     ------
@@ -460,7 +592,6 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
         ``rho`` not a number >= 1.
     """
     from ..ranking.bands import band_starts
-    from .bandsafe import banded
     from .topk import run_plan
 
     if stats is None:
@@ -468,14 +599,12 @@ def band_safe(index, p, k: int, rho, stats: np.ndarray | None = None):
     starts = band_starts(rho, int(k))          # validates rho
     k = min(int(k), int(index.num_docs))
     if not _supported(index, p):
-        d, _ = run_plan(index, p, k, "maxscore", stats)
-        return banded(index, d, rho)
+        return run_plan(index, p, k, "maxscore", stats)[0]
     bounds = np.unique(np.append(starts[1:] - 1, k)).astype(np.int64)
     bounds = bounds[(bounds >= 1) & (bounds <= k)]
-    status, n, order, acc, seen, touched, tol = _run(index, p, k, bounds, stats)
+    status, n, order, acc, seen, touched, tol = run(index, p, k, SETTLE, bounds, stats)
     if status == 2:
         d = touched[order].copy()
         K.reset(acc, seen, touched, n)
-        return banded(index, d, rho)
-    d, _ = _finish_exhausted(index, p, k, n, acc, seen, touched, tol)
-    return banded(index, d, rho)
+        return d
+    return finish_exhausted(index, p, k, n, acc, seen, touched, tol)[0]

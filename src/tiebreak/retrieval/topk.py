@@ -155,7 +155,7 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
         acc, seen, touched = _scratch(index, p.zarr.dtype)
         key = ("tscores", p.zarr.dtype.str)
         if key not in index._cache:
-            index._cache[key] = np.empty(index.num_docs, p.zarr.dtype)
+            index._cache[key] = np.empty(index.num_docs + 1, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
                       rank, k, stats, th0, index._cache[key])
     if algorithm == "maxscore":

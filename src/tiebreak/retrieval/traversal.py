@@ -165,7 +165,7 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
             from .saat import band_safe as saat_band_safe
 
             # the impact-ordered traversal certifies only the band ends, not every rank
-            d, s = saat_band_safe(index, p, k, rho, stats)
+            d, s = bandsafe.banded(index, saat_band_safe(index, p, k, rho, stats), rho)
         elif rho is not None:
             d, s = bandsafe.band_safe(index, p, k, rho, stats, band_method, algorithm)
         else:
@@ -190,16 +190,7 @@ def query_batch(index, queries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     flat = [t for q in queries for t in q]
     tids = index.term_ids(flat) if hasattr(index, "term_ids") else \
         np.fromiter((index.term_id(t) for t in flat), np.int64, len(flat))
-    qid = np.repeat(np.arange(nq, dtype=np.int64), lens)
-    keep = tids >= 0
-    V = max(int(index.vocab_size), 1)
-    key = qid[keep] * V + tids[keep]
-    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
-    o = np.argsort(first)            # first occurrences are distinct
-    uniq = uniq[o]
-    q_ptr = np.zeros(nq + 1, np.int64)
-    np.cumsum(np.bincount(uniq // V, minlength=nq), out=q_ptr[1:])
-    return q_ptr, uniq % V, counts[o].astype(np.float64)
+    return K.distinct_terms(lens, tids)
 
 
 def retrieve_many(index, queries, k: int = 1000, model="bm25",
@@ -289,6 +280,9 @@ def retrieve_many(index, queries, k: int = 1000, model="bm25",
             out_d, out_s = K.band_batch(out_d, cnt, band, rank)
         else:
             out_s = out_s.astype(np.float64)
+        if cnt.size and (cnt == kk).all():     # every query has k results: rows of a view
+            out.extend(zip(out_d.reshape(-1, kk), out_s.reshape(-1, kk)))
+            continue
         bounds = np.concatenate([[0], np.cumsum(cnt)]).tolist()
         out.extend((out_d[x:y], out_s[x:y]) for x, y in zip(bounds, bounds[1:]))
     return out
