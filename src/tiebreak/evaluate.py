@@ -94,6 +94,9 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
         What was estimated by sampling, with the largest standard error.
     """
     cache = {} if cache is None else cache
+    from .measures.fastpath import fill
+
+    fill(P, measures, [regime], cache)  # the compiled twins, memoised (does nothing if absent)
     jo = [j for j, m in enumerate(measures) if _judged_only(m)]
     if jo:
         # ``judged_only=True`` (ir_measures): those measures see the run with its unjudged
@@ -655,6 +658,10 @@ class Evaluator:
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
+        from .measures.fastpath import fill
+
+        # every regime of the measures with a compiled twin in one call (memoised in cache)
+        fill(P, self.measures, self.regimes, cache)
         # trec_eval first: the other regimes take its values on the topics they rank alike
         seq = sorted(range(len(self.regimes)), key=lambda k: self.regimes[k] != "trec_eval")
         for i, k in enumerate(seq):
@@ -667,7 +674,8 @@ class Evaluator:
                 if n not in self.notes:
                     self.notes.append(n)
             _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
-        return out, self._warnings(run, P, cache.get("trec_eval")), P.O.n_ret
+        return out, self._warnings(run, P, cache.get("trec_eval"),
+                                   cache.get("unjudged_top")), P.O.n_ret
 
     def _none_in_qrels(self, source: str, topics: list[str]):
         from .io import InputError
@@ -791,7 +799,9 @@ class Evaluator:
         w0.update((k, v) for k, v in w.items() if k not in w0)
         return names[0], out, w0
 
-    def _warnings(self, run: Run, P: Prepared, te=None) -> dict:
+    def _warnings(self, run: Run, P: Prepared, te=None, unj: int | None = None) -> dict:
+        """The warnings of one evaluated run; ``te``: its trec_eval ranking when built,
+        ``unj``: the unjudged documents in its top ranks when counted (the compiled path)."""
         J, O = P.J, P.O
         w: dict[str, object] = dict(run.warnings)
         if run.line_counts is not None:
@@ -811,12 +821,13 @@ class Evaluator:
                      if self.average == "qrels" else
                      "qrels topics missing from run (not averaged)")
             w[label] = missing
-        if te is None:  # not built by the regimes evaluated: the top ranks are enough
-            te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
-        top = te.rank <= UNJUDGED_TOP_K
-        if P.bogus.any():
-            top &= ~P.bogus[te.topic]
-        unj = int(np.sum((te.code < 0) & top))
+        if unj is None:
+            if te is None:  # not built by the regimes evaluated: the top ranks are enough
+                te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
+            top = te.rank <= UNJUDGED_TOP_K
+            if P.bogus.any():
+                top &= ~P.bogus[te.topic]
+            unj = int(np.sum((te.code < 0) & top))
         if unj:
             w[f"unjudged documents in the top {UNJUDGED_TOP_K}"] = unj
         n_tied = len(O.tied)

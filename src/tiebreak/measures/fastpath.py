@@ -1,0 +1,115 @@
+"""The compiled fast path of the evaluation: every regime of a run in one C call.
+
+Six registered families (AP, P, R, RR, nDCG with trec_eval's gains, bpref; see
+:mod:`tiebreak.measures.builtin.core`) have a compiled twin in ``src/tiebreak/_ext_eval.c``
+(``tiebreak._ext.eval_core``): for one prepared run it orders every topic's tied groups as each
+deterministic regime asks (``trec_eval``, ``realistic``/``lower``, ``optimistic``/``upper``,
+``upper_mono``) and computes the values of the requested measures under every requested regime,
+the ``expected`` one by the same closed and linear forms as the kernels of
+:mod:`tiebreak.measures.kernels`, with the same floating-point operations in the same order:
+the values are bit-identical to the kernels' (tested on generated rankings with ties,
+``tests/test_eval_fastpath.py``). The kernels stay the definitions; this is their fast path,
+taken only where it applies (the C extension is built and not turned off by
+``TIEBREAK_NO_EXT``; no ``-M``, no ``-J``, no ``judged_only``; trec_eval's gains for nDCG) and
+otherwise left to the general path of :func:`tiebreak.evaluate.measure_values`, which finds the
+values computed here memoised under its own keys.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._native import ext
+from ..ranking import order_for
+from . import kernels as K
+
+#: The kernels with a compiled twin, and its family code in ``_ext_eval.c``; the ``expected``
+#: form each twin implements (the family's registered one, checked).
+_TWINS = {K.average_precision: (0, "closed"), K.precision: (1, "linear"),
+          K.recall: (2, "linear"), K.reciprocal_rank: (3, "closed"), K.ndcg: (4, "linear"),
+          K.bpref: (5, "closed")}
+#: Orderings of ``_ext_eval.c`` (``None``: the expected regime).
+_ORDERS = {"trec_eval": 0, "realistic": 1, "optimistic": 2, "upper_mono": 3, None: 4}
+#: Regimes the compiled path computes.
+REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", "upper")
+
+_LOG2: list = [np.zeros(0)]
+
+
+def _spec(m) -> tuple[int, int, int] | None:
+    """(family code, cutoff or -1, rel) of a measure with a compiled twin, else None."""
+    twin = _TWINS.get(m.family.kernel)
+    if twin is None or m.family.expected != twin[1]:
+        return None
+    v = dict(m.values)
+    if v.get("judged_only"):
+        return None
+    if twin[0] == 4 and (v.get("gains") is not None or v.get("dcg") != "log2"
+                         or v.get("unjudged") is not None):
+        return None
+    rel = v.get("rel", 1)
+    if not isinstance(rel, int) or isinstance(rel, bool) or not -(1 << 40) < rel < 1 << 40:
+        return None
+    return twin[0], -1 if m.cutoff is None else int(m.cutoff), rel
+
+
+def _log2_table(n: int) -> np.ndarray:
+    """log2(r + 1) for r = 0..n-1 at least, computed by numpy as the kernels compute it."""
+    t = _LOG2[0]
+    if len(t) < n:
+        t = _LOG2[0] = np.log2(np.arange(max(n, 2 * len(t), 1024)) + 1.0)
+    return t
+
+
+def fill(P, measures, regimes, cache: dict) -> None:
+    """Compute in one compiled call the values of every measure of ``measures`` with a compiled
+    twin under every regime of ``regimes`` the compiled path knows, and memoise them in
+    ``cache["values"]`` under the keys of :func:`tiebreak.evaluate.measure_values`; also
+    ``cache["unjudged_top"]``, the count of unjudged documents in the top
+    :data:`tiebreak.evaluate.UNJUDGED_TOP_K` ranks under ``trec_eval``. Does nothing when the
+    path does not apply (see the module docstring)."""
+    c = ext()
+    if c is None or P.max_docs is not None or P.judged_only:
+        return
+    regs = [r for r in dict.fromkeys(regimes) if r in REGIMES]
+    if not regs:
+        return
+    memo = cache.setdefault("values", {})
+    todo, specs, keys = [], [], []
+    for m in dict.fromkeys(measures):
+        s = _spec(m)
+        if s is None:
+            continue
+        ks = [("expected" if r == "expected" else order_for(r, m.kind), m.family.name,
+               m.cutoff, m.values) for r in regs]
+        if all(k in memo for k in ks):
+            continue
+        todo.append(m)
+        specs.append(s)
+        keys.append(ks)
+    if not todo:
+        return
+    ids = np.ascontiguousarray(P.topic_ids, np.int64)
+    if len(ids) > 1 and len(np.unique(ids)) < len(ids):
+        return
+    from ..evaluate import UNJUDGED_TOP_K
+
+    O, J = P.O, P.J
+    so = O.score_order
+    code = np.ascontiguousarray(J.relkey[so], np.int64)
+    docrank = np.ascontiguousarray(J.docrank[so], np.int64)
+    levels = np.ascontiguousarray(P.rel_levels, np.int64)
+    T, L = len(ids), levels.shape[1] if levels.ndim == 2 else 0
+    longest = max(int(O.n_ret.max(initial=0)), int(levels.sum(axis=1).max(initial=0)))
+    ords = np.array([[_ORDERS[None if r == "expected" else order_for(r, m.kind)]
+                      for r in regs] for m in todo], np.int64)
+    out = np.empty((len(todo), len(regs), T))
+    unj = c.eval_core(np.ascontiguousarray(O.starts, np.int64),
+                      np.ascontiguousarray(O.n_ret, np.int64), ids, code, docrank,
+                      np.ascontiguousarray(O.group, np.int64), levels, L,
+                      _log2_table(longest + 4), np.array(specs, np.int64), ords, out,
+                      UNJUDGED_TOP_K)
+    for j, ks in enumerate(keys):
+        for r, k in enumerate(ks):
+            memo.setdefault(k, out[j, r])
+    cache["unjudged_top"] = unj
