@@ -466,5 +466,90 @@ done:
     return res;
 }
 
+/* judge_dense(qt, docrank, doc_map, table, itemsize, D, value, relkey, grade, judged, qrow):
+ * tiebreak.ranking.judged.judge's lookup through the dense (topic, qrels docno) table of
+ * qrels rows, in one pass over the run's lines.
+ *   qt       int64 (n,)  qrels topic of each line (>= 0: the lines of other topics dropped)
+ *   docrank  int64 (n,)  the line's docno among the run's distinct docnos
+ *   doc_map  int64 (d,)  the qrels docno id of each run docno, -1 when the qrels lack it
+ *   table    (T, D) signed integers of itemsize bytes: qrels row, -1 when not judged
+ *   value    int64 (m,)  qrels values
+ * writes relkey int64 (the qrels value; -1 not in the qrels, -2 for a negative value), grade
+ * float64 (the value when >= 0, else 0), judged uint8 (value >= 0), qrow int64 (row or -1) */
+static PyObject *judge_dense(PyObject *self, PyObject *args) {
+    Py_buffer bq, bd, bm, bt, bv, brk, bg, bj, bw;
+    Py_ssize_t itemsize, D;
+    PyObject *res = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nny*w*w*w*w*", &bq, &bd, &bm, &bt, &itemsize, &D, &bv,
+                          &brk, &bg, &bj, &bw))
+        return NULL;
+    Py_ssize_t n = bq.len / 8, nd = bm.len / 8, m = bv.len / 8;
+    Py_ssize_t T = (itemsize > 0 && D > 0) ? bt.len / itemsize / D : 0;
+    if (check_len(&bd, n, 8, "docrank") || check_len(&brk, n, 8, "relkey") ||
+        check_len(&bg, n, 8, "grade") || check_len(&bj, n, 1, "judged") ||
+        check_len(&bw, n, 8, "qrow"))
+        goto done;
+    if (!(itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8) ||
+        bt.len != T * D * itemsize) {
+        PyErr_SetString(PyExc_ValueError, "judge_dense: bad table");
+        goto done;
+    }
+    const int64_t *qt = bq.buf, *dr = bd.buf, *dm = bm.buf, *val = bv.buf;
+    int64_t *relkey = brk.buf, *qrow = bw.buf;
+    double *grade = bg.buf;
+    uint8_t *judged = bj.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t t = qt[i], d = dr[i], q = -1, row = -1;
+        if (d < 0 || d >= nd || t < 0 || t >= T) {
+            PyErr_SetString(PyExc_ValueError, "judge_dense: index out of range");
+            goto done;
+        }
+        q = dm[d];
+        if (q >= D) {
+            PyErr_SetString(PyExc_ValueError, "judge_dense: docno id out of range");
+            goto done;
+        }
+        if (q >= 0) {
+            Py_ssize_t at = t * D + q;
+            switch (itemsize) {
+            case 1: row = ((const int8_t *)bt.buf)[at]; break;
+            case 2: row = ((const int16_t *)bt.buf)[at]; break;
+            case 4: row = ((const int32_t *)bt.buf)[at]; break;
+            default: row = ((const int64_t *)bt.buf)[at]; break;
+            }
+        }
+        if (row >= m) {
+            PyErr_SetString(PyExc_ValueError, "judge_dense: qrels row out of range");
+            goto done;
+        }
+        if (row >= 0) {
+            int64_t v = val[row];
+            relkey[i] = v < 0 ? -2 : v;
+            judged[i] = v >= 0;
+            grade[i] = v >= 0 ? (double)v : 0.0;
+            qrow[i] = row;
+        } else {
+            relkey[i] = -1;
+            judged[i] = 0;
+            grade[i] = 0.0;
+            qrow[i] = -1;
+        }
+    }
+    res = Py_None;
+    Py_INCREF(res);
+done:
+    PyBuffer_Release(&bq);
+    PyBuffer_Release(&bd);
+    PyBuffer_Release(&bm);
+    PyBuffer_Release(&bt);
+    PyBuffer_Release(&bv);
+    PyBuffer_Release(&brk);
+    PyBuffer_Release(&bg);
+    PyBuffer_Release(&bj);
+    PyBuffer_Release(&bw);
+    return res;
+}
+
 #define EXT_EVAL_METHODS                                                                       \
-    {"eval_core", eval_core, METH_VARARGS, "A run's measures under every regime (_ext_eval.c)."},
+    {"eval_core", eval_core, METH_VARARGS, "A run's measures under every regime (_ext_eval.c)."}, \
+    {"judge_dense", judge_dense, METH_VARARGS, "Judge a run's lines (_ext_eval.c)."},

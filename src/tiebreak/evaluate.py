@@ -299,6 +299,12 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             notes.append(f"expected values of {names} estimated from {S} seeded random "
                          f"orderings of each tied group (seed {seed}); largest standard error "
                          f"{worst:.2g}")
+    return _with_bogus(P, measures, out), notes
+
+
+def _with_bogus(P: Prepared, measures: list[Measure], out: list) -> list:
+    """``out`` with the fixed value of each family that has one on the -c topics without
+    results (``Family.bogus``)."""
     if P.bogus.any():
         for j, m in enumerate(measures):
             b = m.family.bogus
@@ -308,7 +314,7 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
                 out[j] = [b if z else s for s, z in zip(out[j], P.bogus)]
             else:
                 out[j] = np.where(P.bogus, b, out[j])
-    return out, notes
+    return out
 
 
 def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) -> None:
@@ -658,10 +664,16 @@ class Evaluator:
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
-        from .measures.fastpath import fill
+        from .measures.fastpath import fill, key
 
         # every regime of the measures with a compiled twin in one call (memoised in cache)
-        fill(P, self.measures, self.regimes, cache)
+        if fill(P, self.measures, self.regimes, cache):  # all of them: nothing else to do
+            memo = cache["values"]
+            for k, reg in enumerate(self.regimes):
+                vals = _with_bogus(P, self.measures, [memo[key(reg, m)] for m in self.measures])
+                for j, v in enumerate(vals):
+                    out[j, k, P.topic_ids] = v
+            return out, self._warnings(run, P, None, cache["unjudged_top"]), P.O.n_ret
         # trec_eval first: the other regimes take its values on the topics they rank alike
         seq = sorted(range(len(self.regimes)), key=lambda k: self.regimes[k] != "trec_eval")
         for i, k in enumerate(seq):

@@ -61,37 +61,54 @@ def _log2_table(n: int) -> np.ndarray:
     return t
 
 
-def fill(P, measures, regimes, cache: dict) -> None:
+def key(regime: str, m) -> tuple:
+    """The key under which :func:`tiebreak.evaluate.measure_values` memoises the values of
+    measure ``m`` under ``regime``."""
+    return ("expected" if regime == "expected" else order_for(regime, m.kind), m.family.name,
+            m.cutoff, m.values)
+
+
+def fill(P, measures, regimes, cache: dict) -> bool:
     """Compute in one compiled call the values of every measure of ``measures`` with a compiled
     twin under every regime of ``regimes`` the compiled path knows, and memoise them in
-    ``cache["values"]`` under the keys of :func:`tiebreak.evaluate.measure_values`; also
-    ``cache["unjudged_top"]``, the count of unjudged documents in the top
+    ``cache["values"]`` under the keys of :func:`tiebreak.evaluate.measure_values` (:func:`key`);
+    also ``cache["unjudged_top"]``, the count of unjudged documents in the top
     :data:`tiebreak.evaluate.UNJUDGED_TOP_K` ranks under ``trec_eval``. Does nothing when the
-    path does not apply (see the module docstring)."""
+    path does not apply (see the module docstring). Returns True when every measure under every
+    regime is memoised (the compiled path did all the work)."""
+    done = cache.get("fastpath_done")
+    if done is not None and done[0] is measures and done[1].issuperset(regimes):
+        return done[2]
     c = ext()
     if c is None or P.max_docs is not None or P.judged_only:
-        return
+        return False
     regs = [r for r in dict.fromkeys(regimes) if r in REGIMES]
     if not regs:
-        return
+        return False
     memo = cache.setdefault("values", {})
     todo, specs, keys = [], [], []
+    whole = len(regs) == len(set(regimes))
     for m in dict.fromkeys(measures):
         s = _spec(m)
         if s is None:
+            whole = False
             continue
-        ks = [("expected" if r == "expected" else order_for(r, m.kind), m.family.name,
-               m.cutoff, m.values) for r in regs]
+        ks = [key(r, m) for r in regs]
         if all(k in memo for k in ks):
             continue
         todo.append(m)
         specs.append(s)
         keys.append(ks)
-    if not todo:
-        return
     ids = np.ascontiguousarray(P.topic_ids, np.int64)
-    if len(ids) > 1 and len(np.unique(ids)) < len(ids):
-        return
+    if todo and len(ids) > 1 and len(np.unique(ids)) < len(ids):
+        return False
+    if todo:
+        _compute(c, P, ids, todo, specs, keys, regs, memo, cache)
+    cache["fastpath_done"] = (measures, set(regs), whole)
+    return whole
+
+
+def _compute(c, P, ids, todo, specs, keys, regs, memo, cache) -> None:
     from ..evaluate import UNJUDGED_TOP_K
 
     O, J = P.O, P.J
