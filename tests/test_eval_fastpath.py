@@ -1,5 +1,6 @@
 """The compiled fast path of the evaluation (``tiebreak._ext.eval_core``,
-:mod:`tiebreak.measures.fastpath`) against the measure kernels it twins: on generated runs with
+:mod:`tiebreak.measures.fastpath`) against the measure kernels it twins (every family with a
+compiled twin is in MEASURES, with measures without one beside them): on generated runs with
 many ties, graded and pooled-but-unjudged qrels, topics missing from the run and cutoffs around
 the ranks present, every per-topic value of every regime and every warning is bit-identical
 with the extension and without it (``TIEBREAK_NO_EXT=1``: the numpy kernels)."""
@@ -24,7 +25,10 @@ pytest.importorskip("tiebreak._ext")
 
 MEASURES = ["AP", "AP@3", "AP(rel=2)", "P@1", "P@5", "P(rel=2)@3", "R@2", "R@50", "RR",
             "RR@2", "RR(rel=2)", "nDCG", "nDCG@3", "nDCG@20", "bpref", "bpref(rel=2)",
-            "RBP(p=0.8)", "Success@3"]
+            "RBP(p=0.8)", "Success@3", "relative_P@3", "Rprec", "Rprec(rel=2)",
+            "Rprec_mult(mult=0.5)", "Rprec_mult(mult=2.0)", "unj@3", "NumRet", "NumRet(rel=2)",
+            "NumRel", "NumRelRet", "NumNonrelJudgedRet", "SetP", "SetRelP", "SetR", "SetAP",
+            "SetF(beta=0.5)", "utility(coef=(1,-2,0.5,0.25),num_docs=100)"]
 
 
 @st.composite

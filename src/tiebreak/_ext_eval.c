@@ -9,8 +9,8 @@
  * kernel calls np.sum), so the values are bit-identical. tiebreak/measures/fastpath.py decides
  * which measures and regimes come here and passes numpy arrays as buffers.
  *
- * eval_core(starts, n_ret, topic_ids, code, docrank, group, levels, L, log2tab, specs, ords,
- *           out, unj_k) -> int
+ * eval_core(starts, n_ret, topic_ids, code, docrank, group, levels, L, log2tab, specs,
+ *           fparams, ords, out, unj_k) -> int
  *   starts, n_ret   int64 (nq,)   first score-order position and count of each qrels topic
  *   topic_ids       int64 (T,)    evaluated qrels topics (distinct)
  *   code, docrank, group  int64 (n,)  per score-order position: relevance code (qrels value,
@@ -18,10 +18,11 @@
  *                   the tied-group id (groups contiguous)
  *   levels          int64 (T, L)  qrels documents per evaluated topic and value 0..L-1
  *   log2tab         float64 (>= max rank + 2)  log2tab[r] = log2(r + 1) as numpy computes it
- *   specs           int64 (M, 3)  family (0 AP, 1 P, 2 R, 3 RR, 4 nDCG, 5 bpref), cutoff (-1:
- *                   none), rel
+ *   specs           int64 (M, 3)  family (EV_AP ...: see the enum), cutoff (-1: none), rel
+ *   fparams         float64 (M, EV_NFP)  float parameters (see ev_det)
  *   ords            int64 (M, K)  ordering of measure j under regime k: 0 trec_eval,
- *                   1 realistic, 2 optimistic, 3 upper_mono (unjudged promoted), 4 expected
+ *                   1 realistic, 2 optimistic, 3 upper_mono (unjudged promoted), 4 expected (the
+ *                   first six families only)
  *   out             float64 (M, K, T), written
  * Returns the number of unjudged documents in the top unj_k ranks of the trec_eval ordering
  * (topics with results). */
@@ -34,7 +35,11 @@
 #endif
 
 #define EV_PROMOTED ((int64_t)1 << 40)
-enum { EV_AP, EV_P, EV_R, EV_RR, EV_NDCG, EV_BPREF, EV_NFAM };
+enum { EV_AP, EV_P, EV_R, EV_RR, EV_NDCG, EV_BPREF, /* these six have expected forms too */
+       EV_RELP, EV_RPREC, EV_RPREC_MULT, EV_SUCCESS, EV_UNJ, EV_NUMRET, EV_NUMREL, EV_NUMRELRET,
+       EV_NONREL_RET, EV_SETP, EV_SETRELP, EV_SETR, EV_SETAP, EV_SETF, EV_UTILITY, EV_NFAM };
+#define EV_NEXP (EV_BPREF + 1)
+#define EV_NFP 5 /* float parameters per measure */
 enum { EV_TREC, EV_REAL, EV_OPT, EV_UPMONO, EV_EXP, EV_NORD };
 
 /* numpy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src) of a contiguous array */
@@ -131,12 +136,71 @@ static double ev_idcg(const EvTopic *tp, int64_t k) {
 
 static inline double ev_div(double a, double b) { return b != 0 ? a / b : 0.0; }
 
-/* a measure on one topic's relevance codes in rank order (ranks 1..n) */
-static double ev_det(int fam, int64_t k, int64_t rel, const int64_t *c, int64_t n,
-                     const EvTopic *tp) {
+/* relevant documents in the first k ranks (k < 0: all) */
+static double ev_hits(const int64_t *c, int64_t n, int64_t k, int64_t rel) {
+    int64_t m = (k < 0 || k > n) ? n : k;
+    double h = 0.0;
+    for (int64_t i = 0; i < m; i++)
+        h += ev_is_rel(c[i], rel);
+    return h;
+}
+
+/* a measure on one topic's relevance codes in rank order (ranks 1..n); fp: the measure's
+ * float parameters (Rprec_mult: mult; SetF: beta; utility: a, b, c, d, num_docs) */
+static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const int64_t *c,
+                     int64_t n, const EvTopic *tp) {
     int64_t m = (k < 0 || k > n) ? n : k, i;
-    double nrel = (double)ev_nrel(tp, rel);
+    int64_t nrel_i = ev_nrel(tp, rel);
+    double nrel = (double)nrel_i;
     switch (fam) {
+    case EV_RELP:
+        return ev_div(ev_hits(c, n, k, rel), (double)(k < nrel_i ? k : nrel_i));
+    case EV_RPREC:
+        return ev_div(ev_hits(c, n, nrel_i, rel), nrel);
+    case EV_RPREC_MULT: {
+        int64_t kk = (int64_t)floor(fp[0] * nrel + 0.9);
+        return ev_div(ev_hits(c, n, kk < 0 ? 0 : kk, rel), (double)kk);
+    }
+    case EV_SUCCESS:
+        return ev_hits(c, n, k, rel) > 0 ? 1.0 : 0.0;
+    case EV_UNJ: {
+        double u = 0.0;
+        for (i = 0; i < m; i++)
+            u += c[i] < 0;
+        return u / (double)k;
+    }
+    case EV_NUMRET:
+        return (double)n;
+    case EV_NUMREL:
+        return nrel;
+    case EV_NUMRELRET:
+        return ev_hits(c, n, -1, rel);
+    case EV_NONREL_RET: {
+        double u = 0.0;
+        for (i = 0; i < n; i++)
+            u += c[i] >= 0 && c[i] < rel;
+        return u;
+    }
+    case EV_SETP:
+        return ev_div(ev_hits(c, n, -1, rel), (double)n);
+    case EV_SETRELP:
+        return ev_div(ev_hits(c, n, -1, rel), (double)(n < nrel_i ? n : nrel_i));
+    case EV_SETR:
+        return ev_div(ev_hits(c, n, -1, rel), nrel);
+    case EV_SETAP: {
+        double rr = ev_hits(c, n, -1, rel);
+        return ev_div(rr * rr, (double)n * nrel);
+    }
+    case EV_SETF: {
+        double rr = ev_hits(c, n, -1, rel), x = fp[0];
+        double P = ev_div(rr, (double)n), Rc = ev_div(rr, nrel);
+        return rr > 0 ? ev_div((x + 1.0) * P * Rc, x * P + Rc) : 0.0;
+    }
+    case EV_UTILITY: {
+        double rr = ev_hits(c, n, -1, rel), nr = (double)n;
+        return fp[0] * rr + fp[1] * (nr - rr) + fp[2] * (nrel - rr) +
+               fp[3] * (fp[4] + rr - nr - nrel);
+    }
     case EV_AP: {
         double cum = 0.0, s = 0.0;
         for (i = 0; i < m; i++)
@@ -319,23 +383,24 @@ static double ev_expected(int fam, int64_t k, int64_t rel, const int64_t *c, con
 }
 
 static PyObject *eval_core(PyObject *self, PyObject *args) {
-    Py_buffer bst, bnr, bti, bc, bd, bg, blev, blog, bspec, bord, bout;
+    Py_buffer bst, bnr, bti, bc, bd, bg, blev, blog, bspec, bfp, bord, bout;
     Py_ssize_t L, unj_k;
     PyObject *res = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*w*n", &bst, &bnr, &bti, &bc, &bd, &bg,
-                          &blev, &L, &blog, &bspec, &bord, &bout, &unj_k))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*w*n", &bst, &bnr, &bti, &bc, &bd, &bg,
+                          &blev, &L, &blog, &bspec, &bfp, &bord, &bout, &unj_k))
         return NULL;
     Py_ssize_t nq = bst.len / 8, T = bti.len / 8, n = bc.len / 8, M = bspec.len / 24;
     Py_ssize_t K = M ? bord.len / 8 / M : 0, nlog = blog.len / 8;
     int64_t *buf = NULL, *pairs = NULL;
     double *scratch = NULL;
     if (check_len(&bnr, nq, 8, "n_ret") || check_len(&bd, n, 8, "docrank") ||
+        check_len(&bfp, M * EV_NFP, 8, "fparams") ||
         check_len(&bg, n, 8, "group") || check_len(&blev, T * L, 8, "levels") ||
         check_len(&bord, M * K, 8, "ords") || check_len(&bout, M * K * T, 8, "out"))
         goto done;
     const int64_t *st = bst.buf, *nr = bnr.buf, *ti = bti.buf, *code = bc.buf, *dr = bd.buf,
                   *grp = bg.buf, *lev = blev.buf, *spec = bspec.buf, *ord = bord.buf;
-    const double *log2tab = blog.buf;
+    const double *log2tab = blog.buf, *fpar = bfp.buf;
     double *out = bout.buf;
     int64_t nmax = 0, unj = 0;
     int need[EV_NORD] = {0};
@@ -346,11 +411,17 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
         }
         need[ord[j]] = 1;
     }
-    for (Py_ssize_t j = 0; j < M; j++)
-        if (spec[3 * j] < 0 || spec[3 * j] >= EV_NFAM || (spec[3 * j] == EV_P && spec[3 * j + 1] <= 0)) {
+    for (Py_ssize_t j = 0; j < M; j++) {
+        int64_t f = spec[3 * j], k = spec[3 * j + 1];
+        int bad = f < 0 || f >= EV_NFAM ||
+                  ((f == EV_P || f == EV_RELP || f == EV_SUCCESS || f == EV_UNJ) && k <= 0);
+        for (Py_ssize_t r = 0; r < K && !bad; r++)
+            bad = ord[j * K + r] == EV_EXP && f >= EV_NEXP;
+        if (bad) {
             PyErr_SetString(PyExc_ValueError, "eval_core: bad measure spec");
             goto done;
         }
+    }
     for (Py_ssize_t t = 0; t < T; t++) {
         int64_t q = ti[t];
         if (q < 0 || q >= nq || st[q] < 0 || nr[q] < 0 || st[q] + nr[q] > n) {
@@ -388,19 +459,21 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
                 tp.nlev = l + 1;
                 break;
             }
-        if (len == 0) { /* a qrels topic without results (trec_eval -c): every value 0 */
-            for (Py_ssize_t j = 0; j < M * K; j++)
-                out[j * T + t] = 0.0;
-            continue;
-        }
-        const int64_t *c0 = code + a, *g0 = grp + a;
+        /* a qrels topic without results (trec_eval -c) holds one document absent from the
+         * qrels at rank 1, as tiebreak.ranking._select adds it (not counted as unjudged in the
+         * top ranks) */
+        static const int64_t bogus_code[1] = {-1}, bogus_group[1] = {0};
+        int bogus = len == 0;
+        const int64_t *c0 = bogus ? bogus_code : code + a, *g0 = bogus ? bogus_group : grp + a;
+        if (bogus)
+            len = 1;
         int64_t *seq[4] = {buf, buf + nmax + 1, buf + 2 * (nmax + 1), buf + 3 * (nmax + 1)};
         int tied = 0;
         memcpy(seq[EV_TREC], c0, sizeof(int64_t) * (size_t)len);
         for (int o = EV_REAL; o <= EV_UPMONO; o++)
             if (need[o]) {
                 for (int64_t i = 0; i < len; i++)
-                    seq[o][i] = (o == EV_UPMONO && c0[i] < 0) ? EV_PROMOTED : c0[i];
+                    seq[o][i] = (o == EV_UPMONO && c0[i] < 0 && !bogus) ? EV_PROMOTED : c0[i];
             }
         for (int64_t i = 0; i < len;) {
             int64_t b = i + 1;
@@ -408,7 +481,7 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
                 b++;
             if (b - i > 1) {
                 tied = 1;
-                for (int64_t x = i; x < b; x++) {
+                for (int64_t x = i; x < b; x++) { /* (never for the bogus document) */
                     pairs[2 * (x - i)] = dr[a + x];
                     pairs[2 * (x - i) + 1] = x;
                 }
@@ -424,7 +497,7 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
             }
             i = b;
         }
-        for (int64_t i = 0; i < len && i < unj_k; i++)
+        for (int64_t i = 0; i < len && i < unj_k && !bogus; i++)
             unj += seq[EV_TREC][i] < 0;
         for (Py_ssize_t j = 0; j < M; j++) {
             int fam = (int)spec[3 * j];
@@ -439,7 +512,8 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
                 int oo = (tied || o == EV_UPMONO) ? o : EV_TREC;
                 if (!done_[oo]) {
                     val[oo] = oo == EV_EXP ? ev_expected(fam, k, rel, c0, g0, len, &tp, scratch)
-                                           : ev_det(fam, k, rel, seq[oo], len, &tp);
+                                           : ev_det(fam, k, rel, fpar + EV_NFP * j, seq[oo],
+                                                    len, &tp);
                     done_[oo] = 1;
                 }
                 out[(j * K + r) * T + t] = val[oo];
@@ -461,6 +535,7 @@ done:
     PyBuffer_Release(&blev);
     PyBuffer_Release(&blog);
     PyBuffer_Release(&bspec);
+    PyBuffer_Release(&bfp);
     PyBuffer_Release(&bord);
     PyBuffer_Release(&bout);
     return res;

@@ -24,10 +24,17 @@ from ..ranking import order_for
 from . import kernels as K
 
 #: The kernels with a compiled twin, and its family code in ``_ext_eval.c``; the ``expected``
-#: form each twin implements (the family's registered one, checked).
+#: form each twin implements (the family's registered one, checked), None for the twins of the
+#: deterministic orderings only (their ``expected`` values come from the general path).
 _TWINS = {K.average_precision: (0, "closed"), K.precision: (1, "linear"),
           K.recall: (2, "linear"), K.reciprocal_rank: (3, "closed"), K.ndcg: (4, "linear"),
-          K.bpref: (5, "closed")}
+          K.bpref: (5, "closed"), K.relative_precision: (6, None), K.rprec: (7, None),
+          K.rprec_mult: (8, None), K.success: (9, None), K.unjudged: (10, None),
+          K.num_ret: (11, None), K.num_rel: (12, None), K.num_rel_ret: (13, None),
+          K.num_nonrel_judged_ret: (14, None), K.set_P: (15, None),
+          K.set_relative_P: (16, None), K.set_recall: (17, None), K.set_map: (18, None),
+          K.set_F: (19, None), K.utility: (20, None)}
+_NFP = 5  # float parameters per measure (EV_NFP)
 #: Orderings of ``_ext_eval.c`` (``None``: the expected regime).
 _ORDERS = {"trec_eval": 0, "realistic": 1, "optimistic": 2, "upper_mono": 3, None: 4}
 #: Regimes the compiled path computes.
@@ -36,21 +43,33 @@ REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", "upper")
 _LOG2: list = [np.zeros(0)]
 
 
-def _spec(m) -> tuple[int, int, int] | None:
-    """(family code, cutoff or -1, rel) of a measure with a compiled twin, else None."""
+def _spec(m):
+    """((family code, cutoff or -1, rel), float parameters, whether the expected regime is
+    compiled too) of a measure with a compiled twin, else None."""
     twin = _TWINS.get(m.family.kernel)
-    if twin is None or m.family.expected != twin[1]:
+    if twin is None or (twin[1] is not None and m.family.expected != twin[1]):
         return None
+    code = twin[0]
     v = dict(m.values)
     if v.get("judged_only"):
         return None
-    if twin[0] == 4 and (v.get("gains") is not None or v.get("dcg") != "log2"
-                         or v.get("unjudged") is not None):
+    if code == 4 and (v.get("gains") is not None or v.get("dcg") != "log2"
+                      or v.get("unjudged") is not None):
         return None
+    fp = [0.0] * _NFP
     rel = v.get("rel", 1)
+    if code == 11 and rel is not None:  # NumRet(rel=...): relevant documents retrieved
+        code = 13
+    rel = 1 if rel is None else rel
     if not isinstance(rel, int) or isinstance(rel, bool) or not -(1 << 40) < rel < 1 << 40:
         return None
-    return twin[0], -1 if m.cutoff is None else int(m.cutoff), rel
+    if code == 8:
+        fp[0] = float(v["mult"])
+    elif code == 19:
+        fp[0] = float(v["beta"])
+    elif code == 20:
+        fp[:5] = [*map(float, v["coef"]), float(v["num_docs"])]
+    return (code, -1 if m.cutoff is None else int(m.cutoff), rel), fp, twin[1] is not None
 
 
 def _log2_table(n: int) -> np.ndarray:
@@ -88,17 +107,20 @@ def fill(P, measures, regimes, cache: dict) -> bool:
     memo = cache.setdefault("values", {})
     todo, specs, keys = [], [], []
     whole = len(regs) == len(set(regimes))
+    det = [r for r in regs if r != "expected"]
     for m in dict.fromkeys(measures):
         s = _spec(m)
         if s is None:
             whole = False
             continue
-        ks = [key(r, m) for r in regs]
-        if all(k in memo for k in ks):
+        rs = regs if s[2] else det
+        whole &= len(rs) == len(regs)
+        ks = [key(r, m) for r in rs]
+        if not rs or all(k in memo for k in ks):
             continue
         todo.append(m)
         specs.append(s)
-        keys.append(ks)
+        keys.append((rs, ks))
     ids = np.ascontiguousarray(P.topic_ids, np.int64)
     if todo and len(ids) > 1 and len(np.unique(ids)) < len(ids):
         return False
@@ -118,15 +140,18 @@ def _compute(c, P, ids, todo, specs, keys, regs, memo, cache) -> None:
     levels = np.ascontiguousarray(P.rel_levels, np.int64)
     T, L = len(ids), levels.shape[1] if levels.ndim == 2 else 0
     longest = max(int(O.n_ret.max(initial=0)), int(levels.sum(axis=1).max(initial=0)))
+    # per measure, one column per regime (a regime it lacks repeats trec_eval's ordering,
+    # whose value is not kept)
     ords = np.array([[_ORDERS[None if r == "expected" else order_for(r, m.kind)]
-                      for r in regs] for m in todo], np.int64)
+                      if r in rs else 0 for r in regs] for m, (rs, _) in zip(todo, keys)],
+                    np.int64)
     out = np.empty((len(todo), len(regs), T))
     unj = c.eval_core(np.ascontiguousarray(O.starts, np.int64),
                       np.ascontiguousarray(O.n_ret, np.int64), ids, code, docrank,
                       np.ascontiguousarray(O.group, np.int64), levels, L,
-                      _log2_table(longest + 4), np.array(specs, np.int64), ords, out,
-                      UNJUDGED_TOP_K)
-    for j, ks in enumerate(keys):
-        for r, k in enumerate(ks):
-            memo.setdefault(k, out[j, r])
+                      _log2_table(longest + 4), np.array([s[0] for s in specs], np.int64),
+                      np.array([s[1] for s in specs], np.float64), ords, out, UNJUDGED_TOP_K)
+    for j, (rs, ks) in enumerate(keys):
+        for r, k in zip(rs, ks):
+            memo.setdefault(k, out[j, regs.index(r)])
     cache["unjudged_top"] = unj
