@@ -28,7 +28,9 @@ MEASURES = ["AP", "AP@3", "AP(rel=2)", "P@1", "P@5", "P(rel=2)@3", "R@2", "R@50"
             "RBP(p=0.8)", "Success@3", "relative_P@3", "Rprec", "Rprec(rel=2)",
             "Rprec_mult(mult=0.5)", "Rprec_mult(mult=2.0)", "unj@3", "NumRet", "NumRet(rel=2)",
             "NumRel", "NumRelRet", "NumNonrelJudgedRet", "SetP", "SetRelP", "SetR", "SetAP",
-            "SetF(beta=0.5)", "utility(coef=(1,-2,0.5,0.25),num_docs=100)"]
+            "SetF(beta=0.5)", "utility(coef=(1,-2,0.5,0.25),num_docs=100)", "IPrec(recall=0.0)",
+            "IPrec(recall=0.3)", "IPrec(recall=0.5)", "IPrec(recall=1.0)", "11pt_avg",
+            "IPrec(rel=2,recall=0.5)"]
 
 
 @st.composite

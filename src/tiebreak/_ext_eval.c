@@ -37,9 +37,10 @@
 #define EV_PROMOTED ((int64_t)1 << 40)
 enum { EV_AP, EV_P, EV_R, EV_RR, EV_NDCG, EV_BPREF, /* these six have expected forms too */
        EV_RELP, EV_RPREC, EV_RPREC_MULT, EV_SUCCESS, EV_UNJ, EV_NUMRET, EV_NUMREL, EV_NUMRELRET,
-       EV_NONREL_RET, EV_SETP, EV_SETRELP, EV_SETR, EV_SETAP, EV_SETF, EV_UTILITY, EV_NFAM };
+       EV_NONREL_RET, EV_SETP, EV_SETRELP, EV_SETR, EV_SETAP, EV_SETF, EV_UTILITY, EV_IPREC,
+       EV_11PT, EV_NFAM };
 #define EV_NEXP (EV_BPREF + 1)
-#define EV_NFP 5 /* float parameters per measure */
+#define EV_NFP 16 /* float parameters per measure */
 enum { EV_TREC, EV_REAL, EV_OPT, EV_UPMONO, EV_EXP, EV_NORD };
 
 /* numpy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src) of a contiguous array */
@@ -145,14 +146,54 @@ static double ev_hits(const int64_t *c, int64_t n, int64_t k, int64_t rel) {
     return h;
 }
 
+/* C lround of x >= 0 as tiebreak.measures.kernels._lround computes it */
+static inline int64_t ev_lround(double x) {
+    double r = floor(x);
+    return (int64_t)r + (x - r >= 0.5);
+}
+
+/* trec_eval's interpolated precision at recall level pt from the interpolated precisions ip
+ * (nrr,) at the relevant retrieved positions */
+static double ev_iprec_at(const double *ip, int64_t nrr, double nrel, double pt) {
+    int64_t cut = ev_lround(pt * nrel);
+    if (cut >= 1 && cut <= nrr)
+        return ip[cut - 1];
+    if (cut == 0 && nrr > 0)
+        return ip[0];
+    return 0.0;
+}
+
 /* a measure on one topic's relevance codes in rank order (ranks 1..n); fp: the measure's
- * float parameters (Rprec_mult: mult; SetF: beta; utility: a, b, c, d, num_docs) */
+ * float parameters (Rprec_mult: mult; SetF: beta; utility: a, b, c, d, num_docs; IPrec: the
+ * recall level; 11pt_avg: the number of levels, then the levels); scratch: n doubles */
 static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const int64_t *c,
-                     int64_t n, const EvTopic *tp) {
+                     int64_t n, const EvTopic *tp, double *scratch) {
     int64_t m = (k < 0 || k > n) ? n : k, i;
     int64_t nrel_i = ev_nrel(tp, rel);
     double nrel = (double)nrel_i;
     switch (fam) {
+    case EV_IPREC:
+    case EV_11PT: {
+        /* precision at each relevant position, then its maximum over the positions below
+         * (the non-relevant positions between never hold the maximum) */
+        int64_t nrr = 0;
+        double cum = 0.0;
+        for (i = 0; i < n; i++)
+            if (ev_is_rel(c[i], rel)) {
+                cum += 1.0;
+                scratch[nrr++] = cum / (double)(i + 1);
+            }
+        for (i = nrr - 2; i >= 0; i--)
+            if (scratch[i + 1] > scratch[i])
+                scratch[i] = scratch[i + 1];
+        if (fam == EV_IPREC)
+            return ev_iprec_at(scratch, nrr, nrel, fp[0]);
+        double s = 0.0;
+        int64_t nl = (int64_t)fp[0];
+        for (i = 0; i < nl; i++)
+            s = s + ev_iprec_at(scratch, nrr, nrel, fp[1 + i]);
+        return s / (double)nl;
+    }
     case EV_RELP:
         return ev_div(ev_hits(c, n, k, rel), (double)(k < nrel_i ? k : nrel_i));
     case EV_RPREC:
@@ -414,6 +455,7 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
     for (Py_ssize_t j = 0; j < M; j++) {
         int64_t f = spec[3 * j], k = spec[3 * j + 1];
         int bad = f < 0 || f >= EV_NFAM ||
+                  (f == EV_11PT && !(fpar[EV_NFP * j] >= 1 && fpar[EV_NFP * j] < EV_NFP)) ||
                   ((f == EV_P || f == EV_RELP || f == EV_SUCCESS || f == EV_UNJ) && k <= 0);
         for (Py_ssize_t r = 0; r < K && !bad; r++)
             bad = ord[j * K + r] == EV_EXP && f >= EV_NEXP;
@@ -513,7 +555,7 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
                 if (!done_[oo]) {
                     val[oo] = oo == EV_EXP ? ev_expected(fam, k, rel, c0, g0, len, &tp, scratch)
                                            : ev_det(fam, k, rel, fpar + EV_NFP * j, seq[oo],
-                                                    len, &tp);
+                                                    len, &tp, scratch);
                     done_[oo] = 1;
                 }
                 out[(j * K + r) * T + t] = val[oo];

@@ -33,8 +33,9 @@ _TWINS = {K.average_precision: (0, "closed"), K.precision: (1, "linear"),
           K.num_ret: (11, None), K.num_rel: (12, None), K.num_rel_ret: (13, None),
           K.num_nonrel_judged_ret: (14, None), K.set_P: (15, None),
           K.set_relative_P: (16, None), K.set_recall: (17, None), K.set_map: (18, None),
-          K.set_F: (19, None), K.utility: (20, None)}
-_NFP = 5  # float parameters per measure (EV_NFP)
+          K.set_F: (19, None), K.utility: (20, None), K.iprec_at_recall: (21, None),
+          K.eleven_pt_avg: (22, None)}
+_NFP = 16  # float parameters per measure (EV_NFP)
 #: Orderings of ``_ext_eval.c`` (``None``: the expected regime).
 _ORDERS = {"trec_eval": 0, "realistic": 1, "optimistic": 2, "upper_mono": 3, None: 4}
 #: Regimes the compiled path computes.
@@ -69,6 +70,12 @@ def _spec(m):
         fp[0] = float(v["beta"])
     elif code == 20:
         fp[:5] = [*map(float, v["coef"]), float(v["num_docs"])]
+    elif code == 21:
+        fp[0] = float(v["recall"])
+    elif code == 22:
+        if not 0 < len(v["levels"]) < _NFP:
+            return None
+        fp[:1 + len(v["levels"])] = [float(len(v["levels"])), *map(float, v["levels"])]
     return (code, -1 if m.cutoff is None else int(m.cutoff), rel), fp, twin[1] is not None
 
 
