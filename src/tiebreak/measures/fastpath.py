@@ -108,36 +108,66 @@ def fill(P, measures, regimes, cache: dict) -> bool:
     c = ext()
     if c is None or P.max_docs is not None or P.judged_only:
         return False
-    regs = [r for r in dict.fromkeys(regimes) if r in REGIMES]
-    if not regs:
+    plan = _plan(measures, regimes)
+    if plan is None:
         return False
+    regs, whole, specs, fps, ords, slots = plan
     memo = cache.setdefault("values", {})
-    todo, specs, keys = [], [], []
+    if not all(k in memo for k, _, _ in slots):
+        ids = np.ascontiguousarray(P.topic_ids, np.int64)
+        if len(ids) > 1 and len(np.unique(ids)) < len(ids):
+            return False
+        out = _compute(c, P, ids, specs, fps, ords, cache)
+        for k, j, r in slots:
+            memo.setdefault(k, out[j, r])
+    cache["fastpath_done"] = (measures, set(regs), whole)
+    return whole
+
+
+_PLANS: dict = {}  # (ids of the measures, regimes) -> (the measures, kept alive; the plan)
+
+
+def _plan(measures, regimes):
+    """What :func:`fill` computes for these measures and regimes, built once per list of
+    measure objects: (regimes, whether that is everything, family specs (M, 3), float
+    parameters (M, EV_NFP), orderings (M, K), (memo key, row, column) of every value kept);
+    None when no measure has a compiled twin."""
+    k = (tuple(map(id, measures)), tuple(regimes))
+    got = _PLANS.get(k)
+    if got is not None:
+        return got[1]
+    regs = [r for r in dict.fromkeys(regimes) if r in REGIMES]
     whole = len(regs) == len(set(regimes))
     det = [r for r in regs if r != "expected"]
-    for m in dict.fromkeys(measures):
+    specs, fps, ords, slots = [], [], [], []
+    for m in measures:
         s = _spec(m)
         if s is None:
             whole = False
             continue
         rs = regs if s[2] else det
         whole &= len(rs) == len(regs)
-        ks = [key(r, m) for r in rs]
-        if not rs or all(k in memo for k in ks):
+        if not rs:
             continue
-        todo.append(m)
-        specs.append(s)
-        keys.append((rs, ks))
-    ids = np.ascontiguousarray(P.topic_ids, np.int64)
-    if todo and len(ids) > 1 and len(np.unique(ids)) < len(ids):
-        return False
-    if todo:
-        _compute(c, P, ids, todo, specs, keys, regs, memo, cache)
-    cache["fastpath_done"] = (measures, set(regs), whole)
-    return whole
+        j = len(specs)
+        specs.append(s[0])
+        fps.append(s[1])
+        # a regime the measure lacks here repeats trec_eval's ordering (its value not kept)
+        ords.append([_ORDERS[None if r == "expected" else order_for(r, m.kind)]
+                     if r in rs else 0 for r in regs])
+        slots += [(key(r, m), j, regs.index(r)) for r in rs]
+    plan = None
+    if specs:
+        plan = (regs, whole, np.array(specs, np.int64), np.array(fps, np.float64),
+                np.array(ords, np.int64), slots)
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    _PLANS[k] = (list(measures), plan)
+    return plan
 
 
-def _compute(c, P, ids, todo, specs, keys, regs, memo, cache) -> None:
+def _compute(c, P, ids, specs, fps, ords, cache) -> np.ndarray:
+    """The values (M, K, T) of the planned measures on the prepared run ``P``."""
     from ..evaluate import UNJUDGED_TOP_K
 
     O, J = P.O, P.J
@@ -147,18 +177,9 @@ def _compute(c, P, ids, todo, specs, keys, regs, memo, cache) -> None:
     levels = np.ascontiguousarray(P.rel_levels, np.int64)
     T, L = len(ids), levels.shape[1] if levels.ndim == 2 else 0
     longest = max(int(O.n_ret.max(initial=0)), int(levels.sum(axis=1).max(initial=0)))
-    # per measure, one column per regime (a regime it lacks repeats trec_eval's ordering,
-    # whose value is not kept)
-    ords = np.array([[_ORDERS[None if r == "expected" else order_for(r, m.kind)]
-                      if r in rs else 0 for r in regs] for m, (rs, _) in zip(todo, keys)],
-                    np.int64)
-    out = np.empty((len(todo), len(regs), T))
-    unj = c.eval_core(np.ascontiguousarray(O.starts, np.int64),
-                      np.ascontiguousarray(O.n_ret, np.int64), ids, code, docrank,
-                      np.ascontiguousarray(O.group, np.int64), levels, L,
-                      _log2_table(longest + 4), np.array([s[0] for s in specs], np.int64),
-                      np.array([s[1] for s in specs], np.float64), ords, out, UNJUDGED_TOP_K)
-    for j, (rs, ks) in enumerate(keys):
-        for r, k in zip(rs, ks):
-            memo.setdefault(k, out[j, regs.index(r)])
-    cache["unjudged_top"] = unj
+    out = np.empty((len(specs), ords.shape[1], T))
+    cache["unjudged_top"] = c.eval_core(
+        np.ascontiguousarray(O.starts, np.int64), np.ascontiguousarray(O.n_ret, np.int64), ids,
+        code, docrank, np.ascontiguousarray(O.group, np.int64), levels, L,
+        _log2_table(longest + 4), specs, fps, ords, out, UNJUDGED_TOP_K)
+    return out
