@@ -10,7 +10,7 @@ setup(
         Extension(
             "tiebreak._ext",
             sources=["src/tiebreak/_ext.c"],
-            depends=["src/tiebreak/_pow5.h"],
+            depends=["src/tiebreak/_pow5.h", "src/tiebreak/_ext_eval.c"],  # included by _ext.c
             optional=True,
         )
     ]

@@ -276,7 +276,8 @@ def main(argv=None) -> int:
 
         if a.one_run:
             cmds = {n: c for n, c in cmds.items() if "1 run" in n or n.startswith("python")}
-        envs = {}
+        # this checkout's commands import this checkout's src (not an installed package)
+        envs = {n: {"PYTHONPATH": str(ROOT / "src")} for n in cmds if n.startswith("tiebreak")}
         if a.before is not None:
             tb0 = console_script(a.before, tmp, "before")
             for n in [n for n in cmds if n.startswith("tiebreak")]:

@@ -1254,6 +1254,8 @@ static PyObject *parse_decimal_token(PyObject *self, PyObject *args) {
     return r;
 }
 
+#include "_ext_eval.c" /* eval_core: a run's measures under every regime */
+
 static PyMethodDef methods[] = {
     {"read_run6", read_run6, METH_VARARGS, "Read a run of six-field lines (see _ext.c)."},
     {"read_fields4", read_fields4, METH_VARARGS, "Read qrels of four-field lines."},
@@ -1266,6 +1268,7 @@ static PyMethodDef methods[] = {
     {"score_order", score_order, METH_VARARGS, "Lines by topic and score, tied groups."},
     {"pow5_table", pow5_table, METH_NOARGS, "The compiled Eisel-Lemire table."},
     {"parse_decimal_token", parse_decimal_token, METH_VARARGS, "Parse one decimal token."},
+    EXT_EVAL_METHODS
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ext",

@@ -94,6 +94,9 @@ def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples
         What was estimated by sampling, with the largest standard error.
     """
     cache = {} if cache is None else cache
+    from .measures.fastpath import fill
+
+    fill(P, measures, [regime], cache)  # the compiled twins, memoised (does nothing if absent)
     jo = [j for j, m in enumerate(measures) if _judged_only(m)]
     if jo:
         # ``judged_only=True`` (ir_measures): those measures see the run with its unjudged
@@ -296,6 +299,12 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
             notes.append(f"expected values of {names} estimated from {S} seeded random "
                          f"orderings of each tied group (seed {seed}); largest standard error "
                          f"{worst:.2g}")
+    return _with_bogus(P, measures, out), notes
+
+
+def _with_bogus(P: Prepared, measures: list[Measure], out: list) -> list:
+    """``out`` with the fixed value of each family that has one on the -c topics without
+    results (``Family.bogus``)."""
     if P.bogus.any():
         for j, m in enumerate(measures):
             b = m.family.bogus
@@ -305,7 +314,7 @@ def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, sample
                 out[j] = [b if z else s for s, z in zip(out[j], P.bogus)]
             else:
                 out[j] = np.where(P.bogus, b, out[j])
-    return out, notes
+    return out
 
 
 def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) -> None:
@@ -397,13 +406,26 @@ def summarize(m: Measure, values: np.ndarray, order: np.ndarray | None = None, *
     if agg == "num_rel" and complete and qrels is not None:
         return float(np.count_nonzero(qrels.value > 0))
     if agg in ("sum", "num_rel"):
-        return float(np.cumsum(v)[-1]) if len(v) else 0.0
+        return _in_order_sum(v) if len(v) else 0.0
     if n == 0:
         return float("nan")
     if agg == "gmean":
         x = np.log(np.maximum(v, MIN_GEO_MEAN))
-        return math.exp(float(np.cumsum(x)[-1]) / n) if len(x) else float("nan")
-    return float(np.cumsum(v)[-1]) / n if len(v) else 0.0
+        return math.exp(_in_order_sum(x) / n) if len(x) else float("nan")
+    return _in_order_sum(v) / n if len(v) else 0.0
+
+
+def _in_order_sum(v: np.ndarray) -> float:
+    """The sum of a non-empty float64 array added one value after the other from the first,
+    as ``np.cumsum(v)[-1]`` adds (a loop over a few hundred Python floats is faster than that
+    numpy call; the additions are the same IEEE double additions)."""
+    if len(v) > 256:
+        return float(np.cumsum(v)[-1])
+    x = v.tolist()
+    s = x[0]
+    for y in x[1:]:
+        s += y
+    return s
 
 
 @dataclass
@@ -655,6 +677,16 @@ class Evaluator:
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
+        from .measures.fastpath import fill, key
+
+        # every regime of the measures with a compiled twin in one call (memoised in cache)
+        if fill(P, self.measures, self.regimes, cache):  # all of them: nothing else to do
+            memo = cache["values"]
+            for k, reg in enumerate(self.regimes):
+                vals = _with_bogus(P, self.measures, [memo[key(reg, m)] for m in self.measures])
+                for j, v in enumerate(vals):
+                    out[j, k, P.topic_ids] = v
+            return out, self._warnings(run, P, None, cache["unjudged_top"]), P.O.n_ret
         # trec_eval first: the other regimes take its values on the topics they rank alike
         seq = sorted(range(len(self.regimes)), key=lambda k: self.regimes[k] != "trec_eval")
         for i, k in enumerate(seq):
@@ -667,7 +699,8 @@ class Evaluator:
                 if n not in self.notes:
                     self.notes.append(n)
             _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
-        return out, self._warnings(run, P, cache.get("trec_eval")), P.O.n_ret
+        return out, self._warnings(run, P, cache.get("trec_eval"),
+                                   cache.get("unjudged_top")), P.O.n_ret
 
     def _none_in_qrels(self, source: str, topics: list[str]):
         from .io import InputError
@@ -808,7 +841,9 @@ class Evaluator:
         w0.update((k, v) for k, v in w.items() if k not in w0)
         return names[0], out, w0
 
-    def _warnings(self, run: Run, P: Prepared, te=None) -> dict:
+    def _warnings(self, run: Run, P: Prepared, te=None, unj: int | None = None) -> dict:
+        """The warnings of one evaluated run; ``te``: its trec_eval ranking when built,
+        ``unj``: the unjudged documents in its top ranks when counted (the compiled path)."""
         J, O = P.J, P.O
         w: dict[str, object] = dict(run.warnings)
         if run.line_counts is not None:
@@ -828,12 +863,13 @@ class Evaluator:
                      if self.average == "qrels" else
                      "qrels topics missing from run (not averaged)")
             w[label] = missing
-        if te is None:  # not built by the regimes evaluated: the top ranks are enough
-            te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
-        top = te.rank <= UNJUDGED_TOP_K
-        if P.bogus.any():
-            top &= ~P.bogus[te.topic]
-        unj = int(np.sum((te.code < 0) & top))
+        if unj is None:
+            if te is None:  # not built by the regimes evaluated: the top ranks are enough
+                te = ranking(P, "trec_eval", depth=UNJUDGED_TOP_K)
+            top = te.rank <= UNJUDGED_TOP_K
+            if P.bogus.any():
+                top &= ~P.bogus[te.topic]
+            unj = int(np.sum((te.code < 0) & top))
         if unj:
             w[f"unjudged documents in the top {UNJUDGED_TOP_K}"] = unj
         n_tied = len(O.tied)

@@ -58,3 +58,18 @@ def match_sorted(a, b) -> np.ndarray:
 def score_order(t0, s0, n_topics):
     """See :func:`tiebreak.ranking._loops.score_order`."""
     return tuple(map(_arr, _c.score_order(_i64(t0), _f64(s0), int(n_topics))))
+
+
+def judge_dense(qt, docrank, doc_map, table, value):
+    """The lookup of :func:`tiebreak.ranking.judged.judge` through the dense table of qrels
+    rows (:func:`tiebreak.ranking.judged._dense_rows`), in C: (relkey int64, grade float64,
+    judged bool, qrow int64), each (n,), as the numpy lookup computes them."""
+    qt = _i64(qt)
+    n = len(qt)
+    table = np.ascontiguousarray(table)
+    relkey, qrow = np.empty(n, np.int64), np.empty(n, np.int64)
+    grade, judged = np.empty(n), np.empty(n, np.bool_)
+    _c.judge_dense(qt, _i64(docrank), _i64(doc_map), table, table.dtype.itemsize,
+                   table.shape[1] if table.ndim == 2 else 0, _i64(value), relkey, grade,
+                   judged.view(np.uint8), qrow)
+    return relkey, grade, judged, qrow

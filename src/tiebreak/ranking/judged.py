@@ -110,19 +110,8 @@ def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.nda
     pos : ndarray int64 (n,)
         Index of that judgment in the qrels arrays (meaningful where ``found``).
     """
-    # run docnos -> qrels docno ids (both arrays are sorted bytes)
-    fast = _compiled()
-    if (fast is not None and len(qrels.docnos) and 0 < len(docnos)
-            and len(qrels.docnos) <= 16 * len(docnos)
-            and docnos.dtype.kind == "U" and qrels.docnos.dtype.kind == "U"):
-        # a compiled merge of the two sorted lists instead of a binary search per docno
-        qd = fast.match_sorted(_code_points(docnos), _code_points(qrels.docnos))[docrank]
-    elif len(qrels.docnos) and len(docnos):
-        p = np.searchsorted(qrels.docnos, docnos)
-        p[p == len(qrels.docnos)] = 0
-        qd = np.where(qrels.docnos[p] == docnos, p, -1)[docrank]
-    else:
-        qd = np.full(len(docrank), -1)
+    dm = _doc_map(qrels, docnos)
+    qd = dm[docrank] if dm is not None else np.full(len(docrank), -1)
     qd = np.where(qtopic >= 0, qd, -1)
     table = _dense_rows(qrels)
     if table is not None:  # one gather from a (topic, docno) table built once per qrels
@@ -135,6 +124,22 @@ def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.nda
     found = (qrels.keys[pos] == keys) & (qd >= 0) if len(qrels.keys) else np.zeros(
         len(keys), bool)
     return found, pos
+
+
+def _doc_map(qrels: Qrels, docnos: np.ndarray) -> np.ndarray | None:
+    """The qrels docno id of each of the run's distinct ``docnos`` (both sorted by bytes), -1
+    where the qrels lack it: int64 (d,); None when either list is empty."""
+    fast = _compiled()
+    if (fast is not None and len(qrels.docnos) and 0 < len(docnos)
+            and len(qrels.docnos) <= 16 * len(docnos)
+            and docnos.dtype.kind == "U" and qrels.docnos.dtype.kind == "U"):
+        # a compiled merge of the two sorted lists instead of a binary search per docno
+        return fast.match_sorted(_code_points(docnos), _code_points(qrels.docnos))
+    if len(qrels.docnos) and len(docnos):
+        p = np.searchsorted(qrels.docnos, docnos)
+        p[p == len(qrels.docnos)] = 0
+        return np.where(qrels.docnos[p] == docnos, p, -1)
+    return None
 
 
 def _code_points(u: np.ndarray) -> np.ndarray:
@@ -182,11 +187,18 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     sel = slice(None) if keep.all() else np.flatnonzero(keep)
     qt = qt[sel]
     docrank = run.docid[sel]
-    found, pos = lookup(qrels, qt, run.docnos, docrank)
-    val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
-    judged = found & (val >= 0)
-    relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
-    grade = np.where(judged, val, 0).astype(np.float64)
+    fast = _compiled()
+    table = _dense_rows(qrels) if hasattr(fast, "judge_dense") and len(qt) else None
+    dm = _doc_map(qrels, run.docnos) if table is not None else None
+    if dm is not None:  # the lookup below in one compiled pass
+        relkey, grade, judged, qrow = fast.judge_dense(qt, docrank, dm, table, qrels.value)
+    else:
+        found, pos = lookup(qrels, qt, run.docnos, docrank)
+        val = np.where(found, qrels.value[pos] if len(qrels.keys) else 0, NOT_IN_QRELS)
+        judged = found & (val >= 0)
+        relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
+        grade = np.where(judged, val, 0).astype(np.float64)
+        qrow = np.where(found, pos, -1)
     score = run.score[sel]
     if score_precision == "float32":
         score = score.astype(np.float32).astype(np.float64)
@@ -194,5 +206,5 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(
         len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
-        missing, int((~keep).sum()), np.where(found, pos, -1), run.rank[sel],
+        missing, int((~keep).sum()), qrow, run.rank[sel],
     )
