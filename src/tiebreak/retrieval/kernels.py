@@ -297,6 +297,26 @@ def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
 
 
 @njit(cache=True)
+def _fill_heap(docs, scores, n, rank, k, hs, hr, hd):
+    """Offer the first ``n`` candidates (``docs``, ``scores``) to the empty k-entry heap
+    ``hs``/``hr``/``hd``, testing each against the root inline; returns the entries held."""
+    m = 0
+    for i in range(n):
+        d = docs[i]
+        s = scores[i]
+        if m == k:
+            if s < hs[0]:
+                continue
+            r = rank[d]
+            if s == hs[0] and r <= hr[0]:
+                continue
+        else:
+            r = rank[d]
+        m = _offer(hs, hr, hd, m, k, s, r, d)
+    return m
+
+
+@njit(cache=True)
 def _select(docs, scores, n, rank, k):
     """Top k of the n candidates ``docs[:n]`` with ``scores[:n]``, best first in trec_eval
     order (as :func:`_topk_of` selects them)."""
@@ -322,19 +342,7 @@ def _select(docs, scores, n, rank, k):
     hs = np.empty(k, scores.dtype)
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
-    m = 0
-    for i in range(n):
-        d = docs[i]
-        s = scores[i]
-        if m == k:
-            if s < hs[0]:
-                continue
-            r = rank[d]
-            if s == hs[0] and r <= hr[0]:
-                continue
-        else:
-            r = rank[d]
-        m = _offer(hs, hr, hd, m, k, s, r, d)
+    m = _fill_heap(docs, scores, n, rank, k, hs, hr, hd)
     return _heap_result(hs, hr, hd, m)
 
 
@@ -733,19 +741,7 @@ def _select_into(docs, scores, n, rank, k, hs, hr, hd, out_d, out_s, o):
             out_d[o + j] = d[j]
             out_s[o + j] = s[j]
         return d.size
-    m = 0
-    for i in range(n):
-        d = docs[i]
-        s = scores[i]
-        if m == k:
-            if s < hs[0]:
-                continue
-            r = rank[d]
-            if s == hs[0] and r <= hr[0]:
-                continue
-        else:
-            r = rank[d]
-        m = _offer(hs, hr, hd, m, k, s, r, d)
+    m = _fill_heap(docs, scores, n, rank, k, hs, hr, hd)
     for x in range(m):
         s = hs[x]
         r = hr[x]
