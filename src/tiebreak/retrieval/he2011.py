@@ -169,8 +169,8 @@ def bm25p(index, query_terms, k: int = 1000, k1: float = 1.2, b: float = 0.75,
         A bad parameter, or a shard of a sharded index (the pair document frequency ``df_ij``
         is a count over the whole collection, which a shard does not carry).
     """
-    from .positional import _empty, _finish
-    from .weights import BM25Scorer, collection_stats
+    from .positional import _empty, _finish, bm25_base
+    from .weights import collection_stats
 
     if getattr(index, "global_stats", None) is not None:
         raise ValueError("bm25p: a shard of a sharded index cannot be scored alone (the pair "
@@ -181,16 +181,7 @@ def bm25p(index, query_terms, k: int = 1000, k1: float = 1.2, b: float = 0.75,
         return _empty()
     st = collection_stats(index)
     N = float(st.num_docs)
-    sc = BM25Scorer(k1=float(k1), b=float(b), idf=idf)
-    _, imp, _ = sc.impacts(index)
-    w_base, _ = sc.weights(index, tids, qtf)
-    pp = np.asarray(index.post_ptr)
-    pd = np.asarray(index.post_docid)
-    acc = np.zeros(index.num_docs)
-    for i, t in enumerate(tids):
-        a, z = int(pp[t]), int(pp[t + 1])
-        acc[pd[a:z]] += w_base[i] * imp[a:z]
-    score = acc[docs]
+    score = bm25_base(index, tids, qtf, k1, b, idf)[docs]
     if pr.shape[0] and float(lam) != 0.0:
         df = (counts > 0).sum(axis=0).astype(np.float64)
         if idf == "rsj":

@@ -283,6 +283,22 @@ def _interval_kernel(ptr, pos, term, nprox, mode, p1, p2, lam, w, knorm_d, k1, o
         out[i] = s
 
 
+def bm25_base(index, tids, qtf, k1, b, idf) -> np.ndarray:
+    """BM25 score of every document for the query terms ``tids`` (int (m,)) with frequencies
+    ``qtf``: float64 (num_docs,), each term's weighted impacts added in query order (0 for a
+    document without a query term). The bag-of-words part of the proximity models."""
+    sc = BM25Scorer(k1=float(k1), b=float(b), idf=idf)
+    _, imp, _ = sc.impacts(index)
+    w_base, _ = sc.weights(index, tids, qtf)
+    pp = np.asarray(index.post_ptr)
+    pd = np.asarray(index.post_docid)
+    acc = np.zeros(index.num_docs)
+    for i, t in enumerate(tids):
+        a, z = int(pp[t]), int(pp[t + 1])
+        acc[pd[a:z]] += w_base[i] * imp[a:z]
+    return acc
+
+
 def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None):
     """(tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w) of one query, or None."""
     tids, qtf = query_term_ids(index, query_terms)
@@ -298,16 +314,7 @@ def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None):
     else:
         nprox = tids.size
     docs, ptr, pos, term = cdf_of(index, tids)
-    sc = BM25Scorer(k1=float(k1), b=float(b), idf=idf)
-    _, imp, _ = sc.impacts(index)
-    w_base, _ = sc.weights(index, tids, qtf)
-    pp = np.asarray(index.post_ptr)
-    pd = np.asarray(index.post_docid)
-    acc = np.zeros(index.num_docs)
-    for i, t in enumerate(tids):
-        a, b_ = int(pp[t]), int(pp[t + 1])
-        acc[pd[a:b_]] += w_base[i] * imp[a:b_]
-    base = acc[docs]
+    base = bm25_base(index, tids, qtf, k1, b, idf)[docs]
     knorm_d = index._cache[_knorm(index, float(k1), float(b), "exact")][docs]
     w = idf_weights(index, tids, idf)
     return tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w
