@@ -429,7 +429,8 @@ print("_fast" in str(sorted(sys.modules)) and "tiebreak.io._fast" in sys.modules
 _arrays.expect_input(_arrays.FAST_WORTH_BYTES)
 print("tiebreak.io._fast" in sys.modules)
 """
-    # the numba fallback's loading rule: with the C extension turned off (tiebreak._ext reads
+    # the numba fallback's loading rule: with the C extension turned off (tiebreak._native._ext
+    # reads
     # every file without loading anything)
     env = {**os.environ, "TIEBREAK_NO_EXT": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

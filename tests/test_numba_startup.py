@@ -1,4 +1,4 @@
-"""tiebreak._numba: numba's BLAS and cffi probes are deferred, not lost."""
+"""tiebreak._native.jit: numba's BLAS and cffi probes are deferred, not lost."""
 
 import subprocess
 import sys
@@ -38,7 +38,7 @@ def test_kernel_runs_without_scipy_linalg_and_cffi_and_probes_give_numbas_answer
 
 
 def test_compiled_dot_still_works_after_deferral():
-    out = _run("import numpy as np\nfrom tiebreak._numba import njit\n"
+    out = _run("import numpy as np\nfrom tiebreak._native.jit import njit\n"
                "f = njit(lambda a, b: np.dot(a, b))\n"
                "print(f(np.arange(3.0), np.arange(3.0)))")
     assert out[0] == "5.0"

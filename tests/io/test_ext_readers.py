@@ -1,4 +1,4 @@
-"""The C extension ``tiebreak._ext`` against its fallbacks (issue 29, start-up).
+"""The C extension ``tiebreak._native._ext`` against its fallbacks (issue 29, start-up).
 
 Three paths read runs and qrels and order their lines: the C kernels (when the extension is
 built), numba's kernels (``TIEBREAK_NO_EXT=1`` with numba installed) and the strict reader /
@@ -24,7 +24,7 @@ import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
 from tiebreak.io import InputError
 
-ext = pytest.importorskip("tiebreak._ext", reason="the C extension is not built "
+ext = pytest.importorskip("tiebreak._native._ext", reason="the C extension is not built "
                           "(python setup.py build_ext --inplace)")
 
 try:
@@ -337,5 +337,5 @@ def test_eval_command_never_imports_numba_with_the_extension(covid):
     assert res.returncode == 0, res.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in res.stderr.splitlines()
                 if line.startswith("import time:")}
-    assert "tiebreak._ext" in imported and "tiebreak.io._cfast" in imported
+    assert "tiebreak._native._ext" in imported and "tiebreak.io._cfast" in imported
     assert not {"numba", "llvmlite", "tiebreak.io._fast", "tiebreak.ranking._loops"} & imported

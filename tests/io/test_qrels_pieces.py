@@ -77,7 +77,7 @@ def tokeniser(request, monkeypatch):
     """Each compiled tokeniser in turn: the C extension's, numba's (TIEBREAK_NO_EXT=1)."""
     monkeypatch.delenv("TIEBREAK_NO_EXT", raising=False)
     if request.param == "c":
-        pytest.importorskip("tiebreak._ext", reason="the C extension is not built")
+        pytest.importorskip("tiebreak._native._ext", reason="the C extension is not built")
     else:
         if not HAVE_NUMBA:
             pytest.skip("numba (the fast extra) not installed")

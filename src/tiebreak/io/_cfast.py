@@ -1,4 +1,5 @@
-"""The reader kernels of :mod:`tiebreak.io._fast` in C (:mod:`tiebreak._ext`), used by the run
+"""The reader kernels of :mod:`tiebreak.io._fast` in C (:mod:`tiebreak._native._ext`), used by the
+run
 and qrels readers whenever the extension is built (it costs no start-up, unlike numba). Same
 results: the C code numbers distinct strings in order of first appearance, parses numbers with
 the same algorithms and declines (None) on the same inputs, so the strict reader then runs."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _ext as _c
+from .._native import _ext as _c
 
 
 def _i64(b) -> np.ndarray:

@@ -6,7 +6,8 @@ only on inputs the kernels prove they read exactly as the strict reader does; an
 field count other than the format's, a comment, a blank line, a number outside C ``strtod``
 decimal syntax) makes them decline, and the strict reader runs.
 
-When the C extension :mod:`tiebreak._ext` is built (``pip install .`` with a C compiler), the
+When the C extension :mod:`tiebreak._native._ext` is built (``pip install .`` with a C compiler),
+the
 readers use its twins of these kernels instead (:mod:`tiebreak.io._cfast`: same results, same
 declines, no numba start-up); this module is then the fallback (``TIEBREAK_NO_EXT=1``).
 """
@@ -17,7 +18,7 @@ import math
 
 import numpy as np
 
-from .._numba import numba as nb
+from .._native.jit import numba as nb
 from ._pow5 import Q_MAX, Q_MIN, powers_of_five
 
 _POW10 = 10.0 ** np.arange(23)  # exact doubles 1e0 .. 1e22

@@ -6,7 +6,8 @@ Two readers give the same result on every input they both accept:
   field of every problem (when numpy proves that every line holds exactly six fields and none
   is a comment, it takes the same columns from one split of the whole text instead of a loop
   over lines: :func:`tiebreak.io._arrays.split_columns`);
-* the **fast reader** (files of 128 KiB and more, when the C extension :mod:`tiebreak._ext` is
+* the **fast reader** (files of 128 KiB and more, when the C extension :mod:`tiebreak._native._ext`
+is
   built, else when numba is installed: the ``fast`` or ``search`` extra) runs compiled kernels
   over the raw bytes (:mod:`tiebreak.io._cfast` in C, :mod:`tiebreak.io._fast` in numba:
   fields, decimal numbers, interning of qids, docnos and tags, with no Python object per line)

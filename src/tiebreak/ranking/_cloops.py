@@ -1,4 +1,5 @@
-"""The loops of :mod:`tiebreak.ranking._loops` in C (:mod:`tiebreak._ext`), with the same names
+"""The loops of :mod:`tiebreak.ranking._loops` in C (:mod:`tiebreak._native._ext`), with the same
+names
 and results: used by :func:`tiebreak.ranking.judged._compiled` whenever the extension is built
 (it costs no start-up, unlike numba). Arrays go in as buffers (made contiguous in the dtype the C
 code reads) and come back as numpy arrays over the bytearrays the C code fills."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _ext as _c
+from .._native import _ext as _c
 
 
 def _i64(x) -> np.ndarray:

@@ -3,7 +3,8 @@
 Every function here computes exactly what the numpy code in :mod:`tiebreak.ranking` computes
 (same additions in the same order, so the same bits); the numpy code stays the definition and
 serves small inputs, for which loading numba (about 0.8 s) would cost more than it saves. Tests
-hold each kernel equal to its numpy counterpart. When the C extension :mod:`tiebreak._ext` is
+hold each kernel equal to its numpy counterpart. When the C extension :mod:`tiebreak._native._ext`
+is
 built, :func:`tiebreak.ranking.judged._compiled` gives its twins (:mod:`tiebreak.ranking._cloops`)
 for every input instead, and this module is the fallback.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import numba as nb
+from .._native.jit import numba as nb
 
 
 @nb.njit(cache=True, nogil=True)

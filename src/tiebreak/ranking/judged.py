@@ -17,7 +17,7 @@ POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels
 
 def _compiled():
     """The compiled loops: in C (:mod:`tiebreak.ranking._cloops`) when the extension
-    :mod:`tiebreak._ext` is built, else in numba (:mod:`tiebreak.ranking._loops`) once the
+    :mod:`tiebreak._native._ext` is built, else in numba (:mod:`tiebreak.ranking._loops`) once the
     compiled reader has loaded numba (large inputs), else None: a small command stays free of
     numba's start-up."""
     if ext() is not None:

@@ -1,6 +1,6 @@
 """Compare systems with significance tests, and say which conclusions depend on tied scores.
 
-A comparison takes the per-topic values of an :class:`~tiebreak.evaluate.EvalResult` (shape
+A comparison takes the per-topic values of an :class:`~tiebreak.evaluation.EvalResult` (shape
 ``(n_runs, n_measures, n_regimes, n_topics)``) and, per measure, tests every system against a
 baseline (or every pair of systems) on the values of one *primary* regime (``trec_eval`` by
 default): mean, difference with a confidence interval, effect size, p-value before and after a
@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 import click
 import numpy as np
 
-from ..evaluate import EvalResult, Evaluator
+from ..evaluation import EvalResult, Evaluator
 
 __all__ = ["Comparison", "CompareResult", "compare", "compare_runs", "needed_regimes",
            "FORMATS", "TSV_COLUMNS"]
@@ -315,7 +315,7 @@ def _tex(s: str) -> str:
 
 
 def needed_regimes(regime: str = "trec_eval") -> list[str]:
-    """Regimes an :class:`~tiebreak.evaluate.EvalResult` must hold for :func:`compare`."""
+    """Regimes an :class:`~tiebreak.evaluation.EvalResult` must hold for :func:`compare`."""
     return [regime] + [g for g in TIE_REGIMES if g != regime]
 
 
@@ -502,7 +502,7 @@ def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "tr
                  jobs: int = 1, convention=None, **kw) -> CompareResult:
     """Evaluate ``runs`` (Run objects, paths, DataFrames or dicts) against ``qrels`` in the
     regimes a comparison needs, then :func:`compare` them; ``kw`` goes to :func:`compare`.
-    To keep the per-topic values too, call :class:`~tiebreak.evaluate.Evaluator` with
+    To keep the per-topic values too, call :class:`~tiebreak.evaluation.Evaluator` with
     :func:`needed_regimes` and then :func:`compare`. ``convention``: read the measure names
     as a peer spells them (:mod:`tiebreak.measures.conventions`)."""
     ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention)
@@ -552,7 +552,7 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
                    convention=convention if measures else None)
     q = ev.qrels
     if jobs <= 0:
-        from ..parallel import cpus
+        from .._native.parallel import cpus
 
         jobs = cpus()
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
@@ -654,7 +654,7 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     holds when the winner is scored in the realistic and the loser in the optimistic order
     of their tied documents, and under the expected value over tie orders.
     """
-    from ..cli import _fail
+    from ..cli.common import _fail
     from ..io import InputError
     from ..measures import MeasureError
 
@@ -677,9 +677,10 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
 
 def input_warnings(q, res, verbose: bool = True) -> list[str]:
     """One line per run with warnings (``verbose``; else, with more than 3 runs, one line per
-    kind of warning, :func:`tiebreak.output.summarise_warnings`), after one for the qrels when
+    kind of warning, :func:`tiebreak.evaluation.output.summarise_warnings`), after one for the
+    qrels when
     it has any."""
-    from ..output import summarise_warnings
+    from ..evaluation.output import summarise_warnings
 
     out = summarise_warnings(res, verbose)
     if q.warnings:

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
-from ..cli import dask_option, open_client
-from ..evaluate import WARN_CONTRADICTIONS, WARN_INCREASING
+from ..cli.common import dask_option, open_client
+from ..evaluation.compute import WARN_CONTRADICTIONS, WARN_INCREASING
 from ..stats import paired_t_rows
 from . import pyplot
 
@@ -100,7 +100,7 @@ def _read(_shared, path):
 def _evaluate(state, task):
     """Task ``None``: originals in the reference order (``file`` or ``trec_eval`` regime),
     returning their names and warnings too; else a rho: banded runs under ``expected``."""
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
     from ..ranking.bands import band_run
 
     runs, measures, qrels, order = state
@@ -142,9 +142,9 @@ def run_study(qrels, runs, rhos=DEFAULT_STUDY_RHOS, metrics=DEFAULT_STUDY_METRIC
     progress : bool
         Show progress bars on stderr.
     """
+    from .._native.parallel import cpus, imap
     from ..io import Run
     from ..measures import parse_measure
-    from ..parallel import cpus, imap
     from ..ranking.bands import band_starts
 
     for r in rhos:
@@ -359,7 +359,7 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, ratios, fig
 
     RUNS may be files or directories (every run file in them).
     """
-    from ..cli import split_qrels
+    from ..cli.common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
     from fractions import Fraction

@@ -78,7 +78,7 @@ def _run_bytes(idx, qids, results, tag) -> bytes:
 def run_precision(idx, topics, qrels, name: str, models, rhos, bits, measures, k: int,
                   repeat: int, alpha: float, out: Path, progress: bool = False) -> list[dict]:
     """Rows of the study for one collection (see the module docstring)."""
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
     from ..io import read_run
     from ..stats import paired_t
 
@@ -178,7 +178,7 @@ def precision_cmd(index_dir, topics, qrels, collections, data, models, rhos, bit
     pruned retrieval against exact exhaustive scoring."""
     import pandas as pd
 
-    from ..cli import _fail as fail
+    from ..cli.common import _fail as fail
     from ..index import IndexFormatError, build_index, open_index
     from ..index.readers import read_topics
     from ..index.testcollections import COLLECTIONS

@@ -2,7 +2,7 @@
 3.3, 3.4, Figs 3.3, 3.4; ch. 4 Table 4.5, Figs 4.5-4.7).
 
 Every model ranks the ``--topics`` over ``--index`` (top ``-k``) and is evaluated against
-``--qrels`` with :class:`tiebreak.evaluate.Evaluator` (trec_eval regime; a topic the run lacks
+``--qrels`` with :class:`tiebreak.evaluation.Evaluator` (trec_eval regime; a topic the run lacks
 scores 0) for AP, nDCG@10, P@10 and RBP(p=0.95) with its residual.
 
 Models (:mod:`tiebreak.retrieval.dependency`, :mod:`tiebreak.retrieval.models`):
@@ -200,7 +200,7 @@ def run_study(index, topics, qrels, k: int = 1000, folds: int = 5, lams=DEFAULT_
     models = MODELS if models is None else models
     runs = {}
     names = list(models)
-    from ..output import Progress
+    from ..evaluation.output import Progress
 
     with Progress(len(names), "study proximity: searching", "models", enabled=progress) as bar:
         for name in names:
@@ -438,7 +438,7 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
     proximity beat always and never (Lu 2018, §7.2)?"""
     import tiebreak as tb
 
-    from ..cli import _fail as fail
+    from ..cli.common import _fail as fail
     from ..index import IndexFormatError, open_index
     from ..index.readers import read_topics
 

@@ -53,8 +53,8 @@ from dataclasses import dataclass
 import click
 import numpy as np
 
-from ..cli import dask_option, open_client
-from ..evaluate import WARN_TIED
+from ..cli.common import dask_option, open_client
+from ..evaluation.compute import WARN_TIED
 from ..stats import paired_t_rows
 from . import pyplot
 
@@ -112,17 +112,17 @@ def run_study(qrels, runs, metrics=(), jobs: int = 1, progress: bool = False,
     """Evaluate ``runs`` (Run objects or paths) once for AP, RR and ``metrics`` under
     :data:`REGIMES`; ``jobs`` and ``client`` (a Dask client) are passed to
     :meth:`tiebreak.Evaluator.evaluate`."""
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
 
     names = list(BASE_METRICS) + [m for m in metrics if m not in BASE_METRICS]
     runs = list(runs)
     if not runs:
         raise ValueError("no runs")
     ev = Evaluator(qrels, names, list(REGIMES))
-    from ..parallel import cpus
+    from .._native.parallel import cpus
 
     jobs = jobs if jobs > 0 else cpus()
-    from ..output import Progress
+    from ..evaluation.output import Progress
 
     with Progress(len(runs), "study ties: evaluating", "runs", enabled=progress) as bar:
         res = ev.evaluate(runs, jobs=jobs, progress=lambda _name: bar.update(1), client=client)
@@ -448,7 +448,7 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
 
     RUNS may be files or directories (every run file in them).
     """
-    from ..cli import split_qrels
+    from ..cli.common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
     from ..io import read_qrels, run_paths

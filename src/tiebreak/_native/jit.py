@@ -53,7 +53,7 @@ class _Refuse:
 
     def find_spec(self, name, path=None, target=None):
         if any(name == n or name.startswith(n + ".") for n in self.names):
-            raise ImportError(f"{name}: deferred by tiebreak._numba")
+            raise ImportError(f"{name}: deferred by tiebreak._native.jit")
         return None
 
 

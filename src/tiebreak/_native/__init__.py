@@ -1,4 +1,4 @@
-"""The C extension :mod:`tiebreak._ext`, when it was built and is not turned off.
+"""The C extension :mod:`tiebreak._native._ext`, when it was built and is not turned off.
 
 ``pip install .`` compiles ``src/tiebreak/_ext.c`` when a C compiler is present (``setup.py``
 marks the extension optional, so an installation without a compiler succeeds without it). The
@@ -16,7 +16,8 @@ _loaded: list = []  # [module or None] once the import was tried
 
 
 def ext():
-    """The module :mod:`tiebreak._ext`, or None when it is not built or ``TIEBREAK_NO_EXT`` is
+    """The module :mod:`tiebreak._native._ext`, or None when it is not built or ``TIEBREAK_NO_EXT``
+    is
     set."""
     if os.environ.get("TIEBREAK_NO_EXT", "") not in ("", "0"):
         return None

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from ..cli import _fail
-from .fusion import FUSION_METHODS, NORMALISATIONS
+from ..runs.fusion import FUSION_METHODS, NORMALISATIONS
+from .common import _fail
 
 _NORMS = [n for n in NORMALISATIONS]
 
@@ -63,7 +63,7 @@ def fuse_cmd(runs, method, norm, weights, k, depth, tag, output, fmt, quiet):
     RRF score); their count goes to standard error.
     """
     from ..io import InputError
-    from .fusion import fuse
+    from ..runs.fusion import fuse
 
     try:
         out = fuse(list(runs), method, norm, weights=list(weights) or None, k=k, name=tag,
@@ -116,7 +116,7 @@ def run_cmd(run, top, topics, topics_file, drop_topics, norm, dedup, order, tag,
     """
     from ..io import InputError, read_run
     from ..io.tables import is_table_path, read_run_table
-    from .edit import edit_run
+    from ..runs.edit import edit_run
 
     try:
         r = read_run_table(run) if is_table_path(run) else \

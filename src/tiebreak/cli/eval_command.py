@@ -5,7 +5,8 @@ The click command :func:`tiebreak.cli.eval_cmd` parses the options and calls :fu
 console process (:mod:`tiebreak.__main__`) parses the common form itself with
 :func:`parse_args` -- ``tiebreak eval QRELS RUN... [-m M]... [--format F] ...``, every option of
 the command in its plain spellings -- and calls the same :func:`run` through the one error path
-(:func:`tiebreak._process.run_standalone`), so a one-run ``tiebreak eval`` does not import click
+(:func:`tiebreak._native.process.run_standalone`), so a one-run ``tiebreak eval`` does not import
+click
 and its command table (about 10 ms of a 0.15 s process; scripts call it once per run). Anything
 else (``--help``, a misspelt option, a value click would refuse, a clustered short option)
 returns None from :func:`parse_args` and goes through click, which prints its own message.
@@ -139,7 +140,7 @@ def parse_args(args: list[str]) -> dict | None:
 
 
 def _fail(msg: str) -> None:
-    from ._process import echo_err
+    from .._native.process import echo_err
 
     echo_err(f"tiebreak: error: {msg}")
     sys.exit(2)
@@ -161,8 +162,8 @@ def _chunk_topics(text) -> int | None:
 
 def imports() -> None:
     """Import what :func:`run` needs (numpy, the readers, the measures, the evaluator)."""
-    from . import evaluate, output  # noqa: F401
-    from .io import discover  # noqa: F401
+    from ..evaluation import evaluator as evaluate  # noqa: F401
+    from ..io import discover  # noqa: F401
 
 
 def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
@@ -175,17 +176,23 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
     message on stderr and ``SystemExit(2)``; input warnings and notes on stderr.
     ``chunk_topics``: the text of ``--chunk-topics`` (a positive whole number of topics) or
     None."""
-    from ._process import echo_err
+    from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
-    from ._process import imports as paused_gc
+    from .._native.process import imports as paused_gc
 
     with paused_gc():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
-        from .evaluate import Evaluator
-        from .io import InputError
-        from .io.discover import find_runs
-        from .measures import MeasureError
-        from .output import format_warnings, summarise_warnings, write_json, write_table, write_tsv
+        from ..evaluation import Evaluator
+        from ..evaluation.output import (
+            format_warnings,
+            summarise_warnings,
+            write_json,
+            write_table,
+            write_tsv,
+        )
+        from ..io import InputError
+        from ..io.discover import find_runs
+        from ..measures import MeasureError
 
     try:
         paths, skipped = find_runs(runs)
@@ -197,7 +204,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
         # subtopic
         conv = None
         if convention:
-            from .measures.conventions import convention as _conv
+            from ..measures.conventions import convention as _conv
 
             conv = _conv(convention, **({"g": ntcir_gains} if ntcir_gains else {}))
         elif ntcir_gains:
@@ -212,12 +219,12 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
     if len(paths) < 4:
         jobs = 1
     elif jobs <= 0:
-        from .parallel import cpus
+        from .._native.parallel import cpus
 
         jobs = cpus()
     kw = dict(jobs=jobs, on_duplicate=on_duplicate, name_by=name_by)
     if dask_address:
-        from .cli import open_client
+        from .common import open_client
 
         kw["client"] = open_client(dask_address)
     try:
@@ -245,7 +252,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
     if sort_by and not wide:
         _fail("--sort needs --wide")
     if wide and fmt != "json":
-        from .output import write_wide
+        from ..evaluation.output import write_wide
 
         try:
             write_wide(res, out, sort_by, fmt)
@@ -259,7 +266,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
         write_json(res, out, per_topic, meta, q.line_counts)
     else:
         write_table(res, out, per_topic)
-        from .output import legend
+        from ..evaluation.output import legend
 
         for line in legend(res):
             out.write(f"\n{line}")

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from ..cli import _fail
+from .common import _fail
 
 ORDER_HELP = ("Tie rule at the pool boundary: trec_eval (score desc, then docno desc), file "
               "(run-file line order, as NTCIR), include (trec_eval order, but a tied group that "
@@ -46,7 +46,7 @@ def _load(qrels_path, run_args, topics, allow_empty: bool = False):
     """Read qrels and runs; restrict to topics. Errors exit with status 2. ``allow_empty``: an
     empty qrels file (``/dev/null``) gives qrels without topics (a fresh pool)."""
     from ..io import InputError, read_qrels, read_run, run_paths
-    from .pool import parse_topics, subset_topics
+    from ..judgments.pool import parse_topics, subset_topics
 
     try:
         q = read_qrels(qrels_path, allow_empty=allow_empty)
@@ -95,7 +95,7 @@ def _warn_uncovered(runs, q, what: str, topics: str | None = None) -> None:
 
 
 def _contributing(spec, L, qrels) -> list[str] | None:
-    from .pool import infer_contributing
+    from ..judgments.pool import infer_contributing
 
     if not spec:
         return None
@@ -182,7 +182,7 @@ def _estimate_metric(metric: str) -> tuple[str, float | None, int | None]:
 
 
 def _models(text: str) -> list[str]:
-    from .estimate import MODELS
+    from ..judgments.estimate import MODELS
 
     out = _split([text])
     bad = [m for m in out if m not in MODELS]

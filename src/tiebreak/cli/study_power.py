@@ -10,7 +10,7 @@ REGIMES = ("trec_eval", "expected", "realistic", "optimistic")
 
 
 def _evaluate(qrels, runs, measures, convention):
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
     from ..io import run_paths
 
     ev = Evaluator(qrels, list(measures) or ["AP"], list(REGIMES), convention=convention)
@@ -60,10 +60,10 @@ def power_cmd(qrels, runs, measures, convention, fmt, min_diff, alpha, beta):
     The variance is the residual variance of two-way ANOVA over RUNS x topics, per measure and
     tie regime; the table gives how many topics detect --min-diff with power 1 - beta, and
     the power the qrels' topics achieve."""
-    from ..cli import _fail
     from ..io import InputError
     from ..measures import MeasureError
-    from .power import power_table
+    from ..studies.power import power_table
+    from .common import _fail
 
     try:
         res = _evaluate(qrels, runs, measures, convention)
@@ -94,10 +94,10 @@ def error_rate_cmd(qrels, runs, measures, convention, fmt, size, n_sets, fuzzine
     """Buckley & Voorhees (2000) error rate with fuzziness, and Sanderson & Zobel (2005)'s
     swap rate over disjoint topic sets (fuzziness and t-test variants), per measure and tie
     regime (Lu 2018, Eq. 2.45)."""
-    from ..cli import _fail
     from ..io import InputError
     from ..measures import MeasureError
-    from .error_rate import error_rate, swap_rate
+    from ..studies.error_rate import error_rate, swap_rate
+    from .common import _fail
 
     try:
         res = _evaluate(qrels, runs, measures, convention)

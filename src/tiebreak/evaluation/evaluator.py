@@ -11,529 +11,33 @@ Example
 
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .io import Qrels, Run, read_run
-from .io.runs import WARN_EMPTY as WARN_EMPTY_RUN
-from .measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
-from .measures.kernels import CLOSED_SPARSE_SAFE, MIN_GEO_MEAN, depth_safe, sparse_safe
-from .ranking import (
-    ALL_REGIMES,
-    DEFAULT_REGIMES,
-    REGIMES,
+from ..io import Qrels, Run, read_run
+from ..io.runs import WARN_EMPTY as WARN_EMPTY_RUN
+from ..measures import DEFAULT_MEASURES, Measure, MeasureError, parse_measures
+from ..measures.kernels import UNJUDGED_TOP_K
+from ..ranking import (
     Prepared,
-    expected_ranking,
-    groups,
-    order_for,
     prepare,
     ranking,
     run_hygiene,
-    sampled_ranking,
-    topic_generators,
 )
+from .compute import (
+    WARN_CONTRADICTIONS,
+    WARN_INCREASING,
+    WARN_TIED,
+    _evict,
+    _with_bogus,
+    measure_values,
+    resolve_regimes,
+    summarize,
+)
+from .result import EvalResult
 
-__all__ = ["Evaluator", "EvalResult", "evaluate", "resolve_regimes", "measure_values",
-           "summarize"]
-
-UNJUDGED_TOP_K = 10
-#: Measures with a cutoff up to this depth are computed on rankings of the top ranks alone.
-DEPTH_MAX = 100
-
-# warning labels that other modules read back (keep them in one place)
-WARN_CONTRADICTIONS = "rank/score contradictions"
-WARN_INCREASING = "scores increasing in file order (adjacent lines)"
-WARN_TIED = "documents in tied groups"
-
-
-def resolve_regimes(regimes) -> list[str]:
-    """Expand ``all`` and check names; keeps the user's order, drops repeats."""
-    if regimes is None:
-        return list(DEFAULT_REGIMES)
-    if isinstance(regimes, str):
-        regimes = [regimes]
-    out: list[str] = []
-    for r in regimes:
-        if not isinstance(r, str):
-            raise TypeError(f"a regime must be a string such as 'expected', not {r!r}")
-        for x in (ALL_REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]):
-            if x not in REGIMES:
-                raise ValueError(f"unknown regime {x!r}; choose from {', '.join(REGIMES)}, all")
-            if x not in out:
-                out.append(x)
-    return out
-
-
-def measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int = 1000,
-                   seed: int = 0, cache: dict | None = None) -> tuple[list, list[str]]:
-    """Per-topic values of every measure under one regime: the one evaluation path behind
-    ``tiebreak eval``, ``tiebreak trec_eval`` and the API.
-
-    Parameters
-    ----------
-    P : Prepared
-        A judged run with its evaluated topics (:func:`tiebreak.ranking.prepare`).
-    measures : list of Measure
-    regime : str
-        One of :data:`tiebreak.ranking.REGIMES`.
-    samples, seed : int
-        Seeded random orderings for the ``expected`` value of measures without a closed form
-        or a linear form.
-    cache : dict, optional
-        Shared between calls on the same ``P`` (several regimes of one run): orderings and
-        values computed once (``lower`` reuses ``realistic``, and so on).
-
-    Returns
-    -------
-    values : list
-        One entry per measure: float64 (T,), or a list of T strings for ``relstring``.
-    notes : list of str
-        What was estimated by sampling, with the largest standard error.
-    """
-    cache = {} if cache is None else cache
-    from .measures.fastpath import fill
-
-    fill(P, measures, [regime], cache)  # the compiled twins, memoised (does nothing if absent)
-    jo = [j for j, m in enumerate(measures) if _judged_only(m)]
-    if jo:
-        # ``judged_only=True`` (ir_measures): those measures see the run with its unjudged
-        # documents dropped, as under trec_eval -J (a prepared run of their own)
-        out_all: list = [None] * len(measures)
-        rest = [j for j in range(len(measures)) if j not in set(jo)]
-        notes_all: list[str] = []
-        sub = cache.setdefault("judged_only", {})
-        PJ = sub.get("prepared")
-        if PJ is None:
-            PJ = sub["prepared"] = P if P.judged_only else replace(P, judged_only=True,
-                                                                    shared={})
-        for idx, PP, cc in ((rest, P, cache), (jo, PJ, sub)):
-            if not idx:
-                continue
-            vals, notes = _measure_values(PP, [measures[j] for j in idx], regime,
-                                          samples=samples, seed=seed, cache=cc)
-            for j, v in zip(idx, vals):
-                out_all[j] = v
-            notes_all += [n for n in notes if n not in notes_all]
-        return out_all, notes_all
-    return _measure_values(P, measures, regime, samples=samples, seed=seed, cache=cache)
-
-
-def _judged_only(m: Measure) -> bool:
-    return any(k == "judged_only" and v for k, v in m.values)
-
-
-def _untied_reuse(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
-                  seed: int, cache: dict, out: list, notes: list[str]) -> list[int]:
-    """Fill ``out[j]`` for the measures whose value under ``regime`` can be taken from the
-    trec_eval values already computed, topic by topic; returns the indices of the others.
-
-    A topic whose ranking under the regime's ordering is position for position the trec_eval
-    ranking has the same value; a topic without a tied group has one ordering, so its
-    ``expected`` value is that ordering's. Only the other topics (typically a few: ties sit in
-    a few topics of a run) are evaluated, as a prepared run of their own (shared by the
-    regimes that change the same topics), and spliced in.
-    ``upper`` of monotone measures (promoted unjudged documents) is always evaluated whole."""
-    memo = cache.get("values", {})
-    todo: list[int] = []
-    by_order: dict[str, list[int]] = {}
-    for j, m in enumerate(measures):
-        order = "expected" if regime == "expected" else order_for(regime, m.kind)
-        base = ("trec_eval", m.family.name, m.cutoff, m.values)
-        key = (order, m.family.name, m.cutoff, m.values)
-        if key in memo:
-            out[j] = memo[key]
-        elif order in ("trec_eval", "upper_mono") or base not in memo:
-            todo.append(j)
-        else:
-            by_order.setdefault(order, []).append(j)
-    T = len(P.topic_ids)
-    for order, js in by_order.items():
-        idx = _differs(P, cache, order)
-        if len(idx) == T:  # every topic differs: evaluate the run whole
-            todo += js
-            continue
-        sub_vals: list = [None] * len(js)
-        if len(idx):
-            sub = cache.setdefault(("topics", idx.tobytes()), {})
-            Ps = sub.get("prepared")
-            if Ps is None:
-                Ps = sub["prepared"] = replace(
-                    P, topic_ids=P.topic_ids[idx], bogus=P.bogus[idx],
-                    rel_levels=P.rel_levels[idx], shared={})
-            sub_vals, sub_notes = _measure_values(Ps, [measures[j] for j in js], regime,
-                                                  samples=samples, seed=seed, cache=sub)
-            notes += [n for n in sub_notes if n not in notes]
-        for j, v in zip(js, sub_vals):
-            m = measures[j]
-            base = memo[("trec_eval", m.family.name, m.cutoff, m.values)]
-            if not len(idx):
-                out[j] = base
-            elif isinstance(base, list):  # relstring: one string per topic
-                out[j] = list(base)
-                for i, x in zip(idx.tolist(), v):
-                    out[j][i] = x
-            else:
-                out[j] = np.array(base, np.float64)
-                out[j][idx] = v
-            memo[(order, m.family.name, m.cutoff, m.values)] = out[j]
-    return sorted(todo)
-
-
-def _differs(P: Prepared, cache: dict, order: str) -> np.ndarray:
-    """Indices of the evaluated topics that ``order`` ranks otherwise than trec_eval (for
-    ``expected``: the topics with a tied group), memoised in ``cache``."""
-    key = ("differs", order)
-    idx = cache.get(key)
-    if idx is None:
-        O = P.O
-        tied = O.tied
-        if order == "expected":
-            qt = O.topic[tied]
-        elif order == "file":
-            qt = O.topic[O.order(order) != O.order("trec_eval")]
-        else:  # re-sorted tied groups: the orderings differ inside tied groups only
-            qt = O.topic[tied[O.order(order)[tied] != O.order("trec_eval")[tied]]]
-        has = np.zeros(P.J.n_topics, bool)
-        has[qt] = True
-        idx = cache[key] = np.flatnonzero(has[P.topic_ids])
-    return idx
-
-
-def _measure_values(P: Prepared, measures: list[Measure], regime: str, *, samples: int,
-                    seed: int, cache: dict) -> tuple[list, list[str]]:
-    def R(order, m=None):
-        # a measure that reads nothing from documents absent from the qrels gets the ranking
-        # without them, and one with a small cutoff the top ranks only (the same values, from
-        # arrays several times shorter)
-        if m is None:
-            key = order
-        else:
-            d = depth_safe(m)
-            key = (order, sparse_safe(m), depth if d is not None and d <= DEPTH_MAX else None)
-            if key[1:] == (False, None):
-                key = order
-        got = cache.get(key)
-        if got is None:
-            got = cache[key] = (ranking(P, order) if key == order else
-                                ranking(P, order, sparse=key[1], depth=key[2]))
-        return got
-
-    # the one depth of the top-ranks rankings: the deepest small cutoff asked for
-    depth = max((d for d in map(depth_safe, measures) if d is not None and d <= DEPTH_MAX),
-                default=None)
-
-    out: list = [None] * len(measures)
-    notes: list[str] = []
-    memo: dict = cache.setdefault("values", {})
-    todo = range(len(measures))
-    if regime != "trec_eval":
-        todo = _untied_reuse(P, measures, regime, samples=samples, seed=seed, cache=cache,
-                             out=out, notes=notes)
-    if regime != "expected":
-        for j in todo:
-            m = measures[j]
-            order = order_for(regime, m.kind)
-            key = (order, m.family.name, m.cutoff, m.values)
-            if key not in memo:
-                memo[key] = m.family.kernel(R(order, m), m)
-            out[j] = memo[key]
-    else:
-        cut = P.max_docs
-        sampled = []
-        # measures grouped by the structure they read (a fractional ranking, tied groups), each
-        # structure built once and freed before the next: one at a time in memory
-        plan: dict[tuple, list[int]] = {}
-        for j in todo:
-            m = measures[j]
-            f = m.family
-            mode = f.expected
-            if mode == "linear_uncut":
-                mode = "linear" if cut is None else "sampled"
-            if mode == "closed" and f.name == "bpref" and cut is not None:
-                mode = "sampled"
-            key = ("expected", f.name, m.cutoff, m.values)
-            if key in memo:
-                out[j] = memo[key]
-            elif mode == "linear":
-                d = depth_safe(m)
-                plan.setdefault(("linear", sparse_safe(m),
-                                 depth if d is not None and d <= DEPTH_MAX else None),
-                                []).append(j)
-            elif mode == "closed":
-                plan.setdefault(("closed", f.closed in CLOSED_SPARSE_SAFE), []).append(j)
-            elif mode == "trec_order":
-                plan.setdefault(("trec_order",), []).append(j)
-            else:
-                sampled.append(j)
-        for what, js in plan.items():
-            if what[0] == "linear":
-                S_ = expected_ranking(P, what[1], what[2])
-            elif what[0] == "closed":
-                S_ = groups(P, sparse=what[1])
-            else:
-                S_ = R("trec_eval")
-            for j in js:
-                m = measures[j]
-                f = m.family
-                key = ("expected", f.name, m.cutoff, m.values)
-                if key not in memo:
-                    if what[0] == "closed":
-                        k = m.cutoff if cut is None else (cut if m.cutoff is None
-                                                          else min(cut, m.cutoff))
-                        memo[key] = f.closed(S_, m, k)
-                    else:
-                        memo[key] = f.kernel(S_, m)
-                out[j] = memo[key]
-            del S_
-        if sampled:
-            S = max(int(samples), 1)
-            acc = _sample_moments(P, [measures[j] for j in sampled], S, seed)
-            worst = 0.0
-            for j, (mean, se) in zip(sampled, acc):
-                out[j] = mean
-                worst = max(worst, float(se.max(initial=0.0)))
-            names = ", ".join(dict.fromkeys(str(measures[j]) for j in sampled))
-            notes.append(f"expected values of {names} estimated from {S} seeded random "
-                         f"orderings of each tied group (seed {seed}); largest standard error "
-                         f"{worst:.2g}")
-    return _with_bogus(P, measures, out), notes
-
-
-def _with_bogus(P: Prepared, measures: list[Measure], out: list) -> list:
-    """``out`` with the fixed value of each family that has one on the -c topics without
-    results (``Family.bogus``)."""
-    if P.bogus.any():
-        for j, m in enumerate(measures):
-            b = m.family.bogus
-            if b is None:
-                continue
-            if isinstance(b, str):
-                out[j] = [b if z else s for s, z in zip(out[j], P.bogus)]
-            else:
-                out[j] = np.where(P.bogus, b, out[j])
-    return out
-
-
-def _evict(cache: dict, P: Prepared, measures: list[Measure], later: list[str]) -> None:
-    """Free the rankings (and the orderings behind them) that the ``later`` regimes will not
-    read: values already computed are memoised, so a ranking is kept only while some measure of
-    a later regime still needs it. Peak memory is then that of the trec_eval ranking plus one
-    regime's, not of every regime's (about half for the seven regimes)."""
-    memo = cache.get("values", {})
-    need = {"trec_eval"}  # the warnings read it last
-    for reg in later:
-        if reg == "expected":
-            continue  # its own structures; 'trec_order' measures read trec_eval (kept)
-        for m in measures:
-            order = order_for(reg, m.kind)
-            if (order, m.family.name, m.cutoff, m.values) not in memo:
-                need.add(order)
-    # the per-topic-subset evaluations a later regime reuses (the others are freed whole)
-    keep = {_differs(P, cache, o).tobytes() for o in need
-            if o not in ("trec_eval", "upper_mono") and ("differs", o) in cache}
-    if "expected" in later:
-        keep.add(_differs(P, cache, "expected").tobytes())
-    for key in [k for k in cache if isinstance(k, tuple) and k[0] == "topics"]:
-        if key[1] not in keep:
-            del cache[key]
-    _evict_rankings(cache, need)
-    oc = P.O._cache
-    if oc:
-        for key in [k for k in oc if k not in need]:
-            del oc[key]
-
-
-def _evict_rankings(cache: dict, need: set) -> None:
-    """Drop the rankings of ``cache`` (and of its per-topic-subset caches) whose ordering is
-    not in ``need``; values, and which topics each ordering changes, stay."""
-    for key in list(cache):
-        if isinstance(key, str):
-            if key in REGIMES or key == "upper_mono":
-                if key not in need:
-                    del cache[key]
-            elif key == "judged_only":
-                _evict_rankings(cache[key], need)
-        elif key[0] == "topics":
-            _evict_rankings(cache[key], need)
-        elif len(key) == 3 and key[0] not in need:  # (order, sparse, depth)
-            del cache[key]
-
-
-def _sample_moments(P: Prepared, ms: list[Measure], S: int, seed: int):
-    """Mean and standard error over ``S`` seeded random within-group orderings of each
-    measure's per-topic values, in batches so memory stays proportional to the run."""
-    T = len(P.topic_ids)
-    n = max(len(P.J.qtopic), 1)
-    batch = max(1, min(S, 2_000_000 // n))
-    tot = [np.zeros(T) for _ in ms]
-    sq = [np.zeros(T) for _ in ms]
-    gens = topic_generators(P, seed)  # per topic: values do not depend on the other topics
-    done = 0
-    while done < S:
-        b = min(batch, S - done)
-        Rs = sampled_ranking(P, b, gens)
-        for i, m in enumerate(ms):
-            v = np.asarray(m.family.kernel(Rs, m), np.float64).reshape(b, T)
-            # sample after sample (a cumulative sum along the samples adds in that order), so
-            # the sums do not depend on the batch size, which depends on the run's size
-            tot[i] = np.cumsum(np.vstack([tot[i][None], v]), axis=0)[-1]
-            sq[i] = np.cumsum(np.vstack([sq[i][None], v * v]), axis=0)[-1]
-        done += b
-    out = []
-    for t, q in zip(tot, sq):
-        mean = t / S
-        var = np.maximum(q / S - mean * mean, 0.0) * (S / (S - 1)) if S > 1 else np.zeros(T)
-        out.append((mean, np.sqrt(var / S)))
-    return out
-
-
-def summarize(m: Measure, values: np.ndarray, order: np.ndarray | None = None, *,
-              n: int | None = None, qrels: Qrels | None = None,
-              complete: bool = False) -> float:
-    """The summary over topics of one measure's per-topic ``values`` (T,), as trec_eval
-    computes it: topics added in ``order`` (trec_eval's byte order of qids) one by one, then
-    divided by ``n`` (default T). ``sum`` for counts, ``gmean`` the geometric mean with a
-    1e-5 floor, and trec_eval's ``num_rel`` under ``-c`` (every qrels line with value > 0).
-    A mean over zero topics is NaN."""
-    v = np.asarray(values, np.float64)
-    if order is not None:
-        v = v[order]
-    n = len(v) if n is None else n
-    agg = m.agg
-    if agg == "num_rel" and complete and qrels is not None:
-        return float(np.count_nonzero(qrels.value > 0))
-    if agg in ("sum", "num_rel"):
-        return _in_order_sum(v) if len(v) else 0.0
-    if n == 0:
-        return float("nan")
-    if agg == "gmean":
-        x = np.log(np.maximum(v, MIN_GEO_MEAN))
-        return math.exp(_in_order_sum(x) / n) if len(x) else float("nan")
-    return _in_order_sum(v) / n if len(v) else 0.0
-
-
-def _in_order_sum(v: np.ndarray) -> float:
-    """The sum of a non-empty float64 array added one value after the other from the first,
-    as ``np.cumsum(v)[-1]`` adds (a loop over a few hundred Python floats is faster than that
-    numpy call; the additions are the same IEEE double additions)."""
-    if len(v) > 256:
-        return float(np.cumsum(v)[-1])
-    x = v.tolist()
-    s = x[0]
-    for y in x[1:]:
-        s += y
-    return s
-
-
-@dataclass
-class EvalResult:
-    """Values of every run, measure, regime and topic.
-
-    Attributes
-    ----------
-    runs : list[str]
-        Run names, shape (n_runs,).
-    measures : list[str]
-        Measure names as shown, shape (n_measures,).
-    regimes : list[str]
-        Regime names, shape (n_regimes,).
-    topics : list[str]
-        Qrels topic ids, shape (n_topics,).
-    per_topic : ndarray float64, shape (n_runs, n_measures, n_regimes, n_topics)
-        Per-topic values. With ``average="qrels"`` a topic the run lacks is scored as trec_eval
-        ``-c`` scores it (0 for most measures, RBP residual 1); with
-        ``average="run-topics"`` it is NaN and left out of the mean.
-    mean : ndarray float64, shape (n_runs, n_measures, n_regimes)
-        Summary over the averaged topics: the mean (sum for counts, geometric mean for
-        ``gm_*``), added in trec_eval's topic order; NaN over zero topics.
-    notes : list[str]
-        What was estimated by sampling (``expected`` without a closed form).
-    warnings : dict[str, dict[str, object]]
-        Per run: counted warnings (label -> count, or list of topic ids); under ``"lines"``
-        the run file's :class:`tiebreak.io.LineCounts` (what became of every line).
-    """
-
-    runs: list[str]
-    measures: list[str]
-    regimes: list[str]
-    topics: list[str]
-    per_topic: np.ndarray
-    mean: np.ndarray
-    warnings: dict[str, dict[str, object]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-    def value(self, run: str, measure: str, regime: str, topic: str | None = None) -> float:
-        """One value; ``topic=None`` gives the mean."""
-        i = _index(self.runs, run, "run")
-        j = _index(self.measures, measure, "measure")
-        k = _index(self.regimes, regime, "regime")
-        if topic is None:
-            return float(self.mean[i, j, k])
-        return float(self.per_topic[i, j, k, _index(self.topics, topic, "topic")])
-
-    def records(self, per_topic: bool = False, summary: bool = True):
-        """Yield ``(run, measure, regime, qid, value)`` tuples: per topic (``per_topic``) and
-        the summary with qid ``all`` (``summary``)."""
-        for i, r in enumerate(self.runs):
-            for j, m in enumerate(self.measures):
-                for k, g in enumerate(self.regimes):
-                    if per_topic:
-                        for t, q in enumerate(self.topics):
-                            v = self.per_topic[i, j, k, t]
-                            if not np.isnan(v):
-                                yield (r, m, g, q, float(v))
-                    if summary:
-                        yield (r, m, g, "all", float(self.mean[i, j, k]))
-
-    def to_pandas(self, per_topic: bool = True, wide: bool = False, means: bool = False):
-        """The values as a DataFrame (requires pandas).
-
-        Long form (``wide=False``): columns run, measure, regime, qid, value; ``per_topic=True``
-        gives one row per evaluated topic (no summary rows, so a groupby-mean is safe) and with
-        ``means=True`` also the summary rows (qid ``all``); ``per_topic=False`` the summaries
-        alone. Wide form (``wide=True``): one row per (run, qid) with the summary row qid
-        ``all`` last for each run (only those with ``per_topic=False``), one column per measure
-        (a (measure, regime) column MultiIndex when there are several regimes)."""
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover
-            raise ImportError("to_pandas() needs pandas: pip install pandas") from None
-        cols = ["run", "measure", "regime", "qid", "value"]
-        if not wide:
-            rows = self.records(per_topic, summary=means or not per_topic)
-            return pd.DataFrame(list(rows), columns=cols)
-        df = pd.DataFrame(list(self.records(per_topic, summary=True)), columns=cols)
-        t = df.pivot_table(index=["run", "qid"], columns=["measure", "regime"], values="value",
-                           sort=False, aggfunc="first")
-        t = t.reindex(columns=pd.MultiIndex.from_tuples(
-            [(m, g) for m in self.measures for g in self.regimes], names=["measure", "regime"]))
-        if len(self.regimes) == 1:
-            t.columns = t.columns.get_level_values(0)
-        return t
-
-    def __str__(self) -> str:
-        """The readable grid of ``tiebreak eval`` (means; 4 decimals) and its legend."""
-        import io
-
-        from .output import legend, write_table
-
-        buf = io.StringIO()
-        write_table(self, buf)
-        for line in legend(self):
-            buf.write(f"{line}\n")
-        return buf.getvalue().rstrip("\n")
-
-
-def _index(items: list[str], x, what: str) -> int:
-    try:
-        return items.index(x)
-    except ValueError:
-        shown = ", ".join(map(str, items[:10])) + (" ..." if len(items) > 10 else "")
-        raise KeyError(f"no {what} {x!r} in this result; {what}s: {shown}") from None
-
+__all__ = ["Evaluator", "evaluate"]
 
 class Evaluator:
     """Evaluate many runs against one qrels, under several tie regimes.
@@ -565,8 +69,9 @@ class Evaluator:
         Drop unjudged documents before evaluating (trec_eval ``-J``).
     chunk_topics : int, optional
         Evaluate each run this many topics at a time (memory bounded by the chunk; a run file
-        larger than :data:`tiebreak.chunks.STREAM_BYTES` is read piece by piece whatever this
-        is). Every value is identical to a whole evaluation (:mod:`tiebreak.chunks`).
+        larger than :data:`tiebreak.evaluation.chunks.STREAM_BYTES` is read piece by piece whatever
+        this
+        is). Every value is identical to a whole evaluation (:mod:`tiebreak.evaluation.chunks`).
     convention : str or Convention, optional
         Read every measure name as this peer spells it (``trec_eval``, ``ir_measures``,
         ``ranx``, ``ntcireval``, ``trectools``, ``sklearn``, ``spark``, ``elasticsearch``,
@@ -591,14 +96,14 @@ class Evaluator:
         if isinstance(ms, (str, Measure)):
             ms = [ms]
         if convention is not None and measures is not None:
-            from .measures.conventions import parse_with
+            from ..measures.conventions import parse_with
 
             ms = parse_with(convention, list(ms))
         else:
             ms = parse_measures(list(ms))
         div = [m for m in ms if m.family.rel_format == "subtopics"]
         if isinstance(qrels, (str, os.PathLike, dict)) or hasattr(qrels, "columns"):
-            from .io.inputs import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
+            from ..io.inputs import as_qrels  # a path, "irds:ID", {qid: {docno: rel}}, DataFrame
 
             qrels = as_qrels(qrels, subtopics=bool(div))
         if not isinstance(qrels, Qrels):
@@ -648,7 +153,7 @@ class Evaluator:
         """Values of one run: ndarray (n_measures, n_regimes, n_topics) and its warnings.
 
         ``chunk_topics`` (default the evaluator's): evaluate the run this many topics at a
-        time; the values and warnings are identical (:mod:`tiebreak.chunks`)."""
+        time; the values and warnings are identical (:mod:`tiebreak.evaluation.chunks`)."""
         if not isinstance(run, Run):
             raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
                             f"{type(run).__name__}")
@@ -677,7 +182,7 @@ class Evaluator:
         nq = len(self.qrels.topics)
         out = np.full((len(self.measures), len(self.regimes), nq), np.nan)
         cache: dict = {}
-        from .measures.fastpath import fill, key
+        from ..measures.fastpath import fill, key
 
         # every regime of the measures with a compiled twin in one call (memoised in cache)
         if fill(P, self.measures, self.regimes, cache):  # all of them: nothing else to do
@@ -703,7 +208,7 @@ class Evaluator:
                                    cache.get("unjudged_top")), P.O.n_ret
 
     def _none_in_qrels(self, source: str, topics: list[str]):
-        from .io import InputError
+        from ..io import InputError
 
         shown = ", ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
         raise InputError(f"{source}: none of the run's topics ({shown}) is in the qrels "
@@ -793,12 +298,12 @@ class Evaluator:
         return out, w0
 
     def _evaluate_file(self, path, name, on_duplicate: str):
-        """A run file larger than :data:`tiebreak.chunks.STREAM_BYTES` (or any file when
+        """A run file larger than :data:`tiebreak.evaluation.chunks.STREAM_BYTES` (or any file when
         ``chunk_topics`` is set) read piece by piece and evaluated chunk by chunk; None when it
         cannot be read that way (the caller reads it whole)."""
+        from ..io import InputError
+        from ..io.source import GZIP_ERRORS
         from .chunks import Fallback, merge_line_counts, run_blocks, topic_chunks
-        from .io import InputError
-        from .io.source import GZIP_ERRORS
 
         counts = []
         warn: dict[str, int] = {}
@@ -893,7 +398,7 @@ class Evaluator:
             name = None
             if name_by == "file" and not hasattr(r, "read") and r != "-":
                 name = os.path.basename(os.fsdecode(r))
-            from .io.tables import is_table_path, read_run_table
+            from ..io.tables import is_table_path, read_run_table
 
             if is_table_path(r):
                 return read_run_table(r, name=name)
@@ -902,7 +407,7 @@ class Evaluator:
                 return got
             return read_run(r, name=name, on_duplicate=on_duplicate)
         if isinstance(r, dict) or hasattr(r, "columns"):  # {qid: {docno: score}}, DataFrame
-            from .io.inputs import as_run
+            from ..io.inputs import as_run
 
             return as_run(r)
         raise TypeError("a run must be a tiebreak Run, a path, a binary file, a DataFrame "
@@ -935,8 +440,8 @@ class Evaluator:
             return False
         if len(os.sched_getaffinity(0)) < 2:
             return False
+        from ..io.tables import is_table_path
         from .chunks import STREAM_BYTES
-        from .io.tables import is_table_path
 
         try:
             return all(isinstance(r, (str, os.PathLike)) and os.fspath(r) != "-"
@@ -966,8 +471,8 @@ class Evaluator:
         return name, path, v, w
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
-        from .io._arrays import expect_files
-        from .parallel import imap
+        from .._native.parallel import imap
+        from ..io._arrays import expect_files
 
         runs = list(runs)
         expect_files(runs)  # enough to read? load the compiled reader once, before forking
@@ -1083,7 +588,7 @@ def evaluate(qrels: Qrels, runs, measures=None, regimes=None, *, client=None, jo
 
 
 def dask_client(address: str):
-    """:func:`tiebreak.parallel.dask_client` (kept here for the API's existing callers)."""
-    from .parallel import dask_client as make
+    """:func:`tiebreak._native.parallel.dask_client` (kept here for the API's existing callers)."""
+    from .._native.parallel import dask_client as make
 
     return make(address)

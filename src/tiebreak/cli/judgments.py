@@ -11,8 +11,8 @@ import sys
 
 import click
 
-from ..cli import _fail
-from .cliopts import (
+from .common import _fail
+from .judgment_options import (
     CONTRIB_HELP,
     ORDER_HELP,
     _contributing,
@@ -70,7 +70,7 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
     (pool size, judgments kept, tied groups straddling the pool depth) goes to standard error.
     RUNS may be files or directories.
     """
-    from .pool import (
+    from ..judgments.pool import (
         make_pool,
         residual_depth,
         restrict_qrels,
@@ -138,7 +138,7 @@ def _kept(q, P):
     negative ones (-2 ...) too."""
     import numpy as np
 
-    from .pool import _qrels_keys_in
+    from ..judgments.pool import _qrels_keys_in
 
     keys, ok = _qrels_keys_in(q, P.docnos)
     return np.isin(keys, P.keys) & ok
@@ -203,11 +203,11 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     """
     import numpy as np
 
-    from ..cli import split_qrels
+    from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
-    from .estimate import estimate_scores, gains_lookup, read_gains, recall_scores
-    from .pool import run_lists
+    from ..judgments.estimate import estimate_scores, gains_lookup, read_gains, recall_scores
+    from ..judgments.pool import run_lists
 
     family, p, k = _estimate_metric(metric)
     if family != "RBP":
@@ -229,7 +229,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q) or list(L.names)
-        from ..output import Progress
+        from ..evaluation.output import Progress
 
         with Progress(len(q.topics), "estimate", "topics") as bar:
             E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
@@ -274,7 +274,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
             sys.stdout.write(f"{r[0]}\t{r[1]}\t{r[2]!r}\t{r[3]!r}\t{r[4]!r}\t{r[5]!r}\t"
                              f"{int(r[6])}\n")
     elif fmt == "json":
-        from ..output import dump_json
+        from ..evaluation.output import dump_json
 
         dump_json([dict(zip(cols, r)) for r in rows], sys.stdout)
     else:
@@ -290,7 +290,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
             _fail("--deep-qrels: the accuracy table is for RBP; use study estimate")
         _estimate_accuracy(E, names, run_objs, deep_qrels, topics, q, p, depth, fmt)
     if gains_path:
-        from ..cli import open_output
+        from .common import open_output
 
         with open_output(gains_path, "latin-1") as fh:
             fh.write("qid\tdocno\tgain\n")
@@ -305,7 +305,7 @@ def _rbp_from_gains(L, q, gains, p, depth, lower):
     """RBP(p)@depth with unjudged documents at their gain from a --gains-from file."""
     import numpy as np
 
-    from .estimate import _judgment_lookup, _values
+    from ..judgments.estimate import _judgment_lookup, _values
 
     ks, vs = _judgment_lookup(q, L)
     v = _values(ks, vs, L.key())
@@ -322,9 +322,9 @@ def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) 
     import pandas as pd
 
     from ..io import InputError, read_qrels
-    from .estimate import accuracy, tau_distance, weighted_distance
-    from .pool import subset_topics
-    from .scoring import score_runs
+    from ..judgments.estimate import accuracy, tau_distance, weighted_distance
+    from ..judgments.pool import subset_topics
+    from ..judgments.scoring import score_runs
 
     try:
         deep = subset_topics(read_qrels(deep_path), list(q.topics))

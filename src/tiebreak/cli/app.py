@@ -1,7 +1,9 @@
-"""Command line: ``tiebreak eval QRELS RUN [RUN ...]``, ``tiebreak example``, ``tiebreak band``
-and ``tiebreak bounds``.
+"""The click group of ``tiebreak`` and its lazy command table, with the commands that live here:
+``tiebreak eval QRELS RUN [RUN ...]``, ``tiebreak example``, ``tiebreak band`` and ``tiebreak
+bounds``.
 
-Kept thin: parsing options, calling :mod:`tiebreak.evaluate`, writing with :mod:`tiebreak.output`.
+Kept thin: parsing options, calling :mod:`tiebreak.evaluation`, writing with
+:mod:`tiebreak.evaluation.output`.
 Heavy modules are imported inside the commands so that ``tiebreak --help`` starts instantly.
 """
 
@@ -11,86 +13,39 @@ import sys
 
 import click
 
-from . import eval_command as E
-
 # the one error path and the early exit, shared with the click-free start of `tiebreak
 # trec_eval` (tiebreak.__main__); the old private names are kept for callers
-from ._process import INPUT_ERRORS, os_error_message, report_errors  # noqa: F401
-from ._process import exit_now as _exit_now
-from ._process import input_errors as _input_errors  # noqa: F401
-from ._process import quiet_stdout as _quiet_stdout  # noqa: F401
-
-REGIME_HELP = (
-    "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all (these seven); also score-rank (score descending, then the rank "
-    "column, as Yang et al. 2016 re-sort). Default: trec_eval,expected,realistic,optimistic,"
-    "lower,upper."
+from .._native.process import INPUT_ERRORS, os_error_message, report_errors  # noqa: F401
+from .._native.process import exit_now as _exit_now
+from .._native.process import input_errors as _input_errors  # noqa: F401
+from .._native.process import quiet_stdout as _quiet_stdout  # noqa: F401
+from . import eval_command as E
+from .common import (  # noqa: F401 - the commands' shared helpers, as tiebreak.cli.NAME
+    REGIME_HELP,
+    _fail,
+    dask_option,
+    open_client,
+    open_output,
+    resolve_jobs,
+    split_qrels,
 )
-
-
-def _fail(msg: str) -> None:
-    click.echo(f"tiebreak: error: {msg}", err=True)
-    sys.exit(2)
-
-
-def dask_option(what: str = "Evaluate"):
-    """The ``--dask ADDRESS`` option of every command that evaluates many runs."""
-    return click.option("--dask", "dask_address", metavar="ADDRESS",
-                        help=f"{what} on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
-                             "LocalCluster (needs pip install 'tiebreak[dask]').")
-
-
-def split_qrels(qrels, runs) -> tuple[str, tuple]:
-    """QRELS and RUNS of a command whose arguments are ``QRELS RUN [RUN ...]``, also accepting
-    the older ``--qrels QRELS RUN ...`` (``qrels`` not None). Exit status 2 when a run is
-    missing."""
-    if qrels is None:
-        if len(runs) < 2:
-            _fail("give QRELS and at least one RUN")
-        return runs[0], tuple(runs[1:])
-    if not runs:
-        _fail("give at least one RUN")
-    return qrels, tuple(runs)
-
-
-def resolve_jobs(jobs: int) -> int:
-    """``jobs``, or every core for 0 or less (``-j`` defaults to 0 in every command)."""
-    if jobs > 0:
-        return jobs
-    from .parallel import cpus
-
-    return cpus()
-
-
-def open_client(address: str | None):
-    """The Dask client of ``--dask ADDRESS`` (None without it); a clear error, exit status 2,
-    when Dask is missing or the scheduler cannot be reached."""
-    if not address:
-        return None
-    from .parallel import dask_client
-
-    try:
-        return dask_client(address)
-    except (ImportError, OSError, ValueError, TimeoutError) as e:
-        _fail(f"--dask {address}: {e}")
-
 
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
     "ties": "tiebreak.studies.ties:ties_cmd",
-    "study": "tiebreak.cli:study_group",
+    "study": "tiebreak.cli.app:study_group",
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
-    "index": "tiebreak.index.cli:index_cmd",
-    "search": "tiebreak.retrieval.cli:search_cmd",
-    "models": "tiebreak.retrieval.cli:models_cmd",
-    "pool": "tiebreak.judgments.cli:pool_cmd",
-    "estimate": "tiebreak.judgments.cli:estimate_cmd",
+    "index": "tiebreak.cli.index:index_cmd",
+    "search": "tiebreak.cli.search:search_cmd",
+    "models": "tiebreak.cli.search:models_cmd",
+    "pool": "tiebreak.cli.judgments:pool_cmd",
+    "estimate": "tiebreak.cli.judgments:estimate_cmd",
     "compare": "tiebreak.stats.compare:compare_cmd",
     "report": "tiebreak.report:report_cmd",
-    "reproduce": "tiebreak.studies.reproduce.cli:reproduce_cmd",
-    "fuse": "tiebreak.runs.cli:fuse_cmd",
-    "run": "tiebreak.runs.cli:run_cmd",
+    "reproduce": "tiebreak.cli.reproduce:reproduce_cmd",
+    "fuse": "tiebreak.cli.runs:fuse_cmd",
+    "run": "tiebreak.cli.runs:run_cmd",
 }
 
 
@@ -98,13 +53,13 @@ LAZY_COMMANDS: dict[str, str] = {
 LAZY_STUDIES: dict[str, str] = {
     "bands": "tiebreak.studies.study_bands:bands_cmd",
     "ties": "tiebreak.studies.study_ties:ties_cmd",
-    "depth": "tiebreak.studies.depth_cli:depth_cmd",
-    "dropout": "tiebreak.studies.dropout_cli:dropout_cmd",
-    "estimate": "tiebreak.studies.estimate_cli:study_estimate_cmd",
+    "depth": "tiebreak.cli.study_depth:depth_cmd",
+    "dropout": "tiebreak.cli.study_dropout:dropout_cmd",
+    "estimate": "tiebreak.cli.study_estimate:study_estimate_cmd",
     "precision": "tiebreak.studies.study_precision:precision_cmd",
     "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
-    "power": "tiebreak.studies.power_cli:power_cmd",
-    "error-rate": "tiebreak.studies.power_cli:error_rate_cmd",
+    "power": "tiebreak.cli.study_power:power_cmd",
+    "error-rate": "tiebreak.cli.study_power:error_rate_cmd",
 }
 
 
@@ -167,36 +122,6 @@ STUDY_HELP: dict[str, str] = {
     "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
     "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
 }
-
-
-class open_output:
-    """``with open_output(path) as fh``: a text file a command writes (``-``: standard output);
-    an :class:`OSError` while opening, writing or closing it names ``path``, so the one error
-    path can say which file failed (a write error itself names no file)."""
-
-    def __init__(self, path, encoding: str = "utf-8"):
-        self.path, self.encoding, self.fh = str(path), encoding, None
-
-    def __enter__(self):
-        if self.path == "-":
-            return sys.stdout
-        try:
-            self.fh = open(self.path, "w", encoding=self.encoding)
-        except OSError as e:
-            raise OSError(e.errno, e.strerror, self.path) from None
-        return self.fh
-
-    def __exit__(self, et, e, tb):
-        if self.fh is None:
-            return False
-        try:
-            self.fh.close()
-        except OSError as ce:
-            if e is None:
-                e = ce
-        if isinstance(e, OSError) and e.filename is None:
-            raise OSError(e.errno, e.strerror, self.path) from None
-        return False
 
 
 def _ranged_jobs(cmd):
@@ -348,7 +273,7 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 def measures_cmd(fmt):
     """List every measure: names in each tradition, kind, how the expected value over ties is
     computed (closed form, linear, sampled), parameters and definition."""
-    from .measures.table import markdown, plain, rows
+    from ..measures.table import markdown, plain, rows
 
     if fmt is None:
         fmt = "table" if sys.stdout.isatty() else "md"
@@ -407,8 +332,8 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
     significant digits. Lines come out per topic in the reference order, ranked 1..n; docnos
     are kept byte for byte; scores are written in full precision.
     """
-    from .io import InputError, read_run
-    from .ranking.bands import band_run, format_run, round_run
+    from ..io import InputError, read_run
+    from ..ranking.bands import band_run, format_run, round_run
 
     if (rho is None) == (digits is None):
         _fail("give exactly one of --rho and --digits")
@@ -441,7 +366,7 @@ def bounds_cmd(rhos, metrics, depth, fmt):
     Reproduces Table 2 of Yang, Moffat & Turpin (2016), Section 4, computed in exact
     rational arithmetic.
     """
-    from .ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
+    from ..ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
 
     try:
         t = bounds_table(rhos or DEFAULT_RHOS, metrics or DEFAULT_BOUND_METRICS, depth)

@@ -24,8 +24,8 @@ import os
 
 import numpy as np
 
-from .io import Run, read_run
-from .io.runs import (
+from ..io import Run, read_run
+from ..io.runs import (
     WARN_DUPLICATE,
     WARN_EMPTY,
     WARN_EXTRA,
@@ -33,7 +33,7 @@ from .io.runs import (
     WARN_RANK,
     WARN_TAGDIFF,
 )
-from .io.source import (
+from ..io.source import (
     BOM_WARNING,
     CR_WARNING,
     LineCounts,

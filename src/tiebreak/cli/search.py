@@ -8,7 +8,7 @@ import click
 
 
 def _model_names() -> list[str]:
-    from .registry import names
+    from ..retrieval.registry import names
 
     return names()
 
@@ -47,7 +47,7 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
     model get two tags. Values print with ``repr`` for floats (``0.75``) and ``str`` otherwise,
     whitespace removed. The defaults are the registry's (:meth:`tiebreak.retrieval.registry.
     Model.defaults`, the model functions' own defaults), so no model module is imported."""
-    from .registry import get
+    from ..retrieval.registry import get
 
     try:
         defaults = get(model).defaults()
@@ -138,10 +138,10 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     descending), so 'tiebreak search ... | tiebreak eval QRELS -' evaluates file order = trec_eval
     order.
     """
-    from ..cli import _fail as fail
     from ..index import IndexFormatError
     from ..index.readers import read_topics
-    from .search import check_params, search, write_run
+    from ..retrieval.search import check_params, search, write_run
+    from .common import _fail as fail
 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         fail(f"--tag {tag!r}: a run tag must be non-empty and contain no whitespace")
@@ -160,7 +160,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     if rerank and trav and first not in ("bm25", "ql"):
         fail(f"--algorithm with --rerank needs --first bm25 or ql, not {first}")
     if trav and not rerank:
-        from .registry import get
+        from ..retrieval.registry import get
 
         if get(model).kind != "term weights":
             fail(f"--{next(iter(trav))} works with --model bm25 or ql (or another term-weight "
@@ -197,19 +197,19 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
         fail("--prf works on a single index without --rerank or traversal options")
     try:
         if prf:
-            from .prf import search_prf
+            from ..retrieval.prf import search_prf
 
             res = search_prf(idx, tops, model, k, prf, fb_docs, fb_terms, orig_weight,
                              prf_model, **kw)
         elif rerank:
-            from .rerank import search_rerank
+            from ..retrieval.rerank import search_rerank
 
             res = search_rerank(idx, tops, k, model=rerank, first=first, first_k=first_k,
                                 algorithm=algorithm or "exhaustive",
                                 progress=(not quiet) and sys.stderr.isatty(), tail=tail, **kw)
         elif sharded:
-            from ..parallel import cpus
-            from .sharded import search_sharded
+            from .._native.parallel import cpus
+            from ..retrieval.sharded import search_sharded
 
             res = search_sharded(idx, tops, model, k,
                                  progress=(not quiet) and sys.stderr.isatty(),
@@ -234,7 +234,7 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
 
 def models_text(fmt: str = "text") -> str:
     """The registry as text (one block per model), tsv or a markdown table."""
-    from .registry import ALIASES, MODELS
+    from ..retrieval.registry import ALIASES, MODELS
 
     rows = []
     for m in MODELS.values():

@@ -29,8 +29,8 @@ import math
 import click
 import numpy as np
 
-from .evaluate import EvalResult
-from .stats.compare import (
+from ..evaluation import EvalResult
+from ..stats.compare import (
     CompareResult,
     compare,
     compare_options,
@@ -74,7 +74,7 @@ def _num(v: float, digits: int = 4, signed: bool = False) -> str:
 
 def _cell(col: str, v, text: str | None = None, cls: str = "") -> dict:
     """A cell carrying the full-precision value in data-value (the TSV text)."""
-    from .stats.compare import _cell as tsv_text
+    from ..stats.compare import _cell as tsv_text
 
     raw = tsv_text(v)
     return {"col": col, "data": [("value", raw)], "cls": cls,
@@ -233,13 +233,13 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
     c : CompareResult
         From :func:`tiebreak.stats.compare.compare` on ``res``.
     warnings : list of str, optional
-        Input warnings, one line each (see :func:`tiebreak.output.format_warnings`).
+        Input warnings, one line each (see :func:`tiebreak.evaluation.output.format_warnings`).
     inputs : list of str, optional
         The run files, as given (default: the run names).
     date : str, optional
         The date shown (default: now, UTC).
 
-    The page is the jinja2 template ``tiebreak/templates/report.html.j2``; per-topic charts
+    The page is the jinja2 template ``tiebreak/report/templates/report.html.j2``; per-topic charts
     sit in a ``<details>`` element per measure, closed until opened.
 
     Returns
@@ -252,7 +252,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
 
     import jinja2
 
-    from . import __version__
+    from .. import __version__
 
     base = c.baseline or c.systems[0]
     topic_sections = []
@@ -261,7 +261,7 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
             _topic_chart(res, c, s, base, m)
             for s in c.systems if s != base]})
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(files("tiebreak") / "templates")),
+        loader=jinja2.FileSystemLoader(str(files("tiebreak") / "report" / "templates")),
         autoescape=True, trim_blocks=False, lstrip_blocks=False)
     page = env.get_template("report.html.j2").render(
         title=title, css=jinja2.utils.markupsafe.Markup(_CSS), qrels=qrels_name,
@@ -291,9 +291,9 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     per measure, per-topic differences against the baseline (default: the first run) with the
     span of tie orders, and the input warnings. The page loads nothing from the network.
     """
-    from .cli import _fail
-    from .io import InputError
-    from .measures import MeasureError
+    from ..cli.common import _fail
+    from ..io import InputError
+    from ..measures import MeasureError
     try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
                                             name_by)
@@ -306,7 +306,7 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     if output == "-":
         click.echo(page, nl=False)
     else:
-        from .cli import open_output
+        from ..cli.common import open_output
 
         with open_output(output) as fh:
             fh.write(page)

@@ -1,4 +1,4 @@
-/* tiebreak._ext: the evaluation of a whole run under every default tie regime in one call.
+/* tiebreak._native._ext: the evaluation of a whole run under every default tie regime in one call.
  *
  * Included by _ext.c (one #include line; its method table lists EXT_EVAL_METHODS). This is the
  * compiled fast path of six registered measure families (tiebreak/measures/builtin/core.py:
@@ -549,7 +549,7 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
             for (Py_ssize_t r = 0; r < K; r++) {
                 int o = (int)ord[j * K + r];
                 /* a topic without a tied group has one ordering: every regime's value is
-                 * trec_eval's (as tiebreak.evaluate takes it), but upper_mono's, whose
+                 * trec_eval's (as tiebreak.evaluation.evaluator takes it), but upper_mono's, whose
                  * unjudged documents count as relevant */
                 int oo = (tied || o == EV_UPMONO) ? o : EV_TREC;
                 if (!done_[oo]) {

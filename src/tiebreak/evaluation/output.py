@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .io import LineCounts
+from ..io import LineCounts
 
 if TYPE_CHECKING:  # types only: EvalResult.__str__ calls this module, which needs no evaluate
-    from .evaluate import EvalResult
+    from .evaluator import EvalResult
 
 TSV_HEADER = ("run", "measure", "regime", "qid", "value")
 

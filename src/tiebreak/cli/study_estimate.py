@@ -8,8 +8,8 @@ import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client, resolve_jobs
-from ..judgments.cliopts import (
+from .common import _fail, dask_option, open_client, resolve_jobs
+from .judgment_options import (
     CONTRIB_HELP,
     _contributing,
     _fmt_table,
@@ -74,11 +74,11 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     ordering against the deep one; the goodness of fit of each gain model; with
     --leave-one-out the same for runs left out of the pool.
     """
-    from ..cli import split_qrels
+    from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
     from ..judgments.pool import run_lists
-    from . import estimate as ES
+    from ..studies import estimate as ES
 
     p = _rbp_p(metric)
     mlist = _models(models)
@@ -120,7 +120,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     if fmt == "tsv":
         sys.stdout.write(acc.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        from ..output import dump_json
+        from ..evaluation.output import dump_json
 
         dump_json({"accuracy": acc.to_dict(orient="records"),
                    "fit": fit.to_dict(orient="records"),
@@ -145,7 +145,7 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
                        "ones (Fig. 6.11; infAP against AP)")
             click.echo(_fmt_table(sampled, "{:.4f}"))
     if out_dir:
-        from .plots import plot_estimates, plot_gain_fits
+        from ..studies.plots import plot_estimates, plot_gain_fits
 
         os.makedirs(out_dir, exist_ok=True)
         written = []

@@ -1,4 +1,4 @@
-/* tiebreak._ext: the compiled kernels of the evaluation command path in plain C99 over the
+/* tiebreak._native._ext: the compiled kernels of the evaluation command path in plain C99 over the
  * CPython C API, so that reading runs and qrels and ordering their lines needs no numba.
  *
  * The reader kernels do exactly what the numba kernels of tiebreak/io/_fast.py do (same fields,

@@ -6,7 +6,7 @@ PyTerrier", ICTIR 2020) passes results between pipeline stages as DataFrames wit
 takes those frames directly (ir_measures' ``query_id, doc_id, score / relevance`` columns work
 too) and needs neither PyTerrier nor Java:
 
->>> from tiebreak.pyterrier import evaluate_frames, tie_measure
+>>> from tiebreak.compat.pyterrier import evaluate_frames, tie_measure
 >>> res = evaluate_frames({"BM25": bm25_frame, "DPH": dph_frame}, qrels_frame, ["AP", "nDCG@10"])
 >>> res.to_pandas()                             # run, measure, regime, qid, value
 >>> compare_frames({"BM25": a, "DPH": b}, qrels_frame, ["AP"], baseline="BM25")
@@ -19,10 +19,10 @@ depends only on scores, docnos and judgments.
 
 from __future__ import annotations
 
-from .evaluate import EvalResult, Evaluator
-from .io.frames import run_from_frame
-from .io.inputs import as_qrels
-from .stats.compare import CompareResult, compare, needed_regimes
+from ..evaluation import EvalResult, Evaluator
+from ..io.frames import run_from_frame
+from ..io.inputs import as_qrels
+from ..stats.compare import CompareResult, compare, needed_regimes
 
 __all__ = ["evaluate_frames", "compare_frames", "tie_measure"]
 
@@ -101,7 +101,7 @@ def tie_measure(measure: str, regime: str = "expected"):
     except ImportError:
         raise ImportError("tie_measure needs ir_measures (pip install ir-measures; PyTerrier "
                           "installs it)") from None
-    from .io.frames import qrels_from_frame
+    from ..io.frames import qrels_from_frame
 
     Evaluator(as_qrels({"q": {"d": 1}}), [measure], [regime])  # check the names now
 

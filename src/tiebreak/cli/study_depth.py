@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from ..cli import _fail, dask_option, open_client, resolve_jobs
-from ..judgments.cliopts import (
+from .common import _fail, dask_option, open_client, resolve_jobs
+from .judgment_options import (
     CONTRIB_HELP,
     ORDER_HELP,
     _contributing,
@@ -81,13 +81,13 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
     (and leave-group-out) at k = d, Table 5.2 pool counts and, with deep qrels, the bias of
     non-contributing ("new") systems.
     """
-    from ..cli import split_qrels
+    from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
     from ..io import InputError, read_qrels
     from ..judgments.pool import parse_topics, run_lists, subset_topics
     from ..measures import MeasureError
-    from . import depth as D
+    from ..studies import depth as D
 
     q, run_objs = _load(qrels, runs, topics)
     deep = None
@@ -120,7 +120,7 @@ def depth_cmd(qrels, pool_depth, reference_depth, deep_qrels, eval_depths, vol_d
     if fmt == "tsv":
         sys.stdout.write(table.to_csv(sep="\t", index=False))
     elif fmt == "json":
-        from ..output import dump_json
+        from ..evaluation.output import dump_json
 
         dump_json({"table": table.to_dict(orient="records"), "pool": st.pool_info}, sys.stdout)
     else:
@@ -159,7 +159,7 @@ def _extra_tables(st, D) -> dict:
 
 def _write_outputs(st, D, table, extra, out_dir, systems, cross,
                    vol_stats=("tau",)) -> list[str]:
-    from .plots import plot_coverage, plot_volatility
+    from ..studies.plots import plot_coverage, plot_volatility
 
     os.makedirs(out_dir, exist_ok=True)
     written = []
@@ -208,7 +208,7 @@ def _write_outputs(st, D, table, extra, out_dir, systems, cross,
             written.append(p)
         written += plot_volatility(sm, st.vol_depths,
                                    os.path.join(out_dir, f"volatility_{stat}"), st.pool_depth)
-    from .plots import plot_score_curves
+    from ..studies.plots import plot_score_curves
 
     written += plot_score_curves(st, os.path.join(out_dir, "scores_by_depth"), systems)
     return written

@@ -42,14 +42,14 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
     (.I/.T/.W ...) or JSONL {"docno", "text"}; files may be gzipped.
     """
-    from ..cli import _fail as fail
-    from .store import IndexFormatError, open_index
+    from ..index.store import IndexFormatError, open_index
+    from .common import _fail as fail
 
     if verify:
         if output:
             fail("--verify checks the index SOURCE; it takes no -o")
         t0 = time.perf_counter()
-        from .shards import is_sharded, open_sharded
+        from ..index.shards import is_sharded, open_sharded
 
         try:
             if is_sharded(source):
@@ -74,8 +74,8 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     if shards is None and (dask_address or jobs):
         fail(f"{'--dask' if dask_address else '--jobs'} works with --shards N")
 
-    from .analysis import Analyzer
-    from .build import build_index
+    from ..index.analysis import Analyzer
+    from ..index.build import build_index
 
     try:
         an = Analyzer(stemmer=stemmer, stopwords=stopwords)
@@ -111,19 +111,19 @@ def _exists_message(e: FileExistsError) -> str:
 
 
 def _build_sharded(source, output, an, flds, shards, jobs, dask_address, quiet, t0):
-    from ..cli import _fail as fail
-    from .shards import build_sharded_index
+    from ..index.shards import build_sharded_index
+    from .common import _fail as fail
 
     client = None
     if dask_address:
-        from ..evaluate import dask_client
+        from ..evaluation import dask_client
 
         try:
             client = dask_client(dask_address)
         except (ImportError, OSError, ValueError) as e:
             fail(str(e))
     if jobs <= 0:
-        from ..parallel import cpus
+        from .._native.parallel import cpus
 
         jobs = cpus()
     try:

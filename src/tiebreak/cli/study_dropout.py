@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from ..cli import _fail
-from ..judgments.cliopts import CONTRIB_HELP, _contributing, _fmt_table, _load, _split
+from .common import _fail
+from .judgment_options import CONTRIB_HELP, _contributing, _fmt_table, _load, _split
 
 
 @click.command("dropout")
@@ -48,9 +48,9 @@ def dropout_cmd(qrels, shares, repeats, metrics, leave_one_out, pool_depth, cont
     import numpy as np
     import pandas as pd
 
-    from ..cli import split_qrels
     from ..judgments.pool import run_lists
-    from . import dropout as D
+    from ..studies import dropout as D
+    from .common import split_qrels
 
     try:
         share_list = [float(x) for x in _split([shares])]

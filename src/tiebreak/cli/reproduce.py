@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ...cli import _fail
+from .common import _fail
 
 FORMATS = ("table", "tsv", "md")
 
@@ -40,7 +40,7 @@ def _short(v) -> str:
 def _table(results) -> str:
     from tabulate import tabulate
 
-    from . import verdict_of
+    from ..studies.reproduce import verdict_of
 
     rows = []
     for item, cells in results:
@@ -52,7 +52,7 @@ def _table(results) -> str:
 
 
 def _md(results, figures: dict | None = None) -> str:
-    from . import SEEDS, VERDICTS, verdict_of
+    from ..studies.reproduce import SEEDS, VERDICTS, verdict_of
 
     lines = ["# Reproduction: the seed papers beside tiebreak", "",
              "Generated from the project root, with `../shared` beside it, by `tiebreak "
@@ -114,7 +114,14 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     verdict: exact, within-tolerance, shape-holds, differs (with the reason) or
     not-reproducible-here (with what is missing).
     """
-    from . import Context, ReproduceError, default_data, items, run_item, verdict_of
+    from ..studies.reproduce import (
+        Context,
+        ReproduceError,
+        default_data,
+        items,
+        run_item,
+        verdict_of,
+    )
 
     reg = items()
     chosen = [i for i in reg.values() if not seeds or i.seed in seeds]
@@ -155,7 +162,7 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
                 click.echo(f"tiebreak: warning: {item.id}: figure not drawn: {e}", err=True)
     text = _md(results, figures) if fmt == "md" else {"tsv": _tsv, "table": _table}[fmt](results)
     if out:
-        from ...cli import open_output
+        from .common import open_output
 
         with open_output(out) as fh:   # an OSError: tiebreak.cli's one error path
             fh.write(text)

@@ -1,7 +1,7 @@
 """A command as a process: the one error path of every command and the early exit, without
 click, so that a command can run without importing click (:mod:`tiebreak.__main__`):
 ``tiebreak trec_eval`` (whose arguments are trec_eval's) and the common form of ``tiebreak
-eval`` (:mod:`tiebreak.eval_command`).
+eval`` (:mod:`tiebreak.cli.eval_command`).
 
 :mod:`tiebreak.cli` uses the same functions for every click command. Messages are printed as
 ``click.echo`` prints them (:func:`echo_err`; click itself is imported only where its text
