@@ -46,6 +46,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "reproduce": "tiebreak.cli.reproduce:reproduce_cmd",
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
+    "qrels": "tiebreak.cli.qrels:qrels_group",
 }
 
 
@@ -103,6 +104,7 @@ COMMAND_HELP: dict[str, str] = {
     "measures": "List every measure, its names, kind and how ties are averaged.",
     "models": "List every retrieval model, its parameters and its source.",
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
+    "qrels": "Commands on qrels: convert, compare and test the conclusions they support.",
     "report": "Write a self-contained HTML report comparing runs.",
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
