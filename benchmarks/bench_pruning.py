@@ -3,12 +3,16 @@
     python benchmarks/bench_pruning.py                          # Vaswani + 1M-doc Zipf
     python benchmarks/bench_pruning.py --zipf-docs 200000       # smaller synthetic collection
     python benchmarks/bench_pruning.py --skip-zipf --rounds 5
+    python benchmarks/bench_pruning.py --skip-vaswani --zipf-docs 300000 --queries 10000 \
+        --frequency-drawn --algorithms-only   # the table behind ``search``'s default
 
 Every engine gets the same tokens (Vaswani analysed by tiebreak's default analyser; a synthetic
 collection of Zipf-distributed term ids as in ``bench_retrieval.py``) and the same BM25 (k1 0.9,
 b 0.4, Lucene idf ``log(1 + (N - df + .5)/(df + .5))``), one thread, queries of 2-5 terms
 (Vaswani: the first 2-5 analysed terms of each topic, cycling 2, 3, 4, 5, the 93 topics
-repeated 20 times; Zipf: 2-5 random terms skipping the 20 most frequent). PISA runs through
+repeated 20 times; Zipf: 2-5 random terms skipping the 20 most frequent, or with
+``--frequency-drawn`` 2-5 distinct terms drawn with probability proportional to their
+collection frequency, as the terms of user queries are). PISA runs through
 the ``pyterrier-pisa`` wheel (no Java needed; terms are passed as ASCII ids so its tokenizer
 sees the same tokens); it is skipped when the
 wheel is missing. Timing: every configuration answers all queries once per round, rounds are
@@ -22,6 +26,12 @@ Configurations include the impact-ordered score-at-a-time traversal (``saat``, r
 ``rho1.4 saat``, band-safe: :mod:`tiebreak.retrieval.saat`); their postings column is "postings
 read + documents settled by lookup". The last table lists the targets of issue 29 with the
 wall-clock and CPU-time ratios of this run and met / not met.
+
+First table (always): the four rank-safe algorithms of ``tiebreak search --algorithm``
+(exhaustive, maxscore, bmw, saat) on the same queries, milliseconds per query (median round)
+and the ratio of each to exhaustive (below 1: faster than exhaustive); ``--algorithms-only``
+stops there. The ``auto`` rule of :func:`tiebreak.retrieval.traversal.choose_algorithm` was
+fitted on this table.
 
 Output: queries/s per engine and configuration for top-10 and top-1000, ratios against
 tiebreak exhaustive, bm25s and PISA, top-10 agreement with tiebreak exhaustive, postings scored,
@@ -221,7 +231,33 @@ def agreement(a, b, n=10):
     return float(np.mean(same)) if same else float("nan")
 
 
-def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
+ALGORITHM_TABLE = ("exhaustive", "maxscore", "bmw", "saat")
+
+
+def algorithm_table(name, idx, queries, rounds, ks):
+    """Per-query milliseconds of the rank-safe algorithms and their ratio to exhaustive, one
+    line per algorithm and k; every algorithm's top k is checked equal to exhaustive's."""
+    print(f"\n== {name}: {idx.num_docs:,} docs, {idx.num_postings:,} postings, "
+          f"{len(queries):,} queries, search --algorithm, median of {rounds} rounds ==")
+    print(f"  {'k':>5s} {'algorithm':11s} {'ms/query':>9s} {'x exhaustive':>13s} "
+          f"{'same top k':>10s}")
+    for k in ks:
+        cfg = {a: (lambda qs, a=a, k=k: retrieve_many(idx, qs, k, "bm25", algorithm=a, **BM))
+               for a in ALGORITHM_TABLE}
+        qps = measure(cfg, queries, rounds)
+        ex = cfg["exhaustive"](queries)
+        for a in ALGORITHM_TABLE:
+            same = agreement(cfg[a](queries), ex, k)
+            print(f"  {k:5d} {a:11s} {1e3 / qps[a]:9.4f} {qps['exhaustive'] / qps[a]:13.2f} "
+                  f"{same:10.3f}")
+    print(f"  (load average {os.getloadavg()[0]:.2f})")
+
+
+def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks,
+          algorithms_only=False):
+    algorithm_table(name, idx, queries, rounds, ks)
+    if algorithms_only:
+        return
     tmp = tmp / ("engines-" + name.split()[0].lower())
     tmp.mkdir()
     print(f"\n== {name}: {idx.num_docs:,} docs, {idx.num_postings:,} postings, "
@@ -318,7 +354,7 @@ def bench(name, idx, doc_tokens, docnos, vocab, ids, queries, tmp, rounds, ks):
     print("\n  index MiB: " + ", ".join(f"{n} {v:.1f}" for n, v in sizes.items()))
 
 
-def vaswani(tmp, rounds, ks, copies=20):
+def vaswani(tmp, rounds, ks, copies=20, algorithms_only=False):
     src = SHARED / "vaswani" / "doc-text.trec.gz"
     if not src.is_file():
         print("Vaswani: ../shared/data not found, skipped")
@@ -345,10 +381,11 @@ def vaswani(tmp, rounds, ks, copies=20):
     queries = queries * copies
     doc_tokens = [[names[i] for i in doc] for doc in ids]
     bench("Vaswani", idx, doc_tokens, docnos, {n: i for i, n in enumerate(names)}, ids, queries,
-          tmp, rounds, ks)
+          tmp, rounds, ks, algorithms_only)
 
 
-def zipf(tmp, n_docs, avg_len, vocab_size, n_queries, rounds, ks, seed=0):
+def zipf(tmp, n_docs, avg_len, vocab_size, n_queries, rounds, ks, seed=0,
+         frequency_drawn=False, algorithms_only=False):
     rng = np.random.default_rng(seed)
     p = 1.0 / np.arange(1, vocab_size + 1) ** 1.07
     p /= p.sum()
@@ -357,9 +394,13 @@ def zipf(tmp, n_docs, avg_len, vocab_size, n_queries, rounds, ks, seed=0):
     ptr = np.concatenate([[0], np.cumsum(lens)])
     terms = [f"t{i}" for i in range(vocab_size)]
     queries = []
+    cf = np.bincount(flat, minlength=vocab_size).astype(np.float64)
     for _ in range(n_queries):
         m = int(rng.integers(2, 6))
-        q = rng.choice(vocab_size - 20, size=m, replace=False, p=p[20:] / p[20:].sum()) + 20
+        if frequency_drawn:     # as user queries: a term's chance follows its frequency
+            q = rng.choice(vocab_size, size=m, replace=False, p=cf / cf.sum())
+        else:
+            q = rng.choice(vocab_size - 20, size=m, replace=False, p=p[20:] / p[20:].sum()) + 20
         queries.append([terms[i] for i in q])
     t = time.perf_counter()
     docnos = [f"D{i}" for i in range(n_docs)]
@@ -368,8 +409,10 @@ def zipf(tmp, n_docs, avg_len, vocab_size, n_queries, rounds, ks, seed=0):
     print(f"\n(zipf: {int(lens.sum()):,} tokens; tiebreak index {time.perf_counter() - t:.1f} s)")
     ids = [flat[ptr[i]:ptr[i + 1]].tolist() for i in range(n_docs)]
     doc_tokens = ([terms[x] for x in doc] for doc in ids)
-    bench(f"Zipf {n_docs:,} docs (V={vocab_size:,}, avg len {avg_len})", idx, doc_tokens, docnos,
-          {w: i for i, w in enumerate(terms)}, ids, queries, tmp, rounds, ks)
+    how = "frequency-drawn" if frequency_drawn else "top 20 skipped"
+    bench(f"Zipf {n_docs:,} docs (V={vocab_size:,}, avg len {avg_len}, queries {how})", idx,
+          doc_tokens, docnos, {w: i for i, w in enumerate(terms)}, ids, queries, tmp, rounds, ks,
+          algorithms_only)
 
 
 def main():
@@ -378,7 +421,13 @@ def main():
     ap.add_argument("--zipf-docs", type=int, default=1_000_000)
     ap.add_argument("--zipf-len", type=int, default=40)
     ap.add_argument("--zipf-vocab", type=int, default=200_000)
-    ap.add_argument("--zipf-queries", type=int, default=1000)
+    ap.add_argument("--queries", "--zipf-queries", dest="queries", type=int, default=1000,
+                    help="synthetic (Zipf) queries")
+    ap.add_argument("--frequency-drawn", action="store_true",
+                    help="Zipf query terms drawn by collection frequency (default: random "
+                         "terms skipping the 20 most frequent)")
+    ap.add_argument("--algorithms-only", action="store_true",
+                    help="only the table of search --algorithm (no bm25s, PISA, bands)")
     ap.add_argument("--skip-zipf", action="store_true")
     ap.add_argument("--skip-vaswani", action="store_true")
     ap.add_argument("--vaswani-copies", type=int, default=20,
@@ -390,9 +439,10 @@ def main():
     try:
         print(f"cpu: {os.cpu_count()} logical cores; single-threaded runs")
         if not a.skip_vaswani:
-            vaswani(tmp, a.rounds, ks, a.vaswani_copies)
+            vaswani(tmp, a.rounds, ks, a.vaswani_copies, a.algorithms_only)
         if not a.skip_zipf:
-            zipf(tmp, a.zipf_docs, a.zipf_len, a.zipf_vocab, a.zipf_queries, a.rounds, ks)
+            zipf(tmp, a.zipf_docs, a.zipf_len, a.zipf_vocab, a.queries, a.rounds, ks,
+                 frequency_drawn=a.frequency_drawn, algorithms_only=a.algorithms_only)
         print_targets()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

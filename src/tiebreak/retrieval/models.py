@@ -26,6 +26,7 @@ import numpy as np
 from .._native.jit import njit
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
+    QLScorer,
     IDF_VARIANTS,
     _flat,
     _impacts,
@@ -95,31 +96,13 @@ def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touch
 
 
 @njit(cache=True)
-def _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc,
-                   seen, touched):
-    n = 0
-    for qi in range(tids.size):
-        t = tids[qi]
-        w = qtf[qi]
-        c = coll_len / (mu * np.float64(cf[t]))
-        for j in range(post_ptr[t], post_ptr[t + 1]):
-            d = post_docid[j]
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
-            acc[d] += w * np.log(1.0 + np.float64(post_tf[j]) * c)
+def _ql_topk(post_ptr, post_docid, imp, prior, tids, qtf, nq, acc, seen, touched, rank, k):
+    """Dirichlet ql from the cached impacts and prior (:func:`ql_impacts`): the query terms'
+    impacts weighted by ``f_{q,Q}``, then ``|Q| prior[d]`` for each touched document."""
+    n = _impact_accumulate(post_ptr, post_docid, imp, tids, qtf, acc, seen, touched)
     for i in range(n):
         d = touched[i]
-        acc[d] += nq * np.log(mu / (np.float64(doclen[d]) + mu))
-    return n
-
-
-@njit(cache=True)
-def _ql_topk(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq, acc, seen,
-             touched, rank, k):
-    n = _ql_accumulate(post_ptr, post_docid, post_tf, tids, qtf, cf, coll_len, mu, doclen, nq,
-                       acc, seen, touched)
+        acc[d] += nq * prior[d]
     return _topk_of(acc, seen, touched, n, rank, k)
 
 
@@ -196,8 +179,6 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0, smoothing: str = "
     """
     if smoothing != "dirichlet":
         from .traversal import retrieve
-        from .weights import QLScorer
-
         return retrieve(index, query_terms, k, QLScorer(smoothing=smoothing, lam=lam,
                                                         delta=delta), **traversal)
     if _wants_traversal(traversal):
@@ -212,11 +193,10 @@ def ql(index, query_terms, k: int = 1000, mu: float = 2500.0, smoothing: str = "
     if tids.size == 0 or k <= 0 or index.num_docs == 0:
         return _empty()
     acc, seen, touched, rank = _scratch(index)
-    pp, pd, pt = _flat(index)
-    st = collection_stats(index)
-    cf = np.asarray(st.cf)
-    return _ql_topk(pp, pd, pt, tids, qtf, cf, float(st.collection_length), mu,
-                    np.asarray(index.doclen), float(qtf.sum()), acc, seen, touched, rank, k)
+    pp, pd, _ = _flat(index)
+    _, imp, prior = QLScorer(mu=mu).impacts(index)      # cached on the index
+    return _ql_topk(pp, pd, imp, prior, tids, qtf, float(qtf.sum()), acc, seen, touched, rank,
+                    k)
 
 
 TRAVERSAL_OPTIONS = ("algorithm", "quantize", "quantizer", "rho", "budget", "stats",

@@ -15,8 +15,11 @@ few topics whose terms hold a small part of the index's postings
   same floating-point operations in the same order as the compiled models
   (:func:`tiebreak.retrieval.models.bm25` and :func:`~tiebreak.retrieval.models.ql`), so the
   scores are bit-identical;
-* the logarithms of query likelihood are the C library's (``math.log``), as numba's are, taken
-  once per distinct value (a term's distinct frequencies, the touched documents' distinct
+* query likelihood's arithmetic is the compiled path's own definition
+  (:func:`~tiebreak.retrieval.weights.ql_dirichlet_factor`,
+  :func:`~tiebreak.retrieval.weights.ql_dirichlet_impact`,
+  :func:`~tiebreak.retrieval.weights.ql_dirichlet_prior`, with the C library's ``math.log``),
+  applied once per distinct value (a term's distinct frequencies, the touched documents' distinct
   lengths): numpy's vectorised ``np.log`` may differ from it in the last bit;
 * the top ``k`` are the touched documents in trec_eval order (score descending, then docno
   descending in byte order: ``docno_rank`` descending), as
@@ -26,8 +29,6 @@ The runs written are byte-identical to the compiled path's (``tests/test_onequer
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def _postings(index, tid: int):
 
 
 def _logs(x: np.ndarray, f) -> np.ndarray:
-    """``f(v)`` (a C-library scalar function) of every element of ``x``, computed once per
+    """``f(v)`` (a scalar function) of every element of ``x``, computed once per
     distinct value."""
     u, inv = np.unique(x, return_inverse=True)
     return np.fromiter((f(v) for v in u.tolist()), np.float64, u.size)[inv]
@@ -94,7 +95,16 @@ def score(index, query_terms, k: int, model: str, **params) -> tuple[np.ndarray,
     ValueError
         An unknown ``idf`` or ``doclen``, ``mu`` <= 0, or a model other than bm25 and ql.
     """
-    from .weights import _knorm, bm25_tf_part, collection_stats, idf_weights, query_term_ids
+    from .weights import (
+        _knorm,
+        bm25_tf_part,
+        collection_stats,
+        idf_weights,
+        ql_dirichlet_factor,
+        ql_dirichlet_impact,
+        ql_dirichlet_prior,
+        query_term_ids,
+    )
 
     if model not in MODELS:
         raise ValueError(f"onequery: model {model!r} is scored by the compiled path")
@@ -134,15 +144,15 @@ def score(index, query_terms, k: int, model: str, **params) -> tuple[np.ndarray,
         if model == "bm25":
             imp = bm25_tf_part(tf, knorm[d], k1)
         else:
-            c = coll_len / (mu * float(cf[t]))
-            imp = _logs(tf, lambda f, c=c: math.log(1.0 + float(f) * c))
+            c = ql_dirichlet_factor(coll_len, mu, float(cf[t]))
+            imp = _logs(tf, lambda f, c=c: ql_dirichlet_impact(float(f), c))
         acc[d] += w[qi] * imp
         seen[d] = True
     touched = np.flatnonzero(seen)
     if model == "ql":
         nq = float(qtf.sum())
         dl = np.asarray(index.doclen)[touched]
-        acc[touched] += nq * _logs(dl, lambda x: math.log(mu / (float(x) + mu)))
+        acc[touched] += nq * _logs(dl, lambda x: ql_dirichlet_prior(float(x), mu))
     sc = acc[touched]
     n = touched.size
     if n > k:

@@ -21,6 +21,7 @@ scorers from a model's parameters.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
@@ -28,7 +29,8 @@ import numpy as np
 from .quantize import Quantizer
 
 __all__ = ["collection_stats", "query_term_ids", "idf_weights", "lucene_doclen", "bm25_impacts",
-           "ql_impacts", "IDF_VARIANTS", "TermScorer", "BM25Scorer", "QLScorer", "VSMScorer",
+           "ql_impacts", "ql_dirichlet_factor", "ql_dirichlet_impact", "ql_dirichlet_prior",
+           "IDF_VARIANTS", "TermScorer", "BM25Scorer", "QLScorer", "VSMScorer",
            "term_scorer", "TERM_SCORERS"]
 
 IDF_VARIANTS = ("rsj", "rw", "lucene")
@@ -191,18 +193,45 @@ def bm25_impacts(index, k1: float = 0.9, b: float = 0.4, doclen: str = "exact") 
     return imp
 
 
+# ---------------------------------------------------------------- Dirichlet ql, one definition
+# The three scalar pieces below are the only statement of Dirichlet query likelihood's
+# arithmetic: :func:`_ql_impacts_kernel` (compiled by numba) calls them per posting and per
+# document, and :mod:`tiebreak.retrieval.onequery` (numpy, no numba) per distinct value, so the
+# two paths perform the same floating-point operations (``math.log`` is the C library's in
+# both) and their scores are bit-identical.
+def ql_dirichlet_factor(coll_len: float, mu: float, cf: float) -> float:
+    """``|C| / (mu f_{q,C})``: the per-term factor of Dirichlet query likelihood (Zhai &
+    Lafferty, ACM TOIS 22(2), 2004, Eq. 2.5 of the spec in rank-equivalent form)."""
+    return coll_len / (mu * cf)
+
+
+def ql_dirichlet_impact(tf: float, c: float) -> float:
+    """``log(1 + tf c)`` with ``c`` = :func:`ql_dirichlet_factor`: one posting's impact."""
+    return math.log(1.0 + tf * c)
+
+
+def ql_dirichlet_prior(doclen: float, mu: float) -> float:
+    """``log(mu / (|D| + mu))``: the per-document part (weighted by ``|Q|``)."""
+    return math.log(mu / (doclen + mu))
+
+
+# what the kernel calls: the Python functions above, rebound to their compiled forms before
+# the kernel is compiled (numba inlines them; same file, so numba's cache sees their edits)
+_ql_factor, _ql_impact, _ql_prior = ql_dirichlet_factor, ql_dirichlet_impact, ql_dirichlet_prior
+
+
 def _ql_impacts_kernel(post_ptr, post_tf, cf, coll_len, mu, doclen):
     V = post_ptr.size - 1
     imp = np.empty(post_tf.size, np.float64)
     for t in range(V):
         if post_ptr[t + 1] == post_ptr[t]:
             continue        # no postings (a shard's vocabulary can hold terms with cf 0)
-        c = coll_len / (mu * np.float64(cf[t]))
+        c = _ql_factor(coll_len, mu, np.float64(cf[t]))
         for j in range(post_ptr[t], post_ptr[t + 1]):
-            imp[j] = np.log(1.0 + np.float64(post_tf[j]) * c)
+            imp[j] = _ql_impact(np.float64(post_tf[j]), c)
     prior = np.empty(doclen.size, np.float64)
     for d in range(doclen.size):
-        prior[d] = np.log(mu / (np.float64(doclen[d]) + mu))
+        prior[d] = _ql_prior(np.float64(doclen[d]), mu)
     return imp, prior
 
 
@@ -212,18 +241,22 @@ _QL_KERNEL = None
 def _ql_impacts(*args):
     """:func:`_ql_impacts_kernel` compiled by numba, on first use (so this module imports
     without numba: :mod:`tiebreak.retrieval.onequery` scores without it)."""
-    global _QL_KERNEL
+    global _QL_KERNEL, _ql_factor, _ql_impact, _ql_prior
     if _QL_KERNEL is None:
         from .._native.jit import njit
 
+        inl = njit(inline="always")
+        _ql_factor, _ql_impact, _ql_prior = (inl(ql_dirichlet_factor), inl(ql_dirichlet_impact),
+                                             inl(ql_dirichlet_prior))
         _QL_KERNEL = njit(cache=True)(_ql_impacts_kernel)
     return _QL_KERNEL(*args)
 
 
 def ql_impacts(index, mu: float = 2500.0) -> tuple[np.ndarray, np.ndarray]:
     """Query-likelihood impacts ``log(1 + tf |C| / (mu f_{q,C}))`` of every posting, float64
-    (P,), and the per-document prior ``log(mu / (|D| + mu))``, float64 (N,), computed as
-    :func:`ql` computes them (so sums are bit-identical)."""
+    (P,), and the per-document prior ``log(mu / (|D| + mu))``, float64 (N,)
+    (:func:`ql_dirichlet_impact`, :func:`ql_dirichlet_prior`). Every Dirichlet ql score is a
+    sum of these (:func:`tiebreak.retrieval.models.ql`, the traversal)."""
     pp, pd, pt = _flat(index)
     st = collection_stats(index)
     return _ql_impacts(pp, pt, np.asarray(st.cf), float(st.collection_length), float(mu),
