@@ -26,8 +26,8 @@ import numpy as np
 from .._native.jit import njit
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
-    QLScorer,
     IDF_VARIANTS,
+    QLScorer,
     _flat,
     _impacts,
     _knorm,
