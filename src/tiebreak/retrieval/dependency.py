@@ -53,6 +53,7 @@ from .intervals import (
     merge_cdf_kernel,
 )
 from .kernels import sort_result  # trec_eval order: score desc, then docno rank desc
+from .models import _bm25_impact_topk  # the first pass of the two-stage kernel
 from .weights import collection_stats
 
 __all__ = [
@@ -421,6 +422,33 @@ def _proximity(
     return nt
 
 
+@jit(inline=True)
+def _lkp_proximity(acc, touched, nt, dl, k1, b, avgdl):
+    """The proximity part of Lkp's score (Lu 2018, Eq. 4.3): ``sum S (1 + k1) / (S + K_D)``
+    over the ``nt`` subquery slots ``touched`` with a positive accumulated score ``S =
+    acc[slot]`` (Eq. 4.2), ``K_D = k1 (1 - b + b |D| / avgdl)`` (``k1 (1 - b)`` when avgdl is
+    0)."""
+    Kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+    prox = 0.0
+    for t in range(nt):
+        S = acc[touched[t]]
+        if S > 0.0:
+            prox += S * (1.0 + k1) / (S + Kd)
+    return prox
+
+
+@jit
+def _proximity_scratch(P, maxdl, nslots):
+    """The scratch arrays of :func:`_proximity` for ``P`` query terms, documents of at most
+    ``maxdl`` tokens and ``nslots`` subquery slots: ``(starts, ends, mcur, latest)`` int64
+    (P,), ``(cdf_pos, cdf_term)`` int32 (maxdl,), ``stamp`` (-1), ``last``, ``acc`` (0.0,
+    float64) and ``touched`` (nslots,)."""
+    return (np.zeros(P, np.int64), np.zeros(P, np.int64), np.empty(P, np.int64),
+            np.empty(P, np.int64), np.empty(maxdl, np.int32), np.empty(maxdl, np.int32),
+            np.full(nslots, -1, np.int64), np.empty(nslots, np.int64),
+            np.zeros(nslots, np.float64), np.empty(nslots, np.int64))
+
+
 @jit
 def _proximity_doc(
     pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
@@ -507,16 +535,8 @@ def _score_query(
                 # sat (mode 1): ln(f_{q,D} + mu f_{q,C}/|C|) - ln(mu f_{q,C}/|C|) per posting
                 d_acc[d] += slot_gw[j] * sat[p]
     # proximity pass over the documents with >= 2 query terms
-    starts = np.zeros(P, np.int64)
-    ends = np.zeros(P, np.int64)
-    mcur = np.empty(P, np.int64)
-    latest = np.empty(P, np.int64)
-    cdf_pos = np.empty(maxdl, np.int32)
-    cdf_term = np.empty(maxdl, np.int32)
-    stamp = np.full(nslots, -1, np.int64)
-    last = np.empty(nslots, np.int64)
-    acc = np.zeros(nslots, np.float64)
-    touched = np.empty(nslots, np.int64)
+    starts, ends, mcur, latest, cdf_pos, cdf_term, stamp, last, acc, touched = \
+        _proximity_scratch(P, maxdl, nslots)
     kk = max(topk, 0)
     # the documents with >= 2 proximity terms, in a compact list (keeps the emission buffers out
     # of the loop over all touched documents, where carrying them costs more than the work)
@@ -553,12 +573,7 @@ def _score_query(
             starts[j] = 0
             ends[j] = 0
         if mode == 0:
-            Kd = k1 * (1.0 - b + b * doclen[d] / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-            prox = 0.0
-            for t in range(nt):
-                S = acc[touched[t]]
-                if S > 0.0:
-                    prox += S * (1.0 + k1) / (S + Kd)
+            prox = _lkp_proximity(acc, touched, nt, doclen[d], k1, b, avgdl)
             # final Eq. 4.3 score; d_cnt = -1 marks it final
             d_acc[d] = (1.0 - lam) * d_acc[d] + lam * prox
             d_cnt[d] = -1
@@ -1130,3 +1145,220 @@ def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
     features use only the highest-IDF distinct terms, in query order; the unigrams use all
     (module docstring: a deliberate deviation from the full 2^|Q| enumeration)."""
     return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms)
+
+
+# ---------------------------------------------------------------------------------------------
+# two-stage ranking (:mod:`tiebreak.retrieval.rerank`): its kernels live here, beside the pieces
+# they compile in (:func:`_lkp_setup`, :func:`_proximity_doc`, :func:`_select_topk`). numba's
+# on-disk cache of a kernel is keyed by the stamp (mtime, size) of the file that defines it, and
+# a compiled caller holds its callees' code: defined in rerank.py, these kernels kept the old
+# proximity code after an edit of this file alone.
+# ---------------------------------------------------------------------------------------------
+
+
+@jit
+def _heap_push(heap, n, cap, v):
+    """Keep the ``cap`` largest values in the min-heap ``heap[:n]`` (n <= cap) after adding
+    ``v``."""
+    if n < cap:
+        i = n
+        heap[i] = v
+        while i > 0:
+            par = (i - 1) >> 1
+            if heap[par] <= heap[i]:
+                break
+            heap[par], heap[i] = heap[i], heap[par]
+            i = par
+        return
+    if v <= heap[0]:
+        return
+    heap[0] = v
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= cap:
+            break
+        if c + 1 < cap and heap[c + 1] < heap[c]:
+            c += 1
+        if heap[i] <= heap[c]:
+            break
+        heap[i], heap[c] = heap[c], heap[i]
+        i = c
+
+
+@jit
+def _rerank_kernel(
+    post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
+    cands, first_sc, nprox, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+):  # fmt: skip
+    """Two-stage scores. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
+    ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
+    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. Returns the
+    top ``topk`` of head and tail merged, in trec_eval order."""
+    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
+        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
+    pairs_only = variant == 2
+    k = len(tids)
+    P = nq
+    n_all = len(cands)
+    m = min(nprox, n_all)
+    # the head in docid order; posting index of (head document i, term j), -1 when absent: per
+    # term, a galloping search per document from where the previous one ended (O(log gap):
+    # a handful of probes when the head is dense in the postings, few when it is sparse)
+    hd = np.sort(cands[:m])
+    where = np.full((m, k), -1, np.int64)
+    for j in range(k):
+        t = tids[j]
+        lo = post_ptr[t]
+        hi = post_ptr[t + 1]
+        for i in range(m):
+            if lo >= hi:
+                break
+            d = hd[i]
+            if post_docid[lo] < d:
+                # gallop from lo, then a binary search in the last step's range
+                step = 1
+                while lo + step < hi and post_docid[lo + step] < d:
+                    lo += step
+                    step <<= 1
+                end = min(lo + step, hi)
+                lo += 1 + np.searchsorted(post_docid[lo + 1:end], d)
+            if lo < hi and post_docid[lo] == d:
+                where[i, j] = lo
+    nslots = len(slot_maxlen)
+    starts, ends, mcur, latest, cdf_pos, cdf_term, stamp, last, acc, touched = \
+        _proximity_scratch(P, maxdl, nslots)
+    sc = np.empty(m, np.float64)
+    ub = np.empty(m, np.float64)
+    npx_of = np.zeros(m, np.int64)
+    pmax = lam * (1.0 + k1)
+    for i in range(m):
+        bm = 0.0
+        npx = 0
+        nslot = 0
+        run = 0
+        for j in range(k):
+            p = where[i, j]
+            if p >= 0:
+                bm += qtf[j] * w[j] * (k1 + 1.0) * sat[p]
+        for j in range(P):
+            if where[i, j] >= 0:
+                npx += 1
+                run += 1
+                # the slots ending at term j a document can touch: adjacent pairs (unordered
+                # and phrase), or the phrases (contiguous runs of present terms) ending there
+                if pairs_only:
+                    nslot += 2 if run >= 2 else 0
+                else:
+                    nslot += min(run, maxp) - 1
+            else:
+                run = 0
+        if not pairs_only and npx >= 2:
+            nslot += (1 << npx) - npx - 1   # every subset of >= 2 present terms
+        sc[i] = (1.0 - lam) * bm
+        npx_of[i] = npx
+        # each Eq. 4.2 term S (1 + k1) / (S + K_d) is below 1 + k1: an upper bound of Eq. 4.3
+        # (with room for rounding)
+        ub[i] = sc[i] + (pmax * nslot) * (1.0 + 1e-9) + 1e-12 if npx >= 2 else sc[i]
+    # proximity for the head documents in decreasing bound order; when fewer than m documents
+    # are returned, stop once the topk-th exact score is above the next bound (rank-safe: a
+    # document left out scores at most its bound, below topk documents already scored)
+    prune = topk < m
+    if prune:
+        order = np.argsort(-ub, kind="mergesort")
+    else:
+        order = np.arange(m)
+    heap = np.empty(max(topk, 1), np.float64)
+    hn = 0
+    done = np.empty(m, np.int64)
+    nd = 0
+    for x in range(m):
+        i = order[x]
+        if prune and hn == topk and heap[0] > ub[i]:
+            break
+        if npx_of[i] >= 2:
+            d = hd[i]
+            for j in range(P):
+                p = where[i, j]
+                if p >= 0:
+                    starts[j] = pos_ptr[p]
+                    ends[j] = pos_ptr[p + 1]
+                else:
+                    starts[j] = 0
+                    ends[j] = 0
+            nt = _proximity_doc(
+                pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, 0, use_eps,
+                pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
+                maxp, slot_inc, w, stamp, last, acc, touched, x,
+            )  # fmt: skip
+            sc[i] += lam * _lkp_proximity(acc, touched, nt, doclen_arr[d], k1, b, avgdl)
+        done[nd] = i
+        nd += 1
+        if prune:
+            _heap_push(heap, hn, topk, sc[i])
+            hn = min(hn + 1, topk)
+    sel = done[:nd]
+    h_d, h_s = _select_topk(sc[sel], hd[sel], rank, min(topk, nd))
+    # merge the sorted head with the tail (already in order: first-pass order, scaled scores)
+    n_out = min(topk, m + (n_all - m))
+    out_d = np.empty(n_out, np.int32)
+    out_s = np.empty(n_out, np.float64)
+    a = 0
+    t = m
+    for o in range(n_out):
+        take_head = a < len(h_d)
+        if take_head and t < n_all:
+            ts = tail_w * first_sc[t]
+            take_head = h_s[a] > ts or (h_s[a] == ts and rank[h_d[a]] > rank[cands[t]])
+        if take_head:
+            out_d[o] = h_d[a]
+            out_s[o] = h_s[a]
+            a += 1
+        else:
+            out_d[o] = cands[t]
+            out_s[o] = tail_w * first_sc[t]
+            t += 1
+    # scaling can make distinct first-pass scores equal (and lam = 1 makes the whole tail 0):
+    # put every group of equal scores in docno-descending order, as trec_eval reads them
+    g = 0
+    while g < n_out:
+        e = g + 1
+        while e < n_out and out_s[e] == out_s[g]:
+            e += 1
+        ordered = True
+        for i in range(g + 1, e):
+            if rank[out_d[i]] > rank[out_d[i - 1]]:
+                ordered = False
+                break
+        if not ordered:  # rare: only where scaling made scores equal
+            r = np.empty(e - g, np.int64)
+            for i in range(g, e):
+                r[i - g] = -rank[out_d[i]]
+            o = np.argsort(r, kind="mergesort")
+            grp = out_d[g:e].copy()
+            for i in range(e - g):
+                out_d[g + i] = grp[o[i]]
+        g = e
+    return out_d, out_s
+
+
+@jit
+def _rerank_query(
+    bpp, bpd, imp, tids0, w0, acc, seen, touched, brank, n_first,
+    post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
+    first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+):  # fmt: skip
+    """The BM25 first pass (the compiled top-k of :mod:`tiebreak.retrieval.models`, given its
+    impacts, weights and scratch arrays) and :func:`_rerank_kernel` in one compiled call (one
+    dispatch, no Python in between)."""
+    cands, first_sc = _bm25_impact_topk(bpp, bpd, imp, tids0, w0, acc, seen, touched, brank,
+                                        n_first)
+    if len(cands) == 0:
+        return np.zeros(0, np.int32), np.zeros(0, np.float64)
+    return _rerank_kernel(
+        post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
+        cands, first_sc, first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b,
+        avgdl, doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+    )  # fmt: skip

@@ -175,6 +175,22 @@ def _flatten(pos_lists):
 
 
 @jit(inline=True)
+def _next_occurrence(pos, cur, ends, k):
+    """``(j, p)``: the local term ``j < k`` whose cursor ``cur[j]`` (below ``ends[j]``) holds
+    the smallest position ``p = pos[cur[j]]`` (the lowest j on ties); ``(-1, 0)`` when every
+    cursor is at its end. A linear argmin: cheaper than a heap for short queries."""
+    best = -1
+    bp = np.int64(0)
+    for j in range(k):
+        if cur[j] < ends[j]:
+            p = np.int64(pos[cur[j]])
+            if best < 0 or p < bp:
+                bp = p
+                best = j
+    return best, bp
+
+
+@jit(inline=True)
 def merge_cdf_kernel(pos, starts, ends, out_pos, out_term, cur):
     """k-way merge of ``pos[starts[j]:ends[j]]`` (j = local term) into a CDF. Linear argmin over
     the k cursors (cheaper than a heap for the short queries of interest): O(T k).
@@ -184,14 +200,7 @@ def merge_cdf_kernel(pos, starts, ends, out_pos, out_term, cur):
     cur[:] = starts
     n = 0
     while True:
-        best = -1
-        bp = 0
-        for j in range(k):
-            if cur[j] < ends[j]:
-                p = pos[cur[j]]
-                if best < 0 or p < bp:
-                    bp = p
-                    best = j
+        best, bp = _next_occurrence(pos, cur, ends, k)
         if best < 0:
             break
         out_pos[n] = bp
@@ -292,6 +301,58 @@ def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
     return n
 
 
+@jit(inline=True)
+def _later_terms(latest, k, lp):
+    """Bitmask of the local terms ``i < k`` whose latest occurrence lies after ``lp``."""
+    S = np.int64(0)
+    for i in range(k):
+        if latest[i] > lp:
+            S |= np.int64(1) << i
+    return S
+
+
+@jit(inline=True)
+def _emit_subsets(base, S, lp, rp, ls, rs, out_mask, out_l, out_r, out_ls, out_rs, n):
+    """Emit the interval ``[lp, rp]`` (left term ``ls``, right term ``rs``) once for every
+    subquery ``base | sub``, ``sub`` running over the subsets of ``S`` from ``S`` down to 0
+    (``S = 0``: ``base`` alone); entries at or beyond the buffers' capacity are counted, not
+    written. Returns the new count."""
+    cap = len(out_mask)
+    sub = S
+    while True:
+        if n < cap:
+            out_mask[n] = base | sub
+            out_l[n] = lp
+            out_r[n] = rp
+            out_ls[n] = ls
+            out_rs[n] = rs
+        n += 1
+        if sub == 0:
+            break
+        sub = (sub - 1) & S
+    return n
+
+
+@jit(inline=True)
+def _emit_ending_at(latest, k, rs, rpos, pairs_only, out_mask, out_l, out_r, out_ls, out_rs,
+                    n):
+    """Algorithm 3's emissions for the occurrence of local term ``rs`` at ``rpos``: every term
+    ``ls`` whose latest occurrence ``lp`` lies after the previous occurrence of ``rs`` pairs
+    with it, extended by every subset of the terms seen inside ``(lp, rpos)`` (not with
+    ``pairs_only``); then ``rpos`` becomes the latest occurrence of ``rs``. Returns the new
+    count."""
+    crs = latest[rs]
+    for ls in range(k):
+        lp = latest[ls]
+        if lp > crs:
+            base = (np.int64(1) << ls) | (np.int64(1) << rs)
+            S = np.int64(0) if pairs_only else _later_terms(latest, k, lp)
+            n = _emit_subsets(base, S, lp, rpos, ls, rs, out_mask, out_l, out_r, out_ls, out_rs,
+                              n)
+    latest[rs] = rpos
+    return n
+
+
 @jit
 def lps_if_all_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out_ls, out_rs):
     """Algorithm 3 (LPS-IF-A), merging the k position lists on the fly.
@@ -305,52 +366,15 @@ def lps_if_all_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out
     and runs again. Per subquery, emissions come in increasing start and end.
     Cost O(T k^2 + |intervals|)."""
     k = len(starts)
-    cap = len(out_mask)
     cur = starts.copy()
     latest = np.full(k, -1, np.int64)  # -1 stands for minus infinity (positions are >= 0)
     n = 0
     while True:
-        rs = -1
-        rpos = 0
-        for j in range(k):
-            if cur[j] < ends[j]:
-                p = pos[cur[j]]
-                if rs < 0 or p < rpos:
-                    rpos = p
-                    rs = j
+        rs, rpos = _next_occurrence(pos, cur, ends, k)
         if rs < 0:
             break
-        crs = latest[rs]
-        for ls in range(k):
-            lp = latest[ls]
-            if lp > crs:
-                base = (np.int64(1) << ls) | (np.int64(1) << rs)
-                if pairs_only:
-                    if n < cap:
-                        out_mask[n] = base
-                        out_l[n] = lp
-                        out_r[n] = rpos
-                        out_ls[n] = ls
-                        out_rs[n] = rs
-                    n += 1
-                    continue
-                S = np.int64(0)
-                for i in range(k):
-                    if latest[i] > lp:
-                        S |= np.int64(1) << i
-                sub = S
-                while True:
-                    if n < cap:
-                        out_mask[n] = base | sub
-                        out_l[n] = lp
-                        out_r[n] = rpos
-                        out_ls[n] = ls
-                        out_rs[n] = rs
-                    n += 1
-                    if sub == 0:
-                        break
-                    sub = (sub - 1) & S
-        latest[rs] = rpos
+        n = _emit_ending_at(latest, k, rs, np.int64(rpos), pairs_only, out_mask, out_l, out_r,
+                            out_ls, out_rs, n)
         cur[rs] += 1
     return n
 
@@ -363,36 +387,14 @@ def lps_cdf_all_kernel(
     same output, same order as :func:`lps_if_all_kernel` (used by the fused model kernels,
     which build the CDF anyway for phrase matching). ``latest`` (k,) int64 is scratch space,
     k = number of local term ids."""
-    cap = len(out_mask)
     k = len(latest)
     latest[:] = -1
     n = 0
     for e in range(len(cdf_pos)):
         rs = cdf_term[e]
         rpos = cdf_pos[e]
-        crs = latest[rs]
-        for ls in range(k):
-            lp = latest[ls]
-            if lp > crs:
-                base = (np.int64(1) << ls) | (np.int64(1) << rs)
-                S = np.int64(0)
-                if not pairs_only:
-                    for i in range(k):
-                        if latest[i] > lp:
-                            S |= np.int64(1) << i
-                sub = S
-                while True:
-                    if n < cap:
-                        out_mask[n] = base | sub
-                        out_l[n] = lp
-                        out_r[n] = rpos
-                        out_ls[n] = ls
-                        out_rs[n] = rs
-                    n += 1
-                    if sub == 0:
-                        break
-                    sub = (sub - 1) & S
-        latest[rs] = rpos
+        n = _emit_ending_at(latest, k, rs, np.int64(rpos), pairs_only, out_mask, out_l, out_r,
+                            out_ls, out_rs, n)
     return n
 
 
@@ -407,7 +409,6 @@ def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, ou
     :func:`lps_if_all_kernel`. Per subquery, emissions come in increasing start.
     Cost O(T k + |intervals|) plus the subset enumeration."""
     T = len(cdf_pos)
-    cap = len(out_mask)
     n = 0
     for l in range(T - 1):
         ls = cdf_term[l]
@@ -419,27 +420,9 @@ def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, ou
             bit = np.int64(1) << rs
             if (seen & bit) == 0:
                 base = (np.int64(1) << ls) | bit
-                if pairs_only:
-                    if n < cap:
-                        out_mask[n] = base
-                        out_l[n] = lp
-                        out_r[n] = cdf_pos[r]
-                        out_ls[n] = ls
-                        out_rs[n] = rs
-                    n += 1
-                else:
-                    sub = seen
-                    while True:
-                        if n < cap:
-                            out_mask[n] = base | sub
-                            out_l[n] = lp
-                            out_r[n] = cdf_pos[r]
-                            out_ls[n] = ls
-                            out_rs[n] = rs
-                        n += 1
-                        if sub == 0:
-                            break
-                        sub = (sub - 1) & seen
+                n = _emit_subsets(base, np.int64(0) if pairs_only else seen, np.int64(lp),
+                                  np.int64(cdf_pos[r]), ls, rs, out_mask, out_l, out_r, out_ls,
+                                  out_rs, n)
                 seen |= bit
             r += 1
     return n
@@ -455,49 +438,38 @@ def eps_cdf_all_kernel(cdf_pos, cdf_term, pairs_only, out_mask, out_l, out_r, ou
 # ---------------------------------------------------------------------------------------------
 
 
-@jit
-def eps_if_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
-    """EPS-IF-S* (the multi-pass baseline of Lu 2018, §3.4): Algorithm 1 run once per subquery
-    of >= 2 terms (only the two-term ones when ``pairs_only``), masks in increasing
-    order. Writes at most ``len(out_mask)`` intervals; returns the number found (call again
-    with larger buffers when it exceeds the capacity)."""
-    k = len(starts)
-    cap = len(out_mask)
+@jit(inline=True)
+def _total_length(starts, ends):
+    """The number of occurrences in the lists ``starts[j]:ends[j]``."""
     tot = 0
-    for j in range(k):
+    for j in range(len(starts)):
         tot += ends[j] - starts[j]
-    bl = np.empty(max(tot, 1), np.int32)
-    br = np.empty(max(tot, 1), np.int32)
-    n = 0
-    for m in range(3, 1 << k):
-        c = 0
-        for j in range(k):
-            c += (m >> j) & 1
-        if c < 2 or (pairs_only and c != 2):
-            continue
-        got = eps_kernel(pos, starts, ends, np.int64(m), bl, br)
-        for i in range(got):
-            if n < cap:
-                out_mask[n] = m
-                out_l[n] = bl[i]
-                out_r[n] = br[i]
-            n += 1
-    return n
+    return tot
 
 
-@jit
-def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
-    """LPS-CDF-S* (multi-pass baseline): the CDF is merged once, then Algorithm 2 runs once per
-    subquery of >= 2 terms (pairs only when ``pairs_only``). Same outputs as
-    :func:`eps_if_multi_kernel`."""
-    k = len(starts)
-    cap = len(out_mask)
-    tot = 0
-    for j in range(k):
-        tot += ends[j] - starts[j]
+@jit(inline=True)
+def _cdf_of(pos, starts, ends):
+    """The CDF of the position lists (:func:`merge_cdf_kernel` into fresh arrays):
+    ``(cdf_pos, cdf_term, T)``, the first T entries valid."""
+    tot = _total_length(starts, ends)
     cp = np.empty(max(tot, 1), np.int32)
     ct = np.empty(max(tot, 1), np.int32)
-    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(k, np.int64))
+    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(len(starts), np.int64))
+    return cp, ct, T
+
+
+@jit(inline=True)
+def _multi_pass(pos, starts, ends, pairs_only, use_cdf, out_mask, out_l, out_r):
+    """One single-subquery pass per subquery of >= 2 terms (two-term ones only when
+    ``pairs_only``), masks in increasing order: Algorithm 1 over the position lists, or (with
+    ``use_cdf``) Algorithm 2 over their CDF merged once."""
+    k = len(starts)
+    cap = len(out_mask)
+    if use_cdf:
+        cp, ct, T = _cdf_of(pos, starts, ends)
+    else:                                       # no CDF: Algorithm 1 reads the lists
+        cp = ct = np.empty(1, np.int32)
+        T = _total_length(starts, ends)
     bl = np.empty(max(T, 1), np.int32)
     br = np.empty(max(T, 1), np.int32)
     n = 0
@@ -507,7 +479,10 @@ def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
             c += (m >> j) & 1
         if c < 2 or (pairs_only and c != 2):
             continue
-        got = lps_kernel(cp[:T], ct[:T], np.int64(m), bl, br)
+        if use_cdf:
+            got = lps_kernel(cp[:T], ct[:T], np.int64(m), bl, br)
+        else:
+            got = eps_kernel(pos, starts, ends, np.int64(m), bl, br)
         for i in range(got):
             if n < cap:
                 out_mask[n] = m
@@ -518,17 +493,29 @@ def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
 
 
 @jit
+def eps_if_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
+    """EPS-IF-S* (the multi-pass baseline of Lu 2018, §3.4): Algorithm 1 run once per subquery
+    of >= 2 terms (only the two-term ones when ``pairs_only``), masks in increasing
+    order. Writes at most ``len(out_mask)`` intervals; returns the number found (call again
+    with larger buffers when it exceeds the capacity)."""
+    return _multi_pass(pos, starts, ends, pairs_only, False, out_mask, out_l, out_r)
+
+
+@jit
+def lps_cdf_multi_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r):
+    """LPS-CDF-S* (multi-pass baseline): the CDF is merged once, then Algorithm 2 runs once per
+    subquery of >= 2 terms (pairs only when ``pairs_only``). Same outputs as
+    :func:`eps_if_multi_kernel`."""
+    return _multi_pass(pos, starts, ends, pairs_only, True, out_mask, out_l, out_r)
+
+
+@jit
 def eps_cdf_all_if_kernel(pos, starts, ends, pairs_only, out_mask, out_l, out_r, out_ls,
                           out_rs):  # fmt: skip
     """EPS-CDF-A from position lists in one call: the CDF merge, then Algorithm 4 (the timing
     study's single-pass method that includes its CDF build). Outputs as
     :func:`eps_cdf_all_kernel`."""
-    tot = 0
-    for j in range(len(starts)):
-        tot += ends[j] - starts[j]
-    cp = np.empty(max(tot, 1), np.int32)
-    ct = np.empty(max(tot, 1), np.int32)
-    T = merge_cdf_kernel(pos, starts, ends, cp, ct, np.empty(len(starts), np.int64))
+    cp, ct, T = _cdf_of(pos, starts, ends)
     return eps_cdf_all_kernel(cp[:T], ct[:T], pairs_only, out_mask, out_l, out_r, out_ls,
                               out_rs)
 

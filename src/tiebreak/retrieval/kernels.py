@@ -26,9 +26,9 @@ BLOCK = 64
 
 # ------------------------------------------------------------------ result order and heap
 # The top k is kept in a min-heap of (score, rank, docid) triples with the worst entry (in
-# trec_eval order) at the root. Hot loops test a candidate against the root inline (a scalar
-# comparison, no call) and call :func:`_offer` only for the few that enter; numba does not
-# inline a call that passes arrays, and a call per candidate costs more than the test.
+# trec_eval order) at the root. Hot loops test a candidate against the root through
+# :func:`_consider` (inlined by numba at the IR level: a scalar comparison, no call) and call
+# :func:`_offer` only for the few that enter; a call per candidate costs more than the test.
 @njit(cache=True)
 def _radix_order(key, maxkey):
     """Stable order (int64 indices) of non-negative int64 keys <= maxkey, ascending: LSD radix
@@ -59,6 +59,14 @@ def _better(s1, r1, s2, r2):
     return s1 > s2 or (s1 == s2 and r1 > r2)
 
 
+@njit(cache=True, inline="always")
+def _set_entry(hs, hr, hd, x, s, r, d):
+    """Heap slot ``x`` := (score ``s``, rank ``r``, docid ``d``)."""
+    hs[x] = s
+    hr[x] = r
+    hd[x] = d
+
+
 @njit(cache=True)
 def _offer(hs, hr, hd, n, k, s, r, d):
     """Put (s, r, d) into the heap of capacity k holding n entries: appended (sift up) while
@@ -69,15 +77,11 @@ def _offer(hs, hr, hd, n, k, s, r, d):
         while x > 0:
             p = (x - 1) >> 1
             if _better(hs[p], hr[p], s, r):
-                hs[x] = hs[p]
-                hr[x] = hr[p]
-                hd[x] = hd[p]
+                _set_entry(hs, hr, hd, x, hs[p], hr[p], hd[p])
                 x = p
             else:
                 break
-        hs[x] = s
-        hr[x] = r
-        hd[x] = d
+        _set_entry(hs, hr, hd, x, s, r, d)
         return n + 1
     x = 0
     while True:
@@ -87,15 +91,11 @@ def _offer(hs, hr, hd, n, k, s, r, d):
         if c + 1 < n and _better(hs[c], hr[c], hs[c + 1], hr[c + 1]):
             c += 1
         if _better(s, r, hs[c], hr[c]):
-            hs[x] = hs[c]
-            hr[x] = hr[c]
-            hd[x] = hd[c]
+            _set_entry(hs, hr, hd, x, hs[c], hr[c], hd[c])
             x = c
         else:
             break
-    hs[x] = s
-    hr[x] = r
-    hd[x] = d
+    _set_entry(hs, hr, hd, x, s, r, d)
     return n
 
 
@@ -296,23 +296,51 @@ def _collect_threshold(pp, pd, imp, tids, w, acc, touched, cs, stats, theta0):
     return c
 
 
+@njit(cache=True, inline="always")
+def _consider(hs, hr, hd, m, k, s, d, rank):
+    """Offer document ``d`` scoring ``s`` to the heap of ``m`` of ``k`` entries after the root
+    test (a full heap whose root beats ``(s, rank[d])`` rejects it without a call); returns
+    the entries held. Inlined into the hot loops."""
+    if m == k:
+        if s < hs[0]:
+            return m
+        r = rank[d]
+        if s == hs[0] and r <= hr[0]:
+            return m
+    else:
+        r = rank[d]
+    return _offer(hs, hr, hd, m, k, s, r, d)
+
+
+@njit(cache=True)
+def _cut_at_kth(docs, scores, n, rank, k):
+    """Top ``k`` of the ``n > k`` candidates ``docs[:n]`` / ``scores[:n]`` by a partition at
+    the k-th largest score: every candidate scoring at least that is kept (ties at the cut
+    included), the survivors sorted in trec_eval order, the first k returned."""
+    thr = np.partition(scores[:n].copy(), n - k)[n - k]
+    c = 0
+    for i in range(n):
+        if scores[i] >= thr:
+            c += 1
+    cd = np.empty(c, np.int32)
+    cs = np.empty(c, scores.dtype)
+    c = 0
+    for i in range(n):
+        if scores[i] >= thr:            # ties at the cut are all kept, then ordered
+            cd[c] = docs[i]
+            cs[c] = scores[i]
+            c += 1
+    od, os_ = sort_result(cd, cs, rank)
+    return od[:k].copy(), os_[:k].copy()
+
+
 @njit(cache=True)
 def _fill_heap(docs, scores, n, rank, k, hs, hr, hd):
     """Offer the first ``n`` candidates (``docs``, ``scores``) to the empty k-entry heap
     ``hs``/``hr``/``hd``, testing each against the root inline; returns the entries held."""
     m = 0
     for i in range(n):
-        d = docs[i]
-        s = scores[i]
-        if m == k:
-            if s < hs[0]:
-                continue
-            r = rank[d]
-            if s == hs[0] and r <= hr[0]:
-                continue
-        else:
-            r = rank[d]
-        m = _offer(hs, hr, hd, m, k, s, r, d)
+        m = _consider(hs, hr, hd, m, k, scores[i], docs[i], rank)
     return m
 
 
@@ -323,22 +351,7 @@ def _select(docs, scores, n, rank, k):
     if n <= k:
         return sort_result(docs[:n].copy(), scores[:n].copy(), rank)
     if n <= 4 * k:
-        sc = scores[:n].copy()
-        thr = np.partition(sc, n - k)[n - k]
-        c = 0
-        for i in range(n):
-            if scores[i] >= thr:
-                c += 1
-        cd = np.empty(c, np.int32)
-        cs = np.empty(c, scores.dtype)
-        c = 0
-        for i in range(n):
-            if scores[i] >= thr:            # ties at the cut are all kept, then ordered
-                cd[c] = docs[i]
-                cs[c] = scores[i]
-                c += 1
-        od, os_ = sort_result(cd, cs, rank)
-        return od[:k].copy(), os_[:k].copy()
+        return _cut_at_kth(docs, scores, n, rank, k)
     hs = np.empty(k, scores.dtype)
     hr = np.empty(k, np.int64)
     hd = np.empty(k, np.int32)
@@ -365,21 +378,7 @@ def _topk_of(acc, seen, touched, n, rank, k):
             seen[d] = False
         if n <= k:
             return sort_result(touched[:n], sc, rank)
-        thr = np.partition(sc, n - k)[n - k]
-        c = 0
-        for i in range(n):
-            if sc[i] >= thr:
-                c += 1
-        cd = np.empty(c, np.int32)
-        cs = np.empty(c, acc.dtype)
-        c = 0
-        for i in range(n):
-            if sc[i] >= thr:            # ties at the cut are all kept, then ordered
-                cd[c] = touched[i]
-                cs[c] = sc[i]
-                c += 1
-        od, os_ = sort_result(cd, cs, rank)
-        return od[:k].copy(), os_[:k].copy()
+        return _cut_at_kth(touched, sc, n, rank, k)
     hs = np.empty(kk, acc.dtype)
     hr = np.empty(kk, np.int64)
     hd = np.empty(kk, np.int32)
@@ -389,19 +388,24 @@ def _topk_of(acc, seen, touched, n, rank, k):
         s = acc[d]
         acc[d] = 0
         seen[d] = False
-        if m == kk:
-            if s < hs[0]:
-                continue
-            r = rank[d]
-            if s == hs[0] and r <= hr[0]:
-                continue
-        else:
-            r = rank[d]
-        m = _offer(hs, hr, hd, m, kk, s, r, d)
+        m = _consider(hs, hr, hd, m, kk, s, d, rank)
     return _heap_result(hs, hr, hd, m)
 
 
 # ------------------------------------------------------------------ cursors
+@njit(cache=True)
+def term_cursors(pp, tids):
+    """``(cur, end)`` int64 (m,): the first and one-past-last posting of each query term
+    ``tids`` (m,) in the docid-ordered postings ``pp``."""
+    m = tids.size
+    cur = np.empty(m, np.int64)
+    end = np.empty(m, np.int64)
+    for i in range(m):
+        cur[i] = pp[tids[i]]
+        end[i] = pp[tids[i] + 1]
+    return cur, end
+
+
 @njit(cache=True)
 def _next_geq(pd, p, e, target):
     """First posting index in [p, e) whose docid is >= target (galloping search); e if none."""

@@ -53,6 +53,7 @@ import math
 import numpy as np
 
 from .intervals import jit, lps_kernel
+from .kernels import term_cursors
 from .weights import BM25Scorer, _knorm, collection_stats, idf_weights, query_term_ids
 
 __all__ = ["bctp", "rs", "ht", "cdr", "vdv", "mindist", "maxdist", "avgdist", "sumdist",
@@ -91,11 +92,7 @@ def cdf_of(index, tids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 @jit
 def _cdf_kernel(pp, pd, qp, pos, tids, docs, ptr, cpos, cterm):
     m = tids.size
-    cur = np.empty(m, np.int64)
-    end = np.empty(m, np.int64)
-    for i in range(m):
-        cur[i] = pp[tids[i]]
-        end[i] = pp[tids[i] + 1]
+    cur, end = term_cursors(pp, tids)
     nd = 0
     T = 0
     ptr[0] = 0

@@ -359,11 +359,7 @@ def saat(pp, pd, imp, io_doc, io_imp, tids, w, prior, pw, has_prior, zarr, pmax,
     the caller resets ``acc``/``seen``. ``stats`` int64 (3,): += postings read, documents
     touched, lookups."""
     m = tids.size
-    cur = np.empty(m, np.int64)
-    end = np.empty(m, np.int64)
-    for i in range(m):
-        cur[i] = pp[tids[i]]
-        end[i] = pp[tids[i] + 1]
+    cur, end = K.term_cursors(pp, tids)
     rem = np.zeros(m, np.float64)
     rem_lo = np.zeros(m, np.float64)
     n = 0
