@@ -122,11 +122,15 @@ def _nbytes(n, w):
 
 # ------------------------------------------------------------------ postings
 @njit(cache=True, nogil=True)
-def _gaps(post_docid, j, n, prev, g):
+def _gaps(post_docid, post_tf, j, n, prev, g, f):
+    """The ``n`` postings from ``j`` as the values a block stores: docid gaps minus one into
+    ``g`` (after docid ``prev``), term frequencies minus one into ``f``; returns the last
+    docid."""
     for i in range(n):
         d = np.int64(post_docid[j + i])
         g[i] = d - prev - 1
         prev = d
+        f[i] = post_tf[j + i] - 1
     return prev
 
 
@@ -139,38 +143,30 @@ def encode_postings(post_ptr, post_docid, post_tf, block):
     off = np.zeros(nb + 1, np.int64)
     g = np.empty(block, np.int64)
     f = np.empty(block, np.int64)
-    b = 0
-    for t in range(V):      # pass 1: sizes
-        prev = np.int64(-1)
-        j = post_ptr[t]
-        while j < post_ptr[t + 1]:
-            n = min(block, post_ptr[t + 1] - j)
-            prev = _gaps(post_docid, j, n, prev, g)
-            for i in range(n):
-                f[i] = post_tf[j + i] - 1
-            blk_last[b] = prev
-            off[b + 1] = off[b] + 2 + _nbytes(n, _width(g, n)) + _nbytes(n, _width(f, n))
-            b += 1
-            j += n
-    out = np.zeros(off[nb], np.uint8)
-    b = 0
-    for t in range(V):      # pass 2: bytes
-        prev = np.int64(-1)
-        j = post_ptr[t]
-        while j < post_ptr[t + 1]:
-            n = min(block, post_ptr[t + 1] - j)
-            prev = _gaps(post_docid, j, n, prev, g)
-            for i in range(n):
-                f[i] = post_tf[j + i] - 1
-            o = off[b]
-            w = _width(g, n)
-            out[o] = w
-            o = _pack(g, n, w, out, o + 1)
-            w = _width(f, n)
-            out[o] = w
-            _pack(f, n, w, out, o + 1)
-            b += 1
-            j += n
+    out = np.zeros(0, np.uint8)
+    for write in range(2):      # pass 0: block sizes; pass 1: bytes
+        b = 0
+        for t in range(V):
+            prev = np.int64(-1)
+            j = post_ptr[t]
+            while j < post_ptr[t + 1]:
+                n = min(block, post_ptr[t + 1] - j)
+                prev = _gaps(post_docid, post_tf, j, n, prev, g, f)
+                if write:
+                    o = off[b]
+                    w = _width(g, n)
+                    out[o] = w
+                    o = _pack(g, n, w, out, o + 1)
+                    w = _width(f, n)
+                    out[o] = w
+                    _pack(f, n, w, out, o + 1)
+                else:
+                    blk_last[b] = prev
+                    off[b + 1] = off[b] + 2 + _nbytes(n, _width(g, n)) + _nbytes(n, _width(f, n))
+                b += 1
+                j += n
+        if not write:
+            out = np.zeros(off[nb], np.uint8)
     return blk_last, off, out
 
 

@@ -395,13 +395,7 @@ def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: flo
     gain = _binary_gains(qrels, L) if method == "C" else None
     run_ids = np.unique(L.run[m])
     chosen = []
-    for t in range(len(L.topics)):
-        sel = m & (L.topic == t)
-        if not sel.any():
-            continue
-        docs, col = np.unique(L.doc[sel], return_inverse=True)
-        rows = np.searchsorted(run_ids, L.run[sel])
-        w = (1 - p) * p ** (L.rank[sel] - 1.0)
+    for t, docs, col, rows, w in _rbp_lines(L, m, run_ids, p):
         W = sparse.csr_matrix((w, (col, rows)), shape=(len(docs), len(run_ids)))
         delta = np.asarray(W.sum(axis=0)).ravel()  # unjudged weight of each run
         base = np.zeros(len(run_ids))
@@ -425,6 +419,19 @@ def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: flo
         chosen.append((t << 32) | docs[taken])
     keys = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
     return Pool(L.topics, L.docnos, keys, method, depth, names)
+
+
+def _rbp_lines(L: RunLists, m: np.ndarray, run_ids: np.ndarray, p: float):
+    """Per topic with lines selected by ``m``: ``(t, docs, col, rows, w)`` -- the topic's
+    distinct documents (sorted), each line's column in ``docs`` and row in ``run_ids``, and its
+    rank-biased weight ``(1 - p) p^(rank - 1)`` (Moffat & Zobel, ACM TOIS 27(1), 2008)."""
+    for t in range(len(L.topics)):
+        sel = m & (L.topic == t)
+        if not sel.any():
+            continue
+        docs, col = np.unique(L.doc[sel], return_inverse=True)
+        yield (t, docs, col, np.searchsorted(run_ids, L.run[sel]),
+               (1 - p) * p ** (L.rank[sel] - 1.0))
 
 
 def _binary_gains(qrels: Qrels, L: RunLists) -> list[np.ndarray]:
@@ -548,14 +555,9 @@ def pool_isj_sim(L: RunLists, qrels: Qrels, budget=None, depth: int = 10, dmax: 
     gain = _binary_gains(qrels, L)
     run_ids = np.unique(L.run[m])
     chosen = []
-    for t in range(len(L.topics)):
-        sel = m & (L.topic == t)
-        if not sel.any():
-            continue
-        docs, col = np.unique(L.doc[sel], return_inverse=True)
-        rows = np.searchsorted(run_ids, L.run[sel])
+    for t, docs, col, rows, w in _rbp_lines(L, m, run_ids, p):
         W = np.zeros((len(docs), len(run_ids)))
-        W[col, rows] = (1 - p) * p ** (L.rank[sel] - 1.0)
+        W[col, rows] = w
         inrun = W > 0
         rel = gain[t][docs] > 0
         judged = np.zeros(len(docs), bool)

@@ -188,6 +188,26 @@ def _heap_result(hs, hr, hd, n):
 
 # ------------------------------------------------------------------ exhaustive TAAT
 @njit(cache=True)
+def accumulate(pp, pd, imp, tids, w, acc, seen, touched):
+    """Term-at-a-time sums ``acc[d] += w[q] imp[j]`` over every posting of the query terms
+    ``tids``, in query-term order; each document first touched is marked in ``seen`` and
+    appended to ``touched``, which must hold N + 1 entries (branch-free: each posting's
+    document is written to the next slot before it is known to be new). Returns the number of
+    documents touched."""
+    n = 0
+    for qi in range(tids.size):
+        t = tids[qi]
+        wi = w[qi]
+        for j in range(pp[t], pp[t + 1]):
+            d = pd[j]
+            touched[n] = d                 # branch-free: the slot is kept only for a new d
+            n += 1 - seen[d]
+            seen[d] = True
+            acc[d] += wi * imp[j]
+    return n
+
+
+@njit(cache=True)
 def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k, stats,
          theta0=-np.inf, cs=None):
     """Exhaustive term-at-a-time scoring: every posting of every query term. Returns the top k
@@ -210,17 +230,9 @@ def taat(pp, pd, imp, tids, w, prior, pw, has_prior, acc, seen, touched, rank, k
         if cs.size <= acc.size:
             raise ValueError("taat: cs needs one slot more than there are documents")
         return _taat_threshold(pp, pd, imp, tids, w, acc, touched, cs, rank, k, stats, theta0)
-    n = 0
+    n = accumulate(pp, pd, imp, tids, w, acc, seen, touched)
     for qi in range(tids.size):
-        t = tids[qi]
-        wi = w[qi]
-        for j in range(pp[t], pp[t + 1]):
-            d = pd[j]
-            touched[n] = d                 # branch-free: the slot is kept only for a new d
-            n += 1 - seen[d]
-            seen[d] = True
-            acc[d] += wi * imp[j]
-        stats[0] += pp[t + 1] - pp[t]
+        stats[0] += pp[tids[qi] + 1] - pp[tids[qi]]
     if has_prior:
         for i in range(n):
             d = touched[i]
@@ -650,6 +662,19 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
     return _heap_result(hs, hr, hd, n)
 
 
+@njit(cache=True, inline="always")
+def _max_min(imp, a, e):
+    """``(max, min)`` of ``imp[a:e]`` (a < e)."""
+    mx = imp[a]
+    mn = imp[a]
+    for x in range(a + 1, e):
+        if imp[x] > mx:
+            mx = imp[x]
+        if imp[x] < mn:
+            mn = imp[x]
+    return mx, mn
+
+
 @njit(cache=True)
 def block_max(pp, pd, imp, block):
     """Per-block last docid and max/min impact for every term (blocks of ``block`` postings,
@@ -669,15 +694,7 @@ def block_max(pp, pd, imp, block):
         e = pp[t + 1]
         while j < e:
             je = min(j + block, e)
-            mx = imp[j]
-            mn = imp[j]
-            for x in range(j + 1, je):
-                if imp[x] > mx:
-                    mx = imp[x]
-                if imp[x] < mn:
-                    mn = imp[x]
-            bmax[bi] = mx
-            bmin[bi] = mn
+            bmax[bi], bmin[bi] = _max_min(imp, j, je)
             blk_last[bi] = pd[je - 1]
             bi += 1
             j = je
@@ -710,15 +727,7 @@ def term_max_min(pp, imp):
     mn = np.zeros(V, imp.dtype)
     for t in range(V):
         if pp[t + 1] > pp[t]:
-            a = imp[pp[t]]
-            b = imp[pp[t]]
-            for j in range(pp[t] + 1, pp[t + 1]):
-                if imp[j] > a:
-                    a = imp[j]
-                if imp[j] < b:
-                    b = imp[j]
-            mx[t] = a
-            mn[t] = b
+            mx[t], mn[t] = _max_min(imp, pp[t], pp[t + 1])
     return mx, mn
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._native.jit import njit
-from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
+from .kernels import _topk_of, accumulate  # term-at-a-time sums; top k in trec_eval order
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
     IDF_VARIANTS,
     QLScorer,
@@ -44,23 +44,6 @@ __all__ = ["bm25", "ql", "vsm", "idf_weights", "query_term_ids", "topk_from_scor
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
 # ---------------------------------------------------------------- numba kernels
-@njit(cache=True)
-def _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
-    """Term-at-a-time accumulation of precomputed per-posting BM25 impacts."""
-    n = 0
-    for qi in range(tids.size):
-        t = tids[qi]
-        w = weights[qi]
-        for j in range(post_ptr[t], post_ptr[t + 1]):
-            d = post_docid[j]
-            if not seen[d]:
-                seen[d] = True
-                touched[n] = d
-                n += 1
-            acc[d] += w * imp[j]
-    return n
-
-
 @njit(cache=True)
 def _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
     """Dense variant for queries whose postings cover much of the collection and whose weights
@@ -91,7 +74,7 @@ def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touch
         n = _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen,
                                      touched)
     else:
-        n = _impact_accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
+        n = accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
     return _topk_of(acc, seen, touched, n, rank, k)
 
 
@@ -99,7 +82,7 @@ def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touch
 def _ql_topk(post_ptr, post_docid, imp, prior, tids, qtf, nq, acc, seen, touched, rank, k):
     """Dirichlet ql from the cached impacts and prior (:func:`ql_impacts`): the query terms'
     impacts weighted by ``f_{q,Q}``, then ``|Q| prior[d]`` for each touched document."""
-    n = _impact_accumulate(post_ptr, post_docid, imp, tids, qtf, acc, seen, touched)
+    n = accumulate(post_ptr, post_docid, imp, tids, qtf, acc, seen, touched)
     for i in range(n):
         d = touched[i]
         acc[d] += nq * prior[d]

@@ -59,7 +59,7 @@ def _scratch(index):
         N = index.num_docs
         c["acc"] = np.zeros(N, np.float64)
         c["seen"] = np.zeros(N, np.bool_)
-        c["touched"] = np.empty(N, np.int32)
+        c["touched"] = np.empty(N + 1, np.int32)     # N + 1: kernels.accumulate
         c["rank"] = np.ascontiguousarray(index.docno_rank)
     return c["acc"], c["seen"], c["touched"], c["rank"]
 
