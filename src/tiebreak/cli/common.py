@@ -8,12 +8,7 @@ import sys
 
 import click
 
-REGIME_HELP = (
-    "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all (these seven); also score-rank (score descending, then the rank "
-    "column, as Yang et al. 2016 re-sort). Default: trec_eval,expected,realistic,optimistic,"
-    "lower,upper."
-)
+from .options import REGIME_HELP  # noqa: F401 - the regime option's text, shared
 
 
 def _fail(msg: str) -> None:
