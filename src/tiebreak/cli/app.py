@@ -26,7 +26,9 @@ from .common import (  # noqa: F401 - the commands' shared helpers, as tiebreak.
     dask_option,
     open_client,
     open_output,
+    renamed_option,
     resolve_jobs,
+    split_list,
     split_qrels,
 )
 from .options import click_options
@@ -304,9 +306,12 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
 
 @main.command("bounds")
 @click.option("--rho", "rhos", multiple=True, metavar="RHO",
-              help="Band growth factor, repeatable. Default: 1.1 1.2 1.4 1.7 2.0.")
-@click.option("--metric", "metrics", multiple=True, metavar="METRIC",
-              help="RR or 'RBP(p=P)', repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85).")
+              help="Band growth factor, repeatable or comma-separated (as 'study bands "
+                   "--rho'). Default: 1.1,1.2,1.4,1.7,2.0.")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="RR or 'RBP(p=P)', repeatable or comma-separated. Default: RR, RBP(p=0.5), "
+                   "RBP(p=0.85).")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--depth", type=click.IntRange(min=0, max=10**7), default=1000,
               show_default=True, help="Ranks covered by the bands.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv"]), default="table",
@@ -320,7 +325,8 @@ def bounds_cmd(rhos, metrics, depth, fmt):
     from ..ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
 
     try:
-        t = bounds_table(rhos or DEFAULT_RHOS, metrics or DEFAULT_BOUND_METRICS, depth)
+        t = bounds_table(split_list(rhos) or DEFAULT_RHOS,
+                         split_list(metrics) or DEFAULT_BOUND_METRICS, depth)
     except (ValueError, TypeError) as e:
         _fail(str(e))
     click.echo(t.to_text(fmt), nl=False)

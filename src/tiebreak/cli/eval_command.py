@@ -53,7 +53,7 @@ _ALL = [
     Option("name_by", ("--name-by",), "choice", "tag", choices=NAME_BY, show_default=True,
            help="Name runs by their run tag (column 6), or by their file name."),
     Option("quiet", ("--quiet",), "flag",
-           help="Do not print input warnings (they go to stderr)."),
+           help="Do not print input warnings (they go to stderr) or a progress bar."),
     Option("verbose", ("--verbose",), "flag",
            help="Print every run's input warnings (by default, with more than 3 runs, one line "
                 "per kind of warning with a count)."),
@@ -200,7 +200,7 @@ def run(qrels, runs, **options) -> None:
 
         kw["client"] = open_client(dask_address)
     try:
-        if len(paths) > 3 and sys.stderr.isatty():
+        if len(paths) > 3 and sys.stderr.isatty() and not quiet:
             from tqdm import tqdm
 
             with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
