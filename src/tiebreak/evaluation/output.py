@@ -235,9 +235,9 @@ def summarise_warnings(res: EvalResult, verbose: bool = False, max_runs: int = 3
 
 
 class Progress:
-    """Progress of one stage on standard error: a tqdm bar when stderr is a terminal; else one
-    line when the stage starts (``[desc] 30 topics``) and one when it ends (``[desc] done in
-    12.3 s``), so a redirected stderr gets no escape codes.
+    """Progress of one stage on standard error, the one progress style of every command: a tqdm
+    bar when stderr is a terminal; nothing when it is redirected (no escape codes, no status
+    lines in a log) or when ``enabled`` is false (a command's ``--quiet``).
 
     >>> with Progress(30, "estimating", "topics") as bar:   # doctest: +SKIP
     ...     for t in range(30): bar.update(1)
@@ -253,19 +253,11 @@ class Progress:
         self.bar = None
 
     def __enter__(self):
-        import time
-
-        self.t0 = time.perf_counter()
-        if not self.enabled:
-            return self
-        if getattr(self.stream, "isatty", lambda: False)():
+        if self.enabled and getattr(self.stream, "isatty", lambda: False)():
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit[:-1] or self.unit,
                             file=self.stream, leave=False)
-        else:
-            self.stream.write(f"[{self.desc}] {self.total} {self.unit}\n")
-            self.stream.flush()
         return self
 
     def update(self, n: int = 1) -> None:
@@ -273,11 +265,6 @@ class Progress:
             self.bar.update(n)
 
     def __exit__(self, *exc):
-        import time
-
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled and exc[0] is None:
-            self.stream.write(f"[{self.desc}] done in {time.perf_counter() - self.t0:.1f} s\n")
-            self.stream.flush()
         return False
