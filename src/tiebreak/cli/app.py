@@ -47,6 +47,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
     "qrels": "tiebreak.cli.qrels:qrels_group",
+    "repro": "tiebreak.cli.repro:repro_cmd",
 }
 
 
@@ -106,6 +107,7 @@ COMMAND_HELP: dict[str, str] = {
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "qrels": "Commands on qrels: convert, compare and test the conclusions they support.",
     "report": "Write a self-contained HTML report comparing runs.",
+    "repro": "Reproduction measures (Breuer et al. 2020) and the share of the gap ties explain.",
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
