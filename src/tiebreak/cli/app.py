@@ -48,6 +48,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "run": "tiebreak.cli.runs:run_cmd",
     "qrels": "tiebreak.cli.qrels:qrels_group",
     "repro": "tiebreak.cli.repro:repro_cmd",
+    "correlate": "tiebreak.cli.correlate:correlate_cmd",
 }
 
 
@@ -97,6 +98,7 @@ COMMAND_HELP: dict[str, str] = {
     "band": "Write a deliberately tied (banded or rounded) version of a run.",
     "bounds": "Worst-case change of RR / RBP from averaging inside bands (YMT 2016, Table 2).",
     "compare": "Significance tests between runs, flagging wins that depend on tie order.",
+    "correlate": "Rank correlation (tau, tau_AP, tau_b, Spearman, RBO) of two eval results.",
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
