@@ -49,6 +49,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "qrels": "tiebreak.cli.qrels:qrels_group",
     "repro": "tiebreak.cli.repro:repro_cmd",
     "correlate": "tiebreak.cli.correlate:correlate_cmd",
+    "verify": "tiebreak.cli.verify:verify_cmd",
 }
 
 
@@ -116,6 +117,7 @@ COMMAND_HELP: dict[str, str] = {
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
     "trec_eval": "Drop-in trec_eval 10.0, plus --regime for tie regimes.",
+    "verify": "Check expected values (eval --write-expected) within each run's tie range.",
 }
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
@@ -255,9 +257,12 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
+@click.option("--write-expected", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Also write FILE, the expected values (trec_eval regime, tie range "
+                   "[realistic, optimistic]) that 'tiebreak verify FILE' checks.")
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
              wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
-             samples, seed, chunk_topics, dask_address, line_counts):
+             samples, seed, chunk_topics, dask_address, line_counts, write_expected):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -268,7 +273,7 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 
     run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
         sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
-        seed, dask_address, line_counts, chunk_topics)
+        seed, dask_address, line_counts, chunk_topics, write_expected)
 
 
 @main.command("measures")

@@ -170,12 +170,12 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
         per_topic=False, fmt="table", header=False, wide=False, sort_by=None, name_by="tag",
         quiet=False, verbose=False, score_precision="float64", average="qrels",
         on_duplicate="error", jobs=0, samples=1000, seed=0, dask_address=None,
-        line_counts=False, chunk_topics=None) -> None:
+        line_counts=False, chunk_topics=None, write_expected=None) -> None:
     """Evaluate ``runs`` (paths, '-', directories) against ``qrels`` and print the results:
     the body of ``tiebreak eval`` (see its ``--help`` for every option). Bad input: a one-line
     message on stderr and ``SystemExit(2)``; input warnings and notes on stderr.
     ``chunk_topics``: the text of ``--chunk-topics`` (a positive whole number of topics) or
-    None."""
+    None. ``write_expected``: a path for :func:`tiebreak.studies.verify.write_expected`."""
     from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
@@ -239,6 +239,16 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
     except (InputError, MeasureError) as e:
         _fail(str(e))
 
+    if write_expected:
+        from ..studies.verify import write_expected as _write_expected
+
+        if qrels == "-" or "-" in paths:
+            _fail("--write-expected needs qrels and runs from files")
+        try:
+            n = _write_expected(res, paths, qrels, write_expected)
+        except (ValueError, ImportError) as e:
+            _fail(str(e))
+        echo_err(f"tiebreak: wrote {n} expected values to {write_expected}")
     out = sys.stdout
     warn_lines = format_warnings(res, lines=True) if line_counts else \
         summarise_warnings(res, verbose)

@@ -248,6 +248,9 @@ def reproduction(qrels: Qrels, originals: list[Run], reproduced: list[Run],
     out = ReproResult()
     rpd = rep_qrels is None
     lo, hi = eo.regimes.index(RANGE[0]), eo.regimes.index(RANGE[1])
+    for e in (eo, er):  # a lower-is-better measure (an RBP residual): realistic is the larger
+        a, b = e.per_topic[:, :, lo].copy(), e.per_topic[:, :, hi].copy()
+        e.per_topic[:, :, lo], e.per_topic[:, :, hi] = np.fmin(a, b), np.fmax(a, b)
     for i, j in pairs:
         o, r = originals[i], reproduced[j]
         order = _doc_order(o, r, p, depth) if rpd else {}

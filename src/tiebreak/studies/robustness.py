@@ -92,7 +92,9 @@ def _ranks(m: np.ndarray) -> np.ndarray:
 
 
 def _overlap(lo: np.ndarray, hi: np.ndarray, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
-    """Per pair (ii[x], jj[x]): do the two systems' ranges [lo, hi] overlap?"""
+    """Per pair (ii[x], jj[x]): do the two systems' ranges overlap? (``lo`` and ``hi`` are
+    put in order first: for a lower-is-better measure realistic is the larger.)"""
+    lo, hi = np.fmin(lo, hi), np.fmax(lo, hi)
     return (lo[ii] <= hi[jj]) & (lo[jj] <= hi[ii])
 
 
