@@ -114,3 +114,23 @@ def test_cli(covid):
     assert d["rule"] == "excluded" and len(d["summary"]) == 1 and len(d["rankings"]) == 5
     r = CliRunner().invoke(main, ["qrels", "robustness", str(qa), str(qb), str(paths[0])])
     assert r.exit_code == 2 and "at least two runs" in r.output
+
+
+def test_pool_subset_as_second_qrels(covid):
+    """Lu (2018) ch. 5 style: the second qrels is a depth-5 pool of the first. Under 'excluded'
+    the first is cut to the pool, so both are the same and nothing changes; under 'nonrel' the
+    shallow pool moves the rankings."""
+    from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
+
+    qa_path, _, paths = covid
+    qa = read_qrels(qa_path)
+    rr = [read_run(p) for p in paths[:15]]
+    qb = restrict_qrels(qa, pool_depth(run_lists(rr, qa), 5))
+    assert 0 < len(qb) < len(qa)
+    ca, cb = common_judged(qa, qb)
+    assert len(ca) == len(cb) == int(np.sum(qb.value >= 0))
+    ex = robustness(qa, qb, rr, ["AP"], rule="excluded")
+    s = ex.summary[0]
+    assert s["flips"] == s["lost"] == s["gained"] == 0 and s["tau"] == pytest.approx(1.0)
+    nr = robustness(qa, qb, rr, ["AP"], rule="nonrel").summary[0]
+    assert nr["tau"] < 1.0 and nr["flips"] > 0
