@@ -167,3 +167,48 @@ def test_plot(ours, tmp_path):
 
     plot(ours, tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 1000
+
+
+def test_gap_never_exceeds_any_difference():
+    """For any values inside the two ranges, |O - R| >= the gap, and the gap is reached."""
+    from hypothesis import given
+    from hypothesis import strategies as stx
+
+    unit = stx.floats(0, 1, allow_nan=False)
+
+    @given(unit, unit, unit, unit, unit, unit)
+    def check(a, b, c, d, u, v):
+        lo_o, hi_o = min(a, b), max(a, b)
+        lo_r, hi_r = min(c, d), max(c, d)
+        g = float(tie_gap(lo_o, hi_o, lo_r, hi_r))
+        o, r = lo_o + u * (hi_o - lo_o), lo_r + v * (hi_r - lo_r)
+        assert g <= abs(o - r) + 1e-12
+        ends = [abs(x - y) for x in (lo_o, hi_o) for y in (lo_r, hi_r)]
+        assert g == 0.0 or any(abs(e - g) < 1e-12 for e in ends)
+
+    check()
+
+
+def test_pairing_and_baseline(covid):
+    from tiebreak.studies.repro import pair_runs
+
+    q = read_qrels(covid["qrels"])
+    a, b = read_run(covid["b_orig"]), read_run(covid["a_orig"])
+    # by name: the reproduced runs given in the other order are matched by name
+    assert pair_runs([a, b], [b, a]) == [(0, 1), (1, 0)]
+    res = reproduction(q, [a, b], [b, a], ["AP"])
+    assert all(r["RMSE"] == 0.0 and r["KTU"] == pytest.approx(1.0) for r in res.rows)
+    assert res.effects[0]["ER"] == pytest.approx(1.0) and res.effects[0]["DeltaRI"] == 0.0
+    with pytest.raises(ValueError, match="baseline 'nope'"):
+        reproduction(q, [a, b], [b, a], ["AP"], baseline="nope")
+
+
+def test_residual_range_is_ordered(covid):
+    """RBP's residual is lower-is-better (realistic is the larger end): ranges stay ordered."""
+    q = read_qrels(covid["qrels"])
+    res = reproduction(q, [read_run(covid["b_orig"])], [read_run(covid["b_rep"])],
+                       ["RBP(p=0.8)"], ["realistic"])
+    pt = [x for x in res.per_topic if x["measure"] != "-"]
+    assert {x["measure"] for x in pt} == {"RBP(p=0.8)", "RBP_resid(p=0.8)"}
+    assert all(x["orig_low"] <= x["orig_high"] and x["rep_low"] <= x["rep_high"] for x in pt)
+    assert any(x["orig_low"] < x["orig_high"] for x in pt if x["measure"].startswith("RBP_r"))

@@ -248,9 +248,12 @@ def reproduction(qrels: Qrels, originals: list[Run], reproduced: list[Run],
     out = ReproResult()
     rpd = rep_qrels is None
     lo, hi = eo.regimes.index(RANGE[0]), eo.regimes.index(RANGE[1])
-    for e in (eo, er):  # a lower-is-better measure (an RBP residual): realistic is the larger
-        a, b = e.per_topic[:, :, lo].copy(), e.per_topic[:, :, hi].copy()
-        e.per_topic[:, :, lo], e.per_topic[:, :, hi] = np.fmin(a, b), np.fmax(a, b)
+    # tie ranges [low, high] per run, measure and topic (for a lower-is-better measure such as
+    # an RBP residual, realistic is the larger end)
+    rng_o = np.stack([np.fmin(eo.per_topic[:, :, lo], eo.per_topic[:, :, hi]),
+                      np.fmax(eo.per_topic[:, :, lo], eo.per_topic[:, :, hi])], axis=2)
+    rng_r = np.stack([np.fmin(er.per_topic[:, :, lo], er.per_topic[:, :, hi]),
+                      np.fmax(er.per_topic[:, :, lo], er.per_topic[:, :, hi])], axis=2)
     for i, j in pairs:
         o, r = originals[i], reproduced[j]
         order = _doc_order(o, r, p, depth) if rpd else {}
@@ -265,17 +268,18 @@ def reproduction(qrels: Qrels, originals: list[Run], reproduced: list[Run],
             rv = er.per_topic[j, m]
             if rpd:
                 ok = ~(np.isnan(ov[0]) | np.isnan(rv[0]))
-                gap = tie_gap(ov[lo, ok], ov[hi, ok], rv[lo, ok], rv[hi, ok])
+                (olo, ohi), (rlo, rhi) = rng_o[i, m], rng_r[j, m]
+                gap = tie_gap(olo[ok], ohi[ok], rlo[ok], rhi[ok])
                 beyond = rmse(gap, np.zeros_like(gap))
                 te = eo.regimes.index(regs[0])
                 for t, q in zip(np.flatnonzero(ok), np.array(eo.topics)[ok], strict=True):
                     out.per_topic.append({
                         "original": o.name, "reproduced": r.name, "qid": str(q),
-                        "measure": mname, "orig": float(ov[te, t]), "orig_low": float(ov[lo, t]),
-                        "orig_high": float(ov[hi, t]), "rep": float(rv[te, t]),
-                        "rep_low": float(rv[lo, t]), "rep_high": float(rv[hi, t]),
-                        "overlap": bool(ov[lo, t] <= rv[hi, t] and rv[lo, t] <= ov[hi, t]),
-                        "gap": float(tie_gap(ov[lo, t], ov[hi, t], rv[lo, t], rv[hi, t]))})
+                        "measure": mname, "orig": float(ov[te, t]), "orig_low": float(olo[t]),
+                        "orig_high": float(ohi[t]), "rep": float(rv[te, t]),
+                        "rep_low": float(rlo[t]), "rep_high": float(rhi[t]),
+                        "overlap": bool(olo[t] <= rhi[t] and rlo[t] <= ohi[t]),
+                        "gap": float(tie_gap(olo[t], ohi[t], rlo[t], rhi[t]))})
             for g in regimes:
                 k = eo.regimes.index(g)
                 row = {"original": o.name, "reproduced": r.name, "measure": mname, "regime": g,
