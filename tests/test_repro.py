@@ -212,3 +212,13 @@ def test_residual_range_is_ordered(covid):
     assert {x["measure"] for x in pt} == {"RBP(p=0.8)", "RBP_resid(p=0.8)"}
     assert all(x["orig_low"] <= x["orig_high"] and x["rep_low"] <= x["rep_high"] for x in pt)
     assert any(x["orig_low"] < x["orig_high"] for x in pt if x["measure"].startswith("RBP_r"))
+
+
+def test_ktu_as_repro_eval_is_not_the_rank_tau():
+    """repro_eval's KTU correlates, rank by rank, the documents' places in the sorted union, so
+    it depends on the docnos: one swap at the bottom of [a, c, b, d] gives 0, while Kendall's tau
+    of the two rankings (KTU_ties without ties) gives 4/6. With an alphabetical original the two
+    agree."""
+    assert ktu(list("acbd"), list("acdb")) == pytest.approx(0.0)
+    assert ktu_ties(list("acbd"), [0, 1, 2, 3], list("acdb"), [0, 1, 2, 3]) == pytest.approx(4 / 6)
+    assert ktu(list("abcd"), list("abdc")) == pytest.approx(4 / 6)

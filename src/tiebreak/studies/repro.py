@@ -21,8 +21,10 @@ forces with its ``break_ties``; they are also given with ties kept (``_ties`` co
 
 * ``KTU`` follows repro_eval 0.5 exactly: the documents of the two top-n lists (n = the shorter
   length, at most ``depth``) are numbered by their position in the sorted union, and Kendall's
-  tau-b is taken between the two sequences of numbers, rank by rank. ``KTU_ties`` is Kendall's
-  tau-b between the two rank vectors over the union of documents, a document's rank being its
+  tau-b is taken between the two sequences of numbers, rank by rank. This is not Kendall's tau
+  between the two rankings (it depends on the docnos: reproducing [a, c, b, d] as [a, c, d, b]
+  gives 0, the rank tau 2/3); it is kept for comparability with published values.
+  ``KTU_ties`` is Kendall's tau-b between the two rank vectors over the union of documents, a document's rank being its
   tie group's mid-rank (a document missing from a list ranks, tied, after its last document): a
   reordering inside a tie group costs nothing.
 * ``RBO`` is :func:`tiebreak.stats.overlap.rbo_at` (p = 0.95 to depth 1000 by default, as
