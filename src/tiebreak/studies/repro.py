@@ -24,9 +24,9 @@ forces with its ``break_ties``; they are also given with ties kept (``_ties`` co
   tau-b is taken between the two sequences of numbers, rank by rank. This is not Kendall's tau
   between the two rankings (it depends on the docnos: reproducing [a, c, b, d] as [a, c, d, b]
   gives 0, the rank tau 2/3); it is kept for comparability with published values.
-  ``KTU_ties`` is Kendall's tau-b between the two rank vectors over the union of documents, a document's rank being its
-  tie group's mid-rank (a document missing from a list ranks, tied, after its last document): a
-  reordering inside a tie group costs nothing.
+  ``KTU_ties`` is Kendall's tau-b between the two rank vectors over the union of documents, a
+  document's rank being its tie group's mid-rank (a document missing from a list ranks, tied,
+  after its last document): a reordering inside a tie group costs nothing.
 * ``RBO`` is :func:`tiebreak.stats.overlap.rbo_at` (p = 0.95 to depth 1000 by default, as
   repro_eval); ``RBO_ties`` passes the tie groups (Webber et al. 2010, Section 4.3).
 
