@@ -93,23 +93,19 @@ def robustness_cmd(qrels_a, qrels_b, runs, measures, regimes, rule, test, correc
     flips, and the significant pairs that become non-significant or reverse; flips and losses
     where the two runs' tie ranges overlap are counted apart. A directory means every run file
     in it."""
-    import os
     import sys
 
     from ..evaluation.compute import resolve_regimes
     from ..io import InputError, read_qrels, read_run
+    from ..io.discover import find_runs
     from ..measures import MeasureError
     from ..studies.robustness import robustness
     from .common import _fail, resolve_jobs, write_rows
 
-    paths = []
-    for r in runs:
-        if os.path.isdir(r):
-            paths += sorted(os.path.join(r, f) for f in os.listdir(r)
-                            if not f.startswith("."))
-        else:
-            paths.append(r)
     try:
+        paths, skipped = find_runs(runs)
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: not a run ({why})", err=True)
         regs = resolve_regimes(regimes or ["trec_eval"])
         rr = [read_run(p) for p in paths]
         res = robustness(read_qrels(qrels_a), read_qrels(qrels_b), rr, measures or None, regs,
