@@ -50,6 +50,9 @@ LAZY_COMMANDS: dict[str, str] = {
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
     "qrels": "tiebreak.cli.qrels:qrels_group",
+    "repro": "tiebreak.cli.repro:repro_cmd",
+    "correlate": "tiebreak.cli.correlate:correlate_cmd",
+    "verify": "tiebreak.cli.verify:verify_cmd",
 }
 
 
@@ -99,6 +102,7 @@ COMMAND_HELP: dict[str, str] = {
     "band": "Write a deliberately tied (banded or rounded) version of a run.",
     "bounds": "Worst-case change of RR / RBP from averaging inside bands (YMT 2016, Table 2).",
     "compare": "Significance tests between runs, flagging wins that depend on tie order.",
+    "correlate": "Rank correlation (tau, tau_AP, tau_b, Spearman, RBO) of two eval results.",
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
@@ -109,12 +113,14 @@ COMMAND_HELP: dict[str, str] = {
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "qrels": "Commands on qrels: convert, compare and test the conclusions they support.",
     "report": "Write a self-contained HTML report comparing runs.",
+    "repro": "Reproduction measures (Breuer et al. 2020) and the share of the gap ties explain.",
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
     "trec_eval": "Drop-in trec_eval 10.0, plus --regime for tie regimes.",
+    "verify": "Check expected values (eval --write-expected) within each run's tie range.",
 }
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",

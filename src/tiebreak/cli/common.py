@@ -151,3 +151,32 @@ def renamed_option(old: str, param: str, new: str, **kw):
 
     return decorate
 
+
+def write_rows(rows: list[dict], fmt: str, fh, columns: list[str] | None = None,
+               nleft: int = 1, title: str | None = None) -> None:
+    """Write records (dicts with the same keys) as ``table`` (the readable grid, floats to 4
+    decimals), ``tsv`` (a header row and full precision) or ``json`` (a list of objects; NaN as
+    null). ``columns`` chooses and orders the keys (default: the first row's); ``title`` is a line
+    above a table (tables only)."""
+    from ..evaluation.output import dump_json, grid
+
+    cols = columns or (list(rows[0]) if rows else [])
+    if fmt == "json":
+        dump_json([{c: r.get(c) for c in cols} for r in rows], fh)
+        return
+
+    def cell(v, precise):
+        if isinstance(v, float):
+            if v != v:
+                return "-" if not precise else "nan"
+            return repr(v) if precise else f"{v:.4f}"
+        return str(v)
+
+    if fmt == "tsv":
+        fh.write("\t".join(cols) + "\n")
+        for r in rows:
+            fh.write("\t".join(cell(r.get(c), True) for c in cols) + "\n")
+        return
+    if title:
+        fh.write(title + "\n")
+    fh.write(grid(cols, [[cell(r.get(c), False) for c in cols] for r in rows], nleft))

@@ -82,6 +82,9 @@ _ALL = [
     Option("line_counts", ("--line-counts",), "flag",
            help="List in the warnings what became of every input line (read, comment, blank, "
                 "evaluated, dropped); JSON output always has them."),
+    Option("write_expected", ("--write-expected",), "str", metavar="FILE",
+           help="Also write FILE, the expected values (trec_eval regime, tie range "
+                "[realistic, optimistic]) that 'tiebreak verify FILE' checks."),
 ]
 #: Every option of ``tiebreak eval`` (parameter name -> :class:`~tiebreak.cli.options.Option`):
 #: the one definition from which the click command (:func:`tiebreak.cli.app.eval_cmd`) and the
@@ -136,18 +139,20 @@ def run(qrels, runs, **options) -> None:
     the body of ``tiebreak eval``. ``options``: keyword arguments named as the parameters of
     :data:`OPTIONS` (see ``tiebreak eval --help``), each defaulting to its entry there;
     ``chunk_topics`` is the text of ``--chunk-topics`` (a positive whole number of topics) or
-    None. Bad input: a one-line message on stderr and ``SystemExit(2)``; input warnings and
-    notes on stderr. Raises TypeError for an option that :data:`OPTIONS` does not have."""
+    None; ``write_expected`` a path for :func:`tiebreak.studies.verify.write_expected`. Bad
+    input: a one-line message on stderr and ``SystemExit(2)``; input warnings and notes on
+    stderr. Raises TypeError for an option that :data:`OPTIONS` does not have."""
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         raise TypeError(f"run() got unexpected options: {', '.join(unknown)}")
     o = {**DEFAULTS, **options}
     (measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide, sort_by, name_by,
      quiet, verbose, score_precision, average, on_duplicate, jobs, samples, seed, chunk_topics,
-     dask_address, line_counts) = (o[k] for k in (
+     dask_address, line_counts, write_expected) = (o[k] for k in (
         "measures", "regimes", "convention", "ntcir_gains", "per_topic", "fmt", "header", "wide",
         "sort_by", "name_by", "quiet", "verbose", "score_precision", "average", "on_duplicate",
-        "jobs", "samples", "seed", "chunk_topics", "dask_address", "line_counts"))
+        "jobs", "samples", "seed", "chunk_topics", "dask_address", "line_counts",
+        "write_expected"))
     from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
@@ -211,6 +216,16 @@ def run(qrels, runs, **options) -> None:
     except (InputError, MeasureError) as e:
         _fail(str(e))
 
+    if write_expected:
+        from ..studies.verify import write_expected as _write_expected
+
+        if qrels == "-" or "-" in paths:
+            _fail("--write-expected needs qrels and runs from files")
+        try:
+            n = _write_expected(res, paths, qrels, write_expected)
+        except (ValueError, ImportError) as e:
+            _fail(str(e))
+        echo_err(f"tiebreak: wrote {n} expected values to {write_expected}")
     out = sys.stdout
     warn_lines = format_warnings(res, lines=True) if line_counts else \
         summarise_warnings(res, verbose)
