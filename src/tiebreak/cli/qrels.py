@@ -84,7 +84,7 @@ def agree_cmd(qrels_a, qrels_b, level, fmt, summary):
               help="List the runs' means and ranks under each qrels.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Processes that evaluate runs in parallel (0 = all cores).")
 def robustness_cmd(qrels_a, qrels_b, runs, measures, regimes, rule, test, correction, alpha,
                    rbo_p, show_changes, show_rankings, fmt, jobs):

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .common import REGIME_HELP, _fail, open_output, write_rows
+from .common import REGIME_HELP, _fail, open_output, split_qrels, write_rows
 
 COLUMNS = ["original", "reproduced", "measure", "regime", "orig_mean", "rep_mean", "RMSE",
            "nRMSE", "p_paired", "KTU", "KTU_ties", "RBO", "RBO_ties", "overlap", "topics",
@@ -18,12 +18,14 @@ REPLICATION = ["original", "reproduced", "measure", "regime", "orig_mean", "rep_
 
 
 @click.command("repro")
-@click.argument("originals", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("originals", nargs=-1, required=True, type=click.Path(allow_dash=True),
+                metavar="QRELS ORIGINAL...")
 @click.option("--reproduced", "reproduced", multiple=True, required=True, metavar="RUN",
               type=click.Path(), help="A reproduced run, repeatable. Paired with the originals "
                                       "by run name, else in the order given.")
-@click.option("--qrels", required=True, type=click.Path(allow_dash=True),
-              help="Qrels of the original runs (and of the reproduced ones, unless --rep-qrels).")
+@click.option("--qrels", default=None, type=click.Path(allow_dash=True),
+              help="Deprecated: give QRELS as the first argument (the qrels of the original "
+                   "runs, and of the reproduced ones unless --rep-qrels).")
 @click.option("--rep-qrels", type=click.Path(),
               help="Qrels of another collection for the reproduced runs: replicability (ER, "
                    "DeltaRI and the unpaired t-test only).")
@@ -50,10 +52,10 @@ REPLICATION = ["original", "reproduced", "measure", "regime", "orig_mean", "rep_
               help="Write here (default: standard output).")
 def repro_cmd(originals, reproduced, qrels, rep_qrels, measures, regimes, baseline, rbo_p, depth,
               fmt, per_topic, plot_path, output):
-    """Compare ORIGINAL runs with their reproductions (Breuer et al., SIGIR 2020): KTU and RBO of
-    the rankings, RMSE and nRMSE, ER and DeltaRI, t-tests, in each tie regime, with the share of
-    the gap explained by ties (topics whose tie ranges overlap; the RMSE left when each run is
-    scored at the point of its tie range closest to the other)."""
+    """Compare ORIGINAL runs, judged by QRELS, with their reproductions (Breuer et al. 2020):
+    KTU and RBO of the rankings, RMSE and nRMSE, ER and DeltaRI, t-tests, in each tie regime,
+    with the share of the gap explained by ties (topics whose tie ranges overlap; the RMSE left
+    when each run is scored at the point of its tie range closest to the other)."""
     from ..evaluation.compute import resolve_regimes
     from ..io import InputError, read_qrels, read_run
     from ..measures import MeasureError
@@ -65,6 +67,7 @@ def repro_cmd(originals, reproduced, qrels, rep_qrels, measures, regimes, baseli
         if find_spec("matplotlib") is None:
             _fail("--plot needs the plot extra (missing: matplotlib): pip install "
                   "'tiebreak[plot]'")
+    qrels, originals = split_qrels(qrels, originals)
     try:
         regs = resolve_regimes(regimes or ["trec_eval"])
         q = read_qrels(qrels)
