@@ -39,7 +39,8 @@ from .weights import (  # noqa: F401  (re-exported: the helpers lived here befor
     query_term_ids,
 )
 
-__all__ = ["bm25", "ql", "vsm", "pl2", "dph", "dfr_bm25", "idf_weights", "query_term_ids", "topk_from_scores",
+__all__ = ["bm25", "ql", "vsm", "pl2", "dph", "dfr_bm25", "idf_weights", "query_term_ids",
+           "topk_from_scores",
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
 # ---------------------------------------------------------------- numba kernels

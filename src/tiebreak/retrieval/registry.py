@@ -423,7 +423,8 @@ register(Model(
     "J. L. Fagan, \"Experiments in automatic phrase indexing for document retrieval\", PhD "
     "thesis, Cornell University, 1987"))
 _LM_MU = Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "unigram Dirichlet prior")
-_LM_LAM = Param("lam", 0.1, in_range(0.0, 1.0, hi_open=True), "weight of the bigram / biterm probability")
+_LM_LAM = Param("lam", 0.1, in_range(0.0, 1.0, hi_open=True),
+                "weight of the bigram / biterm probability")
 register(Model(
     "bigram_lm", "bigram language model: log P(t1|D) + sum log((1-lam) P(ti|D) + "
     "lam c(t(i-1) ti; D)/c(t(i-1); D))", "positional", ("stats", "positions"),

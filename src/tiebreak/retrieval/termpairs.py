@@ -175,7 +175,8 @@ def bigram_lm(index, query_terms, k: int = 1000, mu: float = 2000.0, lam: float 
     """Song & Croft's bigram language model (module docstring): the top ``k`` as ``(docids
     int32, scores float64)``, the scores ``log P(Q|D)``. ``lam``: the bigram's weight in the
     mixture, ``mu``: the unigram's Dirichlet prior. Raises ValueError for ``mu`` <= 0 or
-    ``lam`` outside [0, 1) (at 1 a document without the bigram has probability 0); ``lam = 0`` is query likelihood with Dirichlet smoothing."""
+    ``lam`` outside [0, 1) (at 1 a document without the bigram has probability 0);
+    ``lam = 0`` is query likelihood with Dirichlet smoothing."""
     return _ngram_lm(index, query_terms, k, float(mu), float(lam), False)
 
 
