@@ -13,6 +13,7 @@ import pytest
 
 from tiebreak.index.build import build_index_from_tokens
 from tiebreak.retrieval import registry
+from tiebreak.retrieval.search import search
 
 #   d1: a b c a      (|D| = 4)      d2: b x x a c    (|D| = 5)      d3: c c x    (|D| = 3)
 DOCS = {"d1": "a b c a", "d2": "b x x a c", "d3": "c c x"}
@@ -76,6 +77,12 @@ def test_dfr_unigram_models_by_hand(idx, model, f):
     assert scores(idx, model, "a b") == pytest.approx(want, rel=1e-12)
     # rank-safe pruning through the traversal layer gives the same scores
     assert scores(idx, model, "a b", algorithm="maxscore") == pytest.approx(want, rel=1e-12)
+    # and so does a topic set through search() (the batched traversal; "a" is a stopword of
+    # the analyser, so the topic is "b c")
+    (res,) = search(idx, [("q1", "b c")], model, 10)
+    want = {d: sum(f(d, t) for t in ("b", "c") if tf(d, t)) for d in ("d1", "d2", "d3")}
+    assert {str(idx.docnos[i]): float(x) for i, x in zip(res.docids, res.scores)} == \
+        pytest.approx(want, rel=1e-12)
 
 
 def test_dfr_repeated_query_term_and_c(idx):

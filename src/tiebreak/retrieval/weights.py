@@ -576,6 +576,8 @@ def term_scorer(model, **params) -> TermScorer:
         if params:
             raise ValueError("parameters go into the scorer, not beside it")
         return model
+    if model in DFRScorer.MODELS:      # pl2, dph, dfr_bm25: the registry's names
+        return DFRScorer(model=model, **params)
     cls = TERM_SCORERS.get(model)
     if cls is None:
         raise ValueError(f"traversal supports models {', '.join(TERM_SCORERS)}, got {model!r}")
