@@ -1095,7 +1095,7 @@ def score_with_windows(model: str, index, query_terms, k: int, windows, **params
 
 def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
         window: int = SDM_WINDOW, method: str = "auto",
-        max_prox_terms: int | None = None):  # fmt: skip
+        max_prox_terms: int | None = None, algorithm: str = "exhaustive"):  # fmt: skip
     """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
 
     ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
@@ -1115,8 +1115,18 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     ``max_prox_terms`` (default ``None`` = all, capped at 62; at most 62): the window features
     are built over the highest-IDF distinct terms only, in query order; the unigram part over
     all terms (module docstring: a deliberate deviation).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials, with
+    the pairs' collection counts from a term-pair statistics index
+    (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
+    documents in the same order, scores equal to within float rounding.
     Returns ``(docids int32, scores float64)`` of the top k.
     """
+    if algorithm == "bounds":
+        from .proxprune import sdm_bounds
+
+        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
 
 

@@ -261,7 +261,9 @@ register(Model(
      Param("window", 8, integer(1), "#uwN window of the bigrams"),
      Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
      Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
-           "many highest-IDF terms (default all, <= 62)")),
+           "many highest-IDF terms (default all, <= 62)"),
+     Param("algorithm", "exhaustive", one_of("exhaustive", "bounds"), "bounds: rank-safe "
+           "pruning by upper bounds of the window potentials (term-pair statistics)")),
     "tiebreak.retrieval.dependency:sdm", _MRF))
 register(Model(
     "fdm", "full dependence model, Indri semantics", "dependency", ("stats", "positions"),
