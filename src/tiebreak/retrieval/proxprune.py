@@ -205,8 +205,8 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
     (N,) scratch arrays ``acc`` (the score without window potentials, less its constant part),
     ``bnd`` (the bound of the window potentials) and ``ptf`` (the previous proximity term's
     tf, which makes each adjacent pair's bound ``min(tf_a, tf_b)`` available while the second
-    term's postings pass) and ``mark`` (touched); zero on entry and left so. A document's score without its window
-    potentials is a lower bound of its score (each potential of a count >= 1 is > 0): the k-th
+    term's postings pass) and ``mark`` (touched); zero on entry and left so. A document's
+    score without its window potentials is a lower bound of its score (each potential of a count >= 1 is > 0): the k-th
     largest of those is the first threshold, then the k-th largest exact score found; a
     candidate whose upper bound is below it is skipped, the others are scored from their
     positions (their postings found by binary search). ``cf``: the slots' collection counts
