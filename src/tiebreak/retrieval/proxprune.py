@@ -203,11 +203,11 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
             ln_dl, k, acc, bnd, ptf, mark, touched):
     """The pruned traversal (module docstring). Term-at-a-time over the postings into the dense
     (N,) scratch arrays ``acc`` (the score without window potentials, less its constant part),
-    ``bnd`` (the bound of the window potentials) and ``ptf`` (the previous proximity term's
-    tf, which makes each adjacent pair's bound ``min(tf_a, tf_b)`` available while the second
-    term's postings pass) and ``mark`` (touched); zero on entry and left so. A document's
-    score without its window potentials is a lower bound of its score (each potential of a count >= 1 is > 0): the k-th
-    largest of those is the first threshold, then the k-th largest exact score found; a
+    ``bnd`` (the bound of the window potentials), ``ptf`` and ``mark`` (the tf and index + 1
+    of the last proximity term seen in the document, which makes each adjacent pair's bound
+    ``min(tf_a, tf_b)`` available while the second term's postings pass; 0: not touched);
+    zero on entry and left so. A document's score without its window potentials is a lower
+    bound of its score (each potential of a count >= 1 is > 0): the k-th largest of those is the first threshold, then the k-th largest exact score found; a
     candidate whose upper bound is below it is skipped, the others are scored from their
     positions (their postings found by binary search). ``cf``: the slots' collection counts
     (unigrams, then the ordered and the unordered features of the adjacent pairs). Returns
@@ -237,37 +237,33 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
             lbg[s] = math.log(bg[s])
             c0 += gw[s] * lbg[s]
             gsum += gw[s]
-    # pass 1: term at a time
+    # pass 1: term at a time. ptf[d] holds the tf of the last proximity term seen in d and
+    # mark[d] that term's index + 1 (0: d not touched yet), so the previous term's tf is read
+    # only when it is the previous term's
     n = 0
     for j in range(nq):
         t = tids[j]
         for p in range(pp[t], pp[t + 1]):
             d = pd[p]
-            if mark[d] == 0:
-                mark[d] = 1
+            tag = mark[d]
+            if tag == 0:
                 touched[n] = d
                 n += 1
             if bg[j] > 0:
                 acc[d] += gw[j] * sat[p]
-            if 0 < j < npx and ptf[d] > 0:
-                m = min(ptf[d], pt[p])
-                so = nq + j - 1
-                su = nq + no + j - 1
-                if bg[so] > 0:
-                    bnd[d] += gw[so] * (math.log(m + bg[so]) - lbg[so])
-                if bg[su] > 0:
-                    bnd[d] += gw[su] * (math.log(m + bg[su]) - lbg[su])
-        if j >= 1 and j - 1 < npx:
-            u = tids[j - 1]
-            for p in range(pp[u], pp[u + 1]):
-                ptf[pd[p]] = 0
-        if j < npx - 1:
-            for p in range(pp[t], pp[t + 1]):
-                ptf[pd[p]] = pt[p]
-    if npx >= 1 and nq >= 1 and npx - 1 < nq:
-        u = tids[npx - 1]
-        for p in range(pp[u], pp[u + 1]):
-            ptf[pd[p]] = 0
+            if j < npx:
+                if j > 0 and tag == j:
+                    m = min(ptf[d], pt[p])
+                    so = nq + j - 1
+                    su = nq + no + j - 1
+                    if bg[so] > 0:
+                        bnd[d] += gw[so] * (math.log(m + bg[so]) - lbg[so])
+                    if bg[su] > 0:
+                        bnd[d] += gw[su] * (math.log(m + bg[su]) - lbg[su])
+                ptf[d] = pt[p]
+                mark[d] = j + 1
+            elif tag == 0:
+                mark[d] = nq + 1
     theta = -np.inf
     if n >= k:
         lb = np.empty(n, np.float64)
@@ -290,6 +286,7 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
         acc[d] = 0.0
         bnd[d] = 0.0
         mark[d] = 0
+        ptf[d] = 0
         front = c0 - gsum * ln_dl[dl[d]]
         if front + (a + bd) < theta:
             continue
