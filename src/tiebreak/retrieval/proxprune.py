@@ -203,16 +203,17 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
             ln_dl, k, acc, bnd, ptf, mark, touched):
     """The pruned traversal (module docstring). Term-at-a-time over the postings into the dense
     (N,) scratch arrays ``acc`` (the score without window potentials, less its constant part),
-    ``bnd`` (the bound of the window potentials), ``ptf`` and ``mark`` (the tf and index + 1
-    of the last proximity term seen in the document, which makes each adjacent pair's bound
-    ``min(tf_a, tf_b)`` available while the second term's postings pass; 0: not touched);
-    zero on entry and left so. A document's score without its window potentials is a lower
-    bound of its score (each potential of a count >= 1 is > 0): the k-th largest of those is
-    the first threshold, then the k-th largest exact score found; a candidate whose upper bound is below it is skipped, the others are scored from their
-    positions (their postings found by binary search). ``cf``: the slots' collection counts
-    (unigrams, then the ordered and the unordered features of the adjacent pairs). Returns
-    the scored candidates at or above the final threshold (docids, exact scores), the number
-    of candidates and the number whose positions were read."""
+    ``bnd`` (the bound of the window potentials), ``ptf`` and ``mark`` (the tf and index + 1 of
+    the last proximity term seen in the document, which makes each adjacent pair's bound
+    ``min(tf_a, tf_b)`` available while the second term's postings pass; 0: not touched); zero
+    on entry and left so. A document's score without its window potentials is a lower bound of
+    its score (each potential of a count >= 1 is > 0): the k-th largest of those is the first
+    threshold, then the k-th largest exact score found; a candidate whose upper bound is below
+    it is skipped, the others are scored from their positions (their postings found by binary
+    search). ``cf``: the slots' collection counts (unigrams, then the ordered and the unordered
+    features of the adjacent pairs). Returns the scored candidates at or above the final
+    threshold (docids, exact scores), the number of candidates and the number whose positions
+    were read."""
     nq = tids.size
     no = max(npx - 1, 0)
     nslot = nq + 2 * no
