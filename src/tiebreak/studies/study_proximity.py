@@ -269,6 +269,34 @@ def _heatmap(index, topics, qrels, k: int, bins: int = 10):
     return xe, ye, p, cnt, hit
 
 
+def _robustness_outputs(study, index, text: dict, out_dir) -> dict | None:
+    """robustness.tsv, robustness_length.tsv, ow_outliers.tsv (module
+    :mod:`tiebreak.studies.proximity_robustness`); returns the order test, or None when a
+    model of the comparison is not in the study."""
+    from . import proximity_robustness as pr
+
+    names = study["names"]
+    if any(m not in names for m in (pr.BASE, *pr.MODELS)):
+        return None
+    ap = {m: study["ap"][names.index(m)] for m in (pr.BASE, *pr.MODELS)}
+    tq = list(study["topics"])
+    an = index.analyzer.analyze
+    lengths = np.array([len({t for t in an(text.get(q, "")) if index.term_id(t) >= 0})
+                        for q in tq])
+    _write_tsv(os.path.join(out_dir, "robustness.tsv"),
+               ["model", "topics", *pr.bucket_labels(), f"loss>{pr.LOSS:g}%"],
+               pr.robustness_rows(ap, lengths))
+    _write_tsv(os.path.join(out_dir, "robustness_length.tsv"),
+               ["model", "length", "topics", "mean_delta_AP", f"loss>{pr.LOSS:g}%"],
+               pr.by_length_rows(ap, lengths))
+    _write_tsv(os.path.join(out_dir, "ow_outliers.tsv"),
+               ["topic", "length", "AP_BOW", *(f"delta_{m}" for m in pr.MODELS)],
+               pr.ow_outliers(ap, lengths, tq))
+    test = pr.order_test(ap, lengths)
+    study["order_test"] = test
+    return test
+
+
 def _qrels_triples(qrels):
     """(topic ids, docnos, relevance values) lists of a Qrels."""
     t = [qrels.topics[i] for i in qrels.topic.tolist()]
@@ -339,6 +367,8 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "deltas.png"), dpi=120)
     _write_tsv(os.path.join(out_dir, "deltas.tsv"), ["model", "baseline", *labels], drows)
+    # robustness of the window features against BOW (Lu 2018 Fig. 3.3, 3.4, Table 3.3)
+    _robustness_outputs(study, index, text, out_dir)
     # extremes
     b = ap[names.index("BM25")]
     erows = []
@@ -492,8 +522,14 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
                     for n, (_, c) in MU_CV.items())
     click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}; "
                f"mu per fold (CV): {mus}")
-    click.echo(f"wrote summary.tsv deltas.tsv deltas.png extremes.tsv lambda_cv.tsv "
-               f"ql_mu.tsv heatmap.tsv heatmap.png to {out_dir}", err=True)
+    ot = study.get("order_test")
+    if ot is not None:
+        click.echo(f"losses > 25% against BOW (topics of >= 2 terms): BOW+OW {ot['ow_losses']}, "
+                   f"BOW+UW {ot['uw_losses']}; McNemar exact p = {ot['p']:.3g} "
+                   f"({ot['ow_only']} OW only, {ot['uw_only']} UW only)")
+    click.echo(f"wrote summary.tsv deltas.tsv deltas.png robustness.tsv robustness_length.tsv "
+               f"ow_outliers.tsv extremes.tsv lambda_cv.tsv ql_mu.tsv heatmap.tsv heatmap.png "
+               f"to {out_dir}", err=True)
 
 
 def _learn_cmd(idx, tops, q, k, folds, seed, out_dir, fail):
