@@ -375,13 +375,13 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
 
 
 def pruning(idx, sets: dict, repeat: int, ks=(10, 100, 1000)):
-    """SDM by upper bounds (:func:`tiebreak.retrieval.proxprune.sdm_bounds`) against exhaustive
+    """SDM by upper bounds (:func:`tiebreak.retrieval.dependency.sdm_bounds`) against exhaustive
     SDM: per query set and depth k, the summed query time of each (best of ``repeat`` passes,
     interleaved per query), the speed-up, the share of candidates whose positions were read,
     and whether every ranking is identical (documents and order). The pair statistics are
     built first for every query of the sets (timed on their own)."""
     from tiebreak.retrieval import dependency as dep
-    from tiebreak.retrieval.proxprune import build_pair_statistics, sdm_bounds
+    from tiebreak.retrieval.dependency import build_pair_statistics, sdm_bounds
 
     t = time.perf_counter()
     n = build_pair_statistics(idx, [q for qs in sets.values() for q in qs])

@@ -10,14 +10,15 @@ import pytest
 
 from tiebreak.index.build import build_index_from_tokens
 from tiebreak.retrieval import registry
-from tiebreak.retrieval.dependency import sdm, window_counts
-from tiebreak.retrieval.proximity import count_ordered, count_unordered
-from tiebreak.retrieval.proxprune import (
+from tiebreak.retrieval.dependency import (
+    _arrays,
     build_pair_statistics,
-    pair_counts_in,
-    pair_statistics,
+    sdm,
     sdm_bounds,
+    window_counts,
 )
+from tiebreak.retrieval.proximity import count_ordered, count_unordered
+from tiebreak.retrieval.proxprune import pair_counts_in, pair_statistics
 
 
 def test_pair_counts_against_the_window_counters():
@@ -54,7 +55,7 @@ def test_pair_statistics_and_rankings_on_random_collections(tmp_path, seed):
         tids = [idx.term_id(t) for t in q]
         # SDM's pass 1 (slots: unigrams, ordered pairs, unordered pairs) = the pair index
         wc = window_counts("sdm", idx, q)
-        ps = pair_statistics(idx, list(zip(tids, tids[1:])), 8)
+        ps = pair_statistics(idx, list(zip(tids, tids[1:])), 8, _arrays(idx))
         no = len(q) - 1
         assert [ps[p][0] for p in zip(tids, tids[1:])] == list(wc[len(q):len(q) + no])
         assert [ps[p][1] for p in zip(tids, tids[1:])] == list(wc[len(q) + no:])
@@ -77,7 +78,7 @@ def test_three_documents_by_hand_and_the_skip(tmp_path):
 
     idx = build_index_from_tokens(tmp_path / "i", ["d1", "d2", "d3"], np.array(toks),
                                   np.array(ptr), terms, Analyzer("none", "none"))
-    assert pair_statistics(idx, [(0, 1)], 8) == {(0, 1): (1.0, 2.0)}
+    assert pair_statistics(idx, [(0, 1)], 8, _arrays(idx)) == {(0, 1): (1.0, 2.0)}
     for q in (["a", "b"], ["c", "a", "b"], ["x", "c"]):
         for k in (1, 2, 3):
             got = registry.run(idx, q, k, "sdm", mu=5.0, algorithm="bounds")

@@ -57,6 +57,8 @@ from .weights import collection_stats
 
 __all__ = [
     "sdm",
+    "sdm_bounds",
+    "build_pair_statistics",
     "fdm",
     "lkp",
     "lkpf",
@@ -1122,12 +1124,55 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     Returns ``(docids int32, scores float64)`` of the top k.
     """
     if algorithm == "bounds":
-        from .proxprune import sdm_bounds
-
         return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
     if algorithm != "exhaustive":
         raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
+
+
+def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
+               window: int = SDM_WINDOW, max_prox_terms: int | None = None,
+               stats: dict | None = None):
+    """SDM's top ``k`` by rank-safe pruning with upper bounds of the window potentials
+    (:mod:`tiebreak.retrieval.proxprune`; ``sdm -p algorithm=bounds``): ``(docids int32, scores
+    float64)``, the documents and order of :func:`sdm`, scores equal to within float rounding.
+    The pairs' collection window counts come from the term-pair statistics index
+    (:func:`build_pair_statistics`; computed for the query's pairs on first use). ``stats``: a
+    dict to receive ``candidates`` (documents holding a query term) and ``scored`` (documents
+    whose positions were read). Raises ValueError for bad parameters and on a shard."""
+    from .proxprune import bounds_search
+
+    lt, lo, lu = (float(x) for x in weights)
+    if not mu > 0 or min(lt, lo, lu) < 0:
+        raise ValueError("mu must be > 0 and weights >= 0")
+    k = _check_k(k)
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
+    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    arrays = _arrays(index)
+    coll_len = float(max(collection_stats(index).collection_length, 1))
+    docs, scores, n, ns = bounds_search(
+        index, arrays, tids, qtf, npx, int(window), _dirichlet_part(index, float(mu), coll_len),
+        _log_doclen(index, float(mu)), weights, float(mu), coll_len, k)
+    if stats is not None:
+        stats["candidates"] = int(n)
+        stats["scored"] = int(ns)
+    return _select_topk(scores, docs.astype(np.int32), arrays[6], k)
+
+
+def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
+                          max_prox_terms: int | None = None) -> int:
+    """Fill the term-pair statistics index (:func:`tiebreak.retrieval.proxprune.pair_statistics`)
+    with every adjacent pair of ``queries`` (lists of analysed terms) as :func:`sdm_bounds`
+    forms them; returns the number of pairs stored for ``window``."""
+    from .proxprune import pair_statistics
+
+    pairs = set()
+    for q in queries:
+        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_TERMS, "sdm")
+        pairs.update((int(tids[j]), int(tids[j + 1])) for j in range(npx - 1))
+    pair_statistics(index, sorted(pairs), int(window), _arrays(index))
+    return len(index._cache[("pair-stats", int(window))])
 
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,

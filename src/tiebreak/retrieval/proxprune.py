@@ -34,8 +34,10 @@ The collection counts ``cf_f`` of the window features are needed before any scor
 from a **term-pair statistics index** (:func:`pair_statistics`): per adjacent pair and window,
 the ``#1`` and ``#uwN`` counts summed over the collection, computed once per pair by one merge
 of the two terms' positional postings and kept on the index object (Table 2.2's term-pair
-index, for the pairs a query set needs; :func:`build_pair_statistics` fills it for a topic
-set). The results are those of exhaustive :func:`~tiebreak.retrieval.dependency.sdm`: the same
+index, for the pairs a query set needs;
+:func:`tiebreak.retrieval.dependency.build_pair_statistics` fills it for a topic set). The
+driver is :func:`tiebreak.retrieval.dependency.sdm_bounds` (``sdm -p algorithm=bounds``).
+The results are those of exhaustive :func:`~tiebreak.retrieval.dependency.sdm`: the same
 documents in the same order, scores equal to within float rounding (the window potentials are
 added in another order; tested to 1e-12 on the classic collections).
 """
@@ -48,7 +50,7 @@ import numpy as np
 
 from .intervals import jit
 
-__all__ = ["sdm_bounds", "pair_statistics", "build_pair_statistics", "pair_counts_in"]
+__all__ = ["bounds_search", "pair_statistics", "pair_counts_in"]
 
 
 @jit
@@ -121,36 +123,23 @@ def pair_counts_in(pos_a, pos_b, window: int) -> tuple[int, int]:
     return int(o), int(u)
 
 
-def pair_statistics(index, pairs, window: int) -> dict:
+def pair_statistics(index, pairs, window: int, arrays) -> dict:
     """The term-pair statistics index of ``index``: ``{(ta, tb): (#1 count, #uwN count)}``
     summed over the collection (float64 values, exact integers), for the term-id ``pairs``
     (each computed once and kept on the index object, under ``("pair-stats", window)``).
-    Raises ValueError on a sharded index (whose shards hold part of the positions)."""
+    ``arrays``: the index's ``(post_ptr int64, post_docid int32, post_tf, pos_ptr int64, pos
+    int32)``. Raises ValueError on a shard of a sharded index (which holds part of the
+    positions)."""
     if getattr(index, "global_stats", None) is not None:
         raise ValueError("pair statistics need the whole collection's positions (not a shard)")
-    from .dependency import _arrays
-
     store = index._cache.setdefault(("pair-stats", int(window)), {})
     missing = [p for p in pairs if p not in store]
     if missing:
-        pp, pd, _, qp, pos = _arrays(index)[:5]
+        pp, pd, _, qp, pos = arrays[:5]
         for ta, tb in missing:
             store[(ta, tb)] = _pair_totals(pp, pd, qp, pos, np.int64(ta), np.int64(tb),
                                            np.int64(window))
     return {p: store[p] for p in pairs}
-
-
-def build_pair_statistics(index, queries, window: int = 8, max_prox_terms=None) -> int:
-    """Fill the term-pair statistics of every adjacent pair of ``queries`` (lists of analysed
-    terms) as :func:`sdm_bounds` forms them; returns the number of pairs stored."""
-    from .dependency import MAX_TERMS, _prox_plan
-
-    pairs = set()
-    for q in queries:
-        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_TERMS, "sdm")
-        pairs.update((int(tids[j]), int(tids[j + 1])) for j in range(npx - 1))
-    pair_statistics(index, sorted(pairs), window)
-    return len(index._cache[("pair-stats", int(window))])
 
 
 @jit
@@ -323,55 +312,30 @@ def _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, npx, window, sat, lt, lo, lu
     return out_d[:m], out_s[:m], n, nread
 
 
-def sdm_bounds(index, query_terms, k: int = 1000, weights=(0.8, 0.15, 0.05), mu: float = 2500.0,
-               window: int = 8, max_prox_terms=None, stats: dict | None = None):
-    """SDM's top ``k`` by bound-based pruning (module docstring): ``(docids int32, scores
-    float64)``, the documents and order of :func:`tiebreak.retrieval.dependency.sdm`.
-
-    ``stats``: an ``{}`` to receive ``candidates`` (documents holding a query term) and
-    ``scored`` (documents whose positions were read). Raises ValueError for bad parameters (as
-    :func:`~tiebreak.retrieval.dependency.sdm`) and on a shard of a sharded index."""
-    from .dependency import (
-        MAX_TERMS,
-        _arrays,
-        _check_k,
-        _dirichlet_part,
-        _empty,
-        _log_doclen,
-        _prox_plan,
-    )
-    from .positional import _finish
-    from .weights import collection_stats
-
-    lt, lo, lu = (float(x) for x in weights)
-    if not mu > 0 or min(lt, lo, lu) < 0:
-        raise ValueError("mu must be > 0 and weights >= 0")
-    k = _check_k(k)
-    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
+def bounds_search(index, arrays, tids, qtf, npx: int, window: int, sat, ln_dl, weights,
+                  mu: float, coll_len: float, k: int):
+    """The pruned traversal of one SDM query (module docstring) over ``arrays`` (the index's
+    ``(post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl, df, cf)``), for the
+    distinct term ids ``tids`` (proximity terms first, ``npx`` of them) with query frequencies
+    ``qtf``; ``sat`` and ``ln_dl`` the cached per-posting Dirichlet parts and ``ln(L + mu)`` of
+    :mod:`tiebreak.retrieval.dependency`. Returns ``(docids int64, scores float64, candidates,
+    scored)``: the scored candidates at or above the final threshold, unsorted."""
+    pp, pd, pt, qp, pos, dl = arrays[:6]
     nq = len(tids)
-    if nq == 0 or k <= 0 or index.num_docs == 0:
-        return _empty()
-    pp, pd, pt, qp, pos, dl, _, _, _, cf_all = _arrays(index)
-    coll_len = float(max(collection_stats(index).collection_length, 1))
     no = max(npx - 1, 0)
     cf = np.zeros(nq + 2 * no)
-    cf[:nq] = cf_all[tids]
+    cf[:nq] = np.asarray(arrays[9], np.float64)[tids]
     if no:
-        ps = pair_statistics(index, [(int(tids[j]), int(tids[j + 1])) for j in range(no)],
-                             int(window))
-        for j in range(no):
-            cf[nq + j], cf[nq + no + j] = ps[(int(tids[j]), int(tids[j + 1]))]
+        pairs = [(int(tids[j]), int(tids[j + 1])) for j in range(no)]
+        ps = pair_statistics(index, pairs, int(window), arrays)
+        for j, pr in enumerate(pairs):
+            cf[nq + j], cf[nq + no + j] = ps[pr]
     scratch = index._cache.get("prune-scratch")
     if scratch is None:
         N = int(index.num_docs)
         scratch = index._cache["prune-scratch"] = (
             np.zeros(N), np.zeros(N), np.zeros(N, np.int32), np.zeros(N, np.int32),
             np.empty(N, np.int32))
-    docs, scores, n, ns = _search(
-        pp, pd, pt, qp, pos, dl, tids, qtf, cf, np.int64(npx), np.int64(window),
-        _dirichlet_part(index, float(mu), coll_len), lt, lo, lu, float(mu), coll_len,
-        _log_doclen(index, float(mu)), np.int64(k), *scratch)
-    if stats is not None:
-        stats["candidates"] = int(n)
-        stats["scored"] = int(ns)
-    return _finish(index, docs, scores, k)
+    lt, lo, lu = (float(x) for x in weights)
+    return _search(pp, pd, pt, qp, pos, dl, tids, qtf, cf, np.int64(npx), np.int64(window), sat,
+                   lt, lo, lu, float(mu), float(coll_len), ln_dl, np.int64(k), *scratch)
