@@ -1,4 +1,5 @@
-"""Tests of tiebreak.io.frames, tiebreak.io.irds and tiebreak.pyterrier: in-memory inputs equal
+"""Tests of tiebreak.io.frames, tiebreak.io.irds and tiebreak.compat.pyterrier: in-memory inputs
+equal
 file inputs, clear errors, ir_datasets ids offline, PyTerrier frames and pt.Experiment."""
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def _pt_frames():
 
 
 def test_pyterrier_frames_one_call():
-    from tiebreak.pyterrier import compare_frames, evaluate_frames
+    from tiebreak.compat.pyterrier import compare_frames, evaluate_frames
 
     qrels, tied, clean = _pt_frames()
     res = evaluate_frames({"tied": tied, "clean": clean}, qrels, ["AP"])
@@ -217,7 +218,7 @@ def test_pyterrier_frames_one_call():
 
 def test_tie_measure_in_pt_experiment():
     pt = pytest.importorskip("pyterrier", reason="python-terrier is not installed")
-    from tiebreak.pyterrier import evaluate_frames, tie_measure
+    from tiebreak.compat.pyterrier import evaluate_frames, tie_measure
 
     qrels, tied, clean = _pt_frames()
     topics = pd.DataFrame({"qid": ["1", "2"], "query": ["x", "y"]})

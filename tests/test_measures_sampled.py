@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiebreak as tb
-from tiebreak.evaluate import Evaluator
+from tiebreak.evaluation import Evaluator
 from tiebreak.io import InputError
 from tiebreak.io.inputs import as_qrels
 from tiebreak.io.sampled import SampledQrels, is_sampled_qrels, read_sampled_qrels

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tiebreak.cli import main
+from tiebreak.cli.search import MODEL_NAMES
 from tiebreak.index import Analyzer, build_index
 from tiebreak.index.readers import read_topics
 from tiebreak.index.shards import build_sharded_index
-from tiebreak.retrieval.cli import MODEL_NAMES
 from tiebreak.retrieval.search import format_run, search
 from tiebreak.retrieval.sharded import merge_topk, search_sharded
 

@@ -80,7 +80,7 @@ def stuffing_table(qrels, runs, measures=("AP", "P@10", "RR"),
     """
     import pandas as pd
 
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
 
     runs = list(runs)
     ev = Evaluator(qrels, list(measures), list(regimes))
