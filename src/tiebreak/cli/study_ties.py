@@ -111,8 +111,8 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
     st = None
     if stuffing:
         from ..io import read_run
-        from ..studies.stuffing import stuffing_table
         from ..studies.study_ties import STUFFING_REGIMES
+        from ..studies.stuffing import stuffing_table
 
         try:
             st = stuffing_table(read_qrels(qrels), [read_run(p) for p in paths],
