@@ -10,8 +10,9 @@ analysed in-vocabulary terms). As in the thesis, single-term queries are left ou
 no proximity feature).
 
 * Fig. 3.3 (:func:`robustness_rows`): per model, the topics in each bucket of the relative AP
-  change ``100 (AP - AP_BOW) / AP_BOW`` (:func:`tiebreak.studies.study_proximity.delta_buckets`)
-  and the number with a loss of more than 25 % (the thesis's "25+% degradation").
+  change ``100 (AP - AP_BOW) / AP_BOW``
+  and the number with a loss of more than 25 % (the thesis's "25+% degradation"); the buckets
+  are those of every per-topic change figure of the proximity study (:func:`delta_buckets`).
 * Fig. 3.4 (:func:`by_length_rows`): per model and query length (2, 3, 4, 5+), the topics, the
   mean AP change against BOW and the losses of more than 25 %.
 * Table 3.3 (:func:`ow_outliers`): the topics with the largest AP loss of BOW+OW that BOW+UW
@@ -24,14 +25,54 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LOSS", "MODELS", "robustness_rows", "by_length_rows", "ow_outliers", "order_test",
+__all__ = ["LOSS", "EDGES", "MODELS", "delta_buckets", "bucket_labels", "robustness_rows",
+           "by_length_rows", "ow_outliers", "order_test",
            "relative_change"]
 
 #: the thesis's threshold of a degradation, percent
 LOSS = 25.0
+#: bucket edges of the per-topic AP change in percent (Figs 3.3, 3.4, 4.7)
+EDGES = (-100.0, -50.0, -10.0, 0.0, 10.0, 50.0, 100.0)
 #: the compared models and their baseline
 MODELS = ("BOW+OW", "BOW+UW", "SDM", "FDM")
 BASE = "BOW"
+
+
+def delta_buckets(ap, base) -> tuple[list[str], np.ndarray]:
+    """(labels, counts) of the per-topic change ``100 (ap - base) / base`` in the buckets of
+    :data:`EDGES`: ``<= -50``, ``(-50, -10]``, ``(-10, 0)``, ``= 0``, ``(0, 10)``, ``[10, 50)``,
+    ``[50, 100)``, ``>= 100``, plus ``base=0`` (base 0, ap > 0). ``ap``, ``base``: float (n,)."""
+    ap = np.asarray(ap, float)
+    base = np.asarray(base, float)
+    labels = ["<=-50", "(-50,-10]", "(-10,0)", "=0", "(0,10)", "[10,50)", "[50,100)", ">=100",
+              "base=0"]
+    counts = np.zeros(len(labels), int)
+    for a, b in zip(ap, base):
+        if b == 0:
+            counts[3 if a == 0 else 8] += 1
+            continue
+        d = 100.0 * (a - b) / b
+        if d == 0:
+            counts[3] += 1
+        elif d < 0:
+            counts[0 if d <= -50 else 1 if d <= -10 else 2] += 1
+        else:
+            counts[4 if d < 10 else 5 if d < 50 else 6 if d < 100 else 7] += 1
+    return labels, counts
+
+
+def topic_folds(n: int, folds: int, seed: int = 0) -> np.ndarray:
+    """Fold of each of ``n`` topics (int (n,)): a seeded random permutation dealt round-robin
+    into ``folds`` folds (the folds :func:`cv_lambda` and
+    :func:`tiebreak.studies.proximity_select.cv_select` use).
+    Raises ValueError when ``n < folds`` or ``folds < 2``."""
+    if folds < 2 or n < folds:
+        raise ValueError(f"cross-validation needs 2 <= folds <= topics, got {folds} folds and "
+                         f"{n} topics")
+    rng = np.random.default_rng(seed)
+    fold = np.empty(n, int)
+    fold[rng.permutation(n)] = np.arange(n) % folds
+    return fold
 
 
 def relative_change(ap, base) -> np.ndarray:
@@ -51,8 +92,6 @@ def _multi(lengths) -> np.ndarray:
 def robustness_rows(ap: dict, lengths) -> list:
     """Fig. 3.3 rows: ``[model, topics, *bucket counts, losses > 25 %]`` over the topics with
     at least two query terms; ``ap``: model name -> per-topic AP (n,)."""
-    from .study_proximity import delta_buckets
-
     keep = _multi(lengths)
     rows = []
     for m in MODELS:
@@ -63,8 +102,7 @@ def robustness_rows(ap: dict, lengths) -> list:
 
 
 def bucket_labels() -> list[str]:
-    from .study_proximity import delta_buckets
-
+    """The labels of :func:`delta_buckets`."""
     return delta_buckets([0.0], [1.0])[0]
 
 

@@ -29,9 +29,9 @@ METHODS = ("depth", "mtf", "isj-sim", "A", "B", "C")
 
 
 def _score(qrels, runs, measure: str) -> np.ndarray:
-    import tiebreak as tb
+    from ..evaluation import evaluate
 
-    r = tb.evaluate(qrels, list(runs), [measure], ["trec_eval"])
+    r = evaluate(qrels, list(runs), [measure], ["trec_eval"])
     return np.asarray(r.mean[:, 0, 0], np.float64)
 
 

@@ -58,6 +58,8 @@ import os
 
 import numpy as np
 
+from .proximity_robustness import EDGES, delta_buckets  # noqa: F401  (re-exported)
+
 __all__ = ["MODELS", "MU_CV", "run_study", "study_models", "delta_buckets", "topic_folds",
            "cv_lambda", "cv_mu"]
 
@@ -74,8 +76,6 @@ MODELS: dict[str, tuple[str, dict]] = {
     "Lkpf": ("lkpf", {}),
 }
 MEASURES = ("AP", "nDCG@10", "P@10", "RBP(p=0.95)")
-#: bucket edges of the per-topic AP change in percent (Figs 3.3, 3.4, 4.7)
-EDGES = (-100.0, -50.0, -10.0, 0.0, 10.0, 50.0, 100.0)
 DEFAULT_LAMS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: Dirichlet mu grid of the cross-validated models of :data:`MU_CV`
 DEFAULT_MUS = (25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3500.0, 5000.0)
@@ -85,29 +85,6 @@ MU_CV: dict[str, tuple[str, str]] = {
     "SDM-cv": ("sdm", "SDM"),
     "FDM-cv": ("fdm", "FDM"),
 }
-
-
-def delta_buckets(ap, base) -> tuple[list[str], np.ndarray]:
-    """(labels, counts) of the per-topic change ``100 (ap - base) / base`` in the buckets of
-    :data:`EDGES`: ``<= -50``, ``(-50, -10]``, ``(-10, 0)``, ``= 0``, ``(0, 10)``, ``[10, 50)``,
-    ``[50, 100)``, ``>= 100``, plus ``base=0`` (base 0, ap > 0). ``ap``, ``base``: float (n,)."""
-    ap = np.asarray(ap, float)
-    base = np.asarray(base, float)
-    labels = ["<=-50", "(-50,-10]", "(-10,0)", "=0", "(0,10)", "[10,50)", "[50,100)", ">=100",
-              "base=0"]
-    counts = np.zeros(len(labels), int)
-    for a, b in zip(ap, base):
-        if b == 0:
-            counts[3 if a == 0 else 8] += 1
-            continue
-        d = 100.0 * (a - b) / b
-        if d == 0:
-            counts[3] += 1
-        elif d < 0:
-            counts[0 if d <= -50 else 1 if d <= -10 else 2] += 1
-        else:
-            counts[4 if d < 10 else 5 if d < 50 else 6 if d < 100 else 7] += 1
-    return labels, counts
 
 
 def topic_folds(n: int, folds: int, seed: int = 0) -> np.ndarray:

@@ -20,7 +20,7 @@ current value), and the sweeps repeat until one changes nothing (at most ``round
 Rankings are invariant to a positive scale of the weights; the vector is kept as found.
 
 Cross-validation: the topics are dealt into ``folds`` seeded folds (the folds of the study's
-other cross-validated rows, :func:`tiebreak.studies.proximity_select.topic_folds`); each
+other cross-validated rows, :func:`tiebreak.studies.study_proximity.topic_folds`); each
 fold's weights are learned on the other folds' topics and used, through the registered
 ``wsdm`` model, to rank the fold's own topics. The union of those rankings is the
 cross-validated WSDM run. The weights (per fold, and learned on all topics) are saved as JSON
@@ -140,7 +140,7 @@ def learn_cv(index, topics, qrels, folds: int = 5, seed: int = 0, mu: float = 25
     fold's weights through the registered ``wsdm``), ``mu`` and ``topics``.
     Raises ValueError when there are fewer topics than folds."""
     from ..retrieval.search import search
-    from .proximity_select import topic_folds
+    from .study_proximity import topic_folds
 
     topics = list(topics)
     fold = topic_folds(len(topics), folds, seed)
