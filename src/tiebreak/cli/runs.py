@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from ..runs.fusion import FUSION_METHODS, NORMALISATIONS
-from .common import _fail
+from ..runs.fusion import FUSION_METHODS, NORMALISATIONS, RRF_K, WEIGHT
+from .common import _fail, range_type
 
 _NORMS = [n for n in NORMALISATIONS]
 
@@ -44,9 +44,10 @@ OUTPUT_OPT = click.option("-o", "--output", metavar="FILE",
 @click.option("--norm", type=click.Choice(_NORMS + ["z-score"]), default="min-max",
               show_default=True, help="Per-topic score normalisation of each run before a "
                                       "score-based method (rank-based methods ignore it).")
-@click.option("-w", "--weight", "weights", type=float, multiple=True, metavar="W",
-              help="wsum: one weight per run, in order (default 1 each).")
-@click.option("-k", "k", type=float, default=60, show_default=True, help="RRF's constant.")
+@click.option("-w", "--weight", "weights", type=range_type(WEIGHT, "weight"), multiple=True,
+              metavar="W", help="wsum: one weight per run, in order (default 1 each; finite).")
+@click.option("-k", "k", type=range_type(RRF_K, "k"), default=60, show_default=True,
+              help="RRF's constant: finite and > -1 (k + rank stays above 0).")
 @click.option("--depth", type=click.IntRange(min=1), help="Keep the first DEPTH documents of "
                                                          "each topic.")
 @click.option("--tag", metavar="TAG", help="Run tag of the output (default: the method).")

@@ -393,6 +393,9 @@ class Evaluator:
         """The Run of one input; or, for a run file evaluated piece by piece (large, or
         ``chunk_topics`` set), its (name, source, values, warnings)."""
         if isinstance(r, Run):
+            from ..io.params import check_finite_scores
+
+            check_finite_scores(r)  # a NaN put into a Run object after reading
             return r
         if isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
             name = None

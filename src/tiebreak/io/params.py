@@ -81,7 +81,7 @@ def check_finite_scores(run, what: str = "") -> None:
         doc = (doc if isinstance(doc, bytes) else str(doc).encode("latin-1")).decode(
             "utf-8", "backslashreplace")
         src = f" from {what}" if what else ""
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise InputError(f"run {run.name}: score {float(s[i])!r}{src} for topic "
-                         f"{run.topics[run.topic[i]]}, docno {doc} (and {len(bad) - 1} more) "
-                         "is not a finite number; no run with such a score is written or "
-                         "evaluated")
+                         f"{run.topics[run.topic[i]]}, docno {doc}{more} is not a finite "
+                         "number; no run with such a score is written or evaluated")

@@ -173,9 +173,10 @@ def normalise_scores(score: np.ndarray, topic: np.ndarray, norm: str) -> np.ndar
     x = np.ldexp(score, -e[rep])
 
     def ratio(num, den):
-        small = np.ldexp(den, e) < 1e-9
-        safe = np.where(small, 1.0, den)[rep]
-        return np.where(small[rep], np.ldexp(num, e[rep]) / 1e-9, num / safe)
+        with np.errstate(over="ignore"):   # the branch np.where does not take
+            small = np.ldexp(den, e) < 1e-9
+            safe = np.where(small, 1.0, den)[rep]
+            return np.where(small[rep], np.ldexp(num, e[rep]) / 1e-9, num / safe)
 
     mn = np.minimum.reduceat(x, st)
     mx = np.maximum.reduceat(x, st)
@@ -286,6 +287,47 @@ def _condorcet(flats: list[_Flat], ctopic: np.ndarray, nc: int) -> np.ndarray:
     return out
 
 
+def _fused_scores(method, flats, values, weights, k, nc, ctopic, n_cand_topic, nt):
+    """The fused score of every candidate, float64 (nc,) (definitions in the module
+    docstring); ``values(f)`` gives a run's (candidates, normalised scores)."""
+    total = np.zeros(nc)
+    count = np.zeros(nc, dtype=np.int64)
+    if method in ("sum", "mnz", "anz", "wsum"):
+        for i, f in enumerate(flats):
+            c, v = values(f)
+            total[c] += weights[i] * v if method == "wsum" else v
+            count[c] += 1
+        score = total * count if method == "mnz" else \
+            np.divide(total, count, out=np.zeros(nc), where=count > 0) if method == "anz" else \
+            total
+    elif method in ("max", "min"):
+        op = np.maximum if method == "max" else np.minimum
+        score = np.full(nc, -np.inf if method == "max" else np.inf)
+        for f in flats:
+            c, v = values(f)
+            score[c] = op(score[c], v)
+    elif method == "med":
+        cv = [values(f) for f in flats]
+        score = _median([c for c, _ in cv], [v for _, v in cv], nc)
+    elif method == "rrf":
+        for f in flats:
+            total[f.cand] += 1 / (k + f.pos + 1)
+        score = total
+    elif method in ("isr", "log_isr"):
+        for f in flats:
+            total[f.cand] += 1 / (f.pos + 1) ** 2
+            count[f.cand] += 1
+        score = total * count if method == "isr" else total * np.log(count)
+    elif method == "bordafuse":
+        for f in flats:
+            total += _borda_values(f, ctopic, n_cand_topic, nt, as_norm=False)
+        score = total
+    else:  # condorcet
+        score = _condorcet(flats, ctopic, nc)
+
+    return score
+
+
 def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None, k: float = 60,
          name: str | None = None, depth: int | None = None) -> FusedRun:
     """Fuse runs into one (definitions in the module docstring).
@@ -351,41 +393,8 @@ def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None,
             return np.arange(nc), _borda_values(f, ctopic, n_cand_topic, nt, as_norm=True)
         return f.cand, normalise_scores(f.score, f.gtopic, norm)
 
-    total = np.zeros(nc)
-    count = np.zeros(nc, dtype=np.int64)
-    if method in ("sum", "mnz", "anz", "wsum"):
-        for i, f in enumerate(flats):
-            c, v = values(f)
-            total[c] += weights[i] * v if method == "wsum" else v
-            count[c] += 1
-        score = total * count if method == "mnz" else \
-            np.divide(total, count, out=np.zeros(nc), where=count > 0) if method == "anz" else \
-            total
-    elif method in ("max", "min"):
-        op = np.maximum if method == "max" else np.minimum
-        score = np.full(nc, -np.inf if method == "max" else np.inf)
-        for f in flats:
-            c, v = values(f)
-            score[c] = op(score[c], v)
-    elif method == "med":
-        cv = [values(f) for f in flats]
-        score = _median([c for c, _ in cv], [v for _, v in cv], nc)
-    elif method == "rrf":
-        for f in flats:
-            total[f.cand] += 1 / (k + f.pos + 1)
-        score = total
-    elif method in ("isr", "log_isr"):
-        for f in flats:
-            total[f.cand] += 1 / (f.pos + 1) ** 2
-            count[f.cand] += 1
-        score = total * count if method == "isr" else total * np.log(count)
-    elif method == "bordafuse":
-        for f in flats:
-            total += _borda_values(f, ctopic, n_cand_topic, nt, as_norm=False)
-        score = total
-    else:  # condorcet
-        score = _condorcet(flats, ctopic, nc)
-
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below: no non-finite score
+        score = _fused_scores(method, flats, values, weights, k, nc, ctopic, n_cand_topic, nt)
     order = np.lexsort((-cdoc, -score, ctopic))
     t, d, s = ctopic[order], cdoc[order], score[order]
     st = _segments(t)
