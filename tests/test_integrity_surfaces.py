@@ -139,3 +139,95 @@ def test_model_parameters_ranges(model, params, needle):
     with pytest.raises(ValueError) as e:
         check_params(model, params)
     assert needle in str(e.value)
+
+
+# ------------------------------------------------------------------ JSON and Parquet inputs
+RUN_D = {"1": {"d1": 2.0, "d2": 1.0}, "2": {"d3": 0.5}}
+
+
+@pytest.mark.parametrize("enc", ["utf-8-sig", "utf-16", "utf-16-be", "utf-32"])
+def test_json_encodings_by_byte_order_mark(tmp_path, enc):
+    from tiebreak.io.tables import read_run_table
+
+    f = tmp_path / "r.json"
+    text = json.dumps(RUN_D)
+    data = text.encode(enc)
+    if enc == "utf-16-be":
+        data = b"\xfe\xff" + data
+    f.write_bytes(data)
+    r = read_run_table(f)
+    assert r.topics == ["1", "2"] and r.score.tolist() == [2.0, 1.0, 0.5]
+
+
+@pytest.mark.parametrize("data, needle", [
+    (json.dumps(RUN_D).encode("utf-16-le"), "r.json: UTF-16 or UTF-32 text without a "
+                                            "byte-order mark"),
+    (b'{"1": {"d\xe91": 1.0}}', "r.json:1: invalid UTF-8 (byte 0xe9 at column 10)"),
+    (b"[" * 100000 + b"]" * 100000, "r.json: JSON nested too deeply to read (a run is "
+                                    "{qid: {docno: score}}, two levels)"),
+    (b'{"1":' * 100000 + b"1" + b"}" * 100000, "r.json: JSON nested too deeply"),
+    (b'{"1": {"d1": true}}', "r.json: topic '1', docno 'd1': score True is a boolean"),
+    (b'{"1": {"d1": 1.0, "d1": 2.0}}', "r.json: topic '1': docno 'd1' appears twice"),
+    (b'{"1": {"d1": 1.0}, "1": {"d2": 2.0}}', "r.json: topic '1' appears twice"),
+    (b'{"1": {"d1": null}}', "r.json: topic '1', docno 'd1': score is missing"),
+    (b'{"1": {"d1": "1.5"}}', "r.json: topic '1', docno 'd1': score '1.5' is a string"),
+    (b'{"1": {"d1": NaN}}', "r.json: not JSON: NaN is not a number JSON allows"),
+    (b'{"1": {"d 1": 1.0}}', "r.json: topic '1', docno 'd 1': docno 'd 1' is empty or "
+                             "contains whitespace"),
+    (b'{"1": {"d1": 1.0}, "2": [1]}', "r.json: topic '2': expected an object"),
+])
+def test_json_run_errors_name_the_file_and_record(tmp_path, capsys, data, needle):
+    from tiebreak.io.tables import read_run_table
+
+    f = tmp_path / "r.json"
+    f.write_bytes(data)
+    with pytest.raises(InputError) as e:
+        read_run_table(f)
+    assert needle in str(e.value).replace(str(tmp_path) + "/", "")
+    code, out, err = cli(["eval", QRELS, f, "-m", "AP"], capsys)
+    assert code == 2 and needle in err.replace(str(tmp_path) + "/", "")
+
+
+def test_json_qrels_boolean_refused(tmp_path):
+    from tiebreak.io.tables import read_qrels_table
+
+    f = tmp_path / "q.json"
+    f.write_text('{"1": {"d1": 1, "d2": false}}')
+    with pytest.raises(InputError, match=r"q.json: topic '1', docno 'd2': relevance False is a "
+                                         "boolean, not an integer"):
+        read_qrels_table(f)
+
+
+def test_parquet_errors_name_row_group_row_and_column(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from tiebreak.io.tables import read_qrels_table, read_run_table
+
+    def write(name, **cols):
+        f = tmp_path / name
+        pq.write_table(pa.table(cols), f, row_group_size=2)
+        return f
+
+    ok = write("ok.parquet", q_id=["1", "2", "1"], doc_id=["a", "c", "b"], score=[1.0, 2, 3])
+    r = read_run_table(ok)
+    assert r.topics == ["1", "2"] and r.score.tolist() == [1.0, 3.0, 2.0]
+    cases = [
+        (write("n.parquet", q_id=["1", "1", "2", "1"], doc_id=["a", "b", "c", None],
+               score=[1.0, 2, 3, 4]),
+         "n.parquet: row group 1, row 1 (row 3 of the file): doc_id is missing"),
+        (write("b.parquet", q_id=["1"], doc_id=["a"], score=[True]),
+         "b.parquet: column score holds booleans, not numbers"),
+        (write("d.parquet", q_id=["1", "2", "1"], doc_id=["a", "c", "a"], score=[1.0, 2, 3]),
+         "d.parquet: row group 0, row 0 (row 0 of the file) and row group 1, row 0 (row 2 of "
+         "the file): docno 'a' listed twice for topic '1'"),
+        (write("i.parquet", q_id=["1", "2", "#1"], doc_id=["a", "c", "a"], score=[1.0, 2, 3]),
+         "i.parquet: row group 1, row 0 (row 2 of the file): q_id '#1' starts with '#'"),
+    ]
+    for f, needle in cases:
+        with pytest.raises(InputError) as e:
+            read_run_table(f)
+        assert needle in str(e.value).replace(str(tmp_path) + "/", "")
+    q = write("q.parquet", q_id=["1", "1"], doc_id=["a", "b"], rel=[1, None])
+    with pytest.raises(InputError, match=r"q.parquet: row group 0, row 1 \(row 1 of the file\): "
+                                         "rel is missing"):
+        read_qrels_table(q)
