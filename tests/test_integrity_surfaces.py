@@ -231,3 +231,33 @@ def test_parquet_errors_name_row_group_row_and_column(tmp_path):
     with pytest.raises(InputError, match=r"q.parquet: row group 0, row 1 \(row 1 of the file\): "
                                          "rel is missing"):
         read_qrels_table(q)
+
+
+# ------------------------------------------------------------------ compat: errors
+def test_ir_measures_plain_tuples_and_bad_records():
+    from tiebreak.compat import ir_measures
+
+    qrels = [("1", "d1", 1), ("1", "d2", 0), ("1", "d3", 1)]
+    run = [("1", "d1", 2.0), ("1", "d2", 1.0), ("1", "d3", 0.5)]
+    got = ir_measures.calc_aggregate(["AP"], qrels, run)
+    assert [round(v, 10) for v in got.values()] == [round((1 + 2 / 3) / 2, 10)]
+    with pytest.raises(InputError, match=r"<ir_measures qrels>: item 1: expected a record with "
+                                         "query_id, doc_id, relevance"):
+        ir_measures.calc_aggregate(["AP"], [("1", "d1", 1), ("1",)], run)
+    with pytest.raises(InputError, match="<ir_measures run>: item 1: docno 'd1' given twice"):
+        ir_measures.calc_aggregate(["AP"], qrels, [("1", "d1", 1.0), ("1", "d1", 2.0)])
+
+
+def test_pytrec_eval_type_errors_as_pytrec_eval():
+    from tiebreak.compat import pytrec_eval
+
+    with pytest.raises(TypeError, match="Expected string as key."):
+        pytrec_eval.RelevanceEvaluator({b"1": {"d": 1}}, {"map"})
+    with pytest.raises(TypeError, match="Expected relevance to be integer."):
+        pytrec_eval.RelevanceEvaluator({"1": {"d": 1.5}}, {"map"})
+    e = pytrec_eval.RelevanceEvaluator({"1": {"d": 1}}, {"map"})
+    for run in ({b"1": {"d": 1.0}}, {"1": {b"d": 1.0}}, {"1": {"d": "x"}}, {"1": ["d"]},
+                {1: {"d": 1.0}}, {"1": {"d": np.float32(1)}}):
+        with pytest.raises(TypeError, match="Unable to extract query/object scores."):
+            e.evaluate(run)
+    assert e.evaluate({"1": {"d": True}}) == {"1": {"map": 1.0}}
