@@ -23,6 +23,7 @@ from . import eval_command as E
 from .common import (  # noqa: F401 - the commands' shared helpers, as tiebreak.cli.NAME
     REGIME_HELP,
     _fail,
+    allow_empty_option,
     dask_option,
     open_client,
     open_output,
@@ -251,9 +252,10 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
+@allow_empty_option
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
              wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
-             samples, seed, chunk_topics, dask_address, line_counts):
+             samples, seed, chunk_topics, dask_address, line_counts, allow_empty):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -264,7 +266,7 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 
     run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
         sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
-        seed, dask_address, line_counts, chunk_topics)
+        seed, dask_address, line_counts, chunk_topics, allow_empty=allow_empty)
 
 
 @main.command("measures")

@@ -42,6 +42,13 @@ def range_type(spec, what: str) -> click.ParamType:
     return _RangeType(spec, what)
 
 
+#: ``--allow-empty-runs``: the one switch of the empty-run rule (:func:`tiebreak.io.runs.
+#: refuse_empty`) in every command that reads runs
+allow_empty_option = click.option(
+    "--allow-empty-runs", "allow_empty", is_flag=True,
+    help="Score a run without result lines 0 on every topic (default: refuse it, exit 2).")
+
+
 def dask_option(what: str = "Evaluate"):
     """The ``--dask ADDRESS`` option of every command that evaluates many runs."""
     return click.option("--dask", "dask_address", metavar="ADDRESS",

@@ -53,6 +53,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str, object]] = {
     "dask_address": (("--dask",), "str", None),
     "chunk_topics": (("--chunk-topics",), "str", None),
     "line_counts": (("--line-counts",), "flag", None),
+    "allow_empty": (("--allow-empty-runs",), "flag", None),
 }
 
 
@@ -170,7 +171,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
         per_topic=False, fmt="table", header=False, wide=False, sort_by=None, name_by="tag",
         quiet=False, verbose=False, score_precision="float64", average="qrels",
         on_duplicate="error", jobs=0, samples=1000, seed=0, dask_address=None,
-        line_counts=False, chunk_topics=None) -> None:
+        line_counts=False, chunk_topics=None, allow_empty=False) -> None:
     """Evaluate ``runs`` (paths, '-', directories) against ``qrels`` and print the results:
     the body of ``tiebreak eval`` (see its ``--help`` for every option). Bad input: a one-line
     message on stderr and ``SystemExit(2)``; input warnings and notes on stderr.
@@ -211,7 +212,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
             _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
         ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
-                       seed=seed, convention=conv, chunk_topics=k)
+                       seed=seed, convention=conv, chunk_topics=k, allow_empty=allow_empty)
         q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))

@@ -72,6 +72,9 @@ class Evaluator:
         larger than :data:`tiebreak.evaluation.chunks.STREAM_BYTES` is read piece by piece whatever
         this
         is). Every value is identical to a whole evaluation (:mod:`tiebreak.evaluation.chunks`).
+    allow_empty : bool
+        Score an empty run (no result line) 0 on every topic; by default it is refused with an
+        :class:`~tiebreak.io.InputError` naming the file (:func:`tiebreak.io.runs.refuse_empty`).
     convention : str or Convention, optional
         Read every measure name as this peer spells it (``trec_eval``, ``ir_measures``,
         ``ranx``, ``ntcireval``, ``trectools``, ``sklearn``, ``spark``, ``elasticsearch``,
@@ -91,7 +94,7 @@ class Evaluator:
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False, convention=None,
-                 chunk_topics: int | None = None):
+                 chunk_topics: int | None = None, allow_empty: bool = False):
         ms = measures if measures is not None else DEFAULT_MEASURES
         if isinstance(ms, (str, Measure)):
             ms = [ms]
@@ -137,6 +140,7 @@ class Evaluator:
                                          or int(chunk_topics) < 1):
             raise ValueError("chunk_topics must be a positive integer")
         self.chunk_topics = None if chunk_topics is None else int(chunk_topics)
+        self.allow_empty = bool(allow_empty)
         t = list(qrels.topics)
         self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
                                                                                   "replace")),
@@ -382,10 +386,19 @@ class Evaluator:
             w[WARN_TIED] = n_tied
         return w
 
+    def _refuse_empty(self, run: Run) -> None:
+        """The one rule for empty runs: refused (InputError naming the file) unless
+        ``allow_empty``, which scores every topic 0."""
+        if not len(run) and not self.allow_empty:
+            from ..io.runs import refuse_empty
+
+            refuse_empty(run)
+
     def _one(self, r, on_duplicate="error", name_by="tag"):
         got = self._read_one(r, on_duplicate, name_by)
         if not isinstance(got, Run):  # a large file, read and evaluated piece by piece
             return (*got, self.notes)
+        self._refuse_empty(got)
         v, w = self.evaluate_run(got)
         return got.name, got.source, v, w, self.notes
 
@@ -433,6 +446,7 @@ class Evaluator:
                 run = nxt.result()
                 if i + 1 < len(runs):
                     nxt = pool.submit(read, runs[i + 1])
+                self._refuse_empty(run)
                 v, w = self.evaluate_run(run)
                 yield run.name, run.source, v, w, self.notes
 

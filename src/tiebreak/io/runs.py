@@ -60,7 +60,7 @@ from .source import (
     text_lines,
 )
 
-__all__ = ["Run", "read_run", "run_paths", "WARN_EMPTY"]
+__all__ = ["Run", "read_run", "run_paths", "WARN_EMPTY", "refuse_empty"]
 
 LAYOUT = "qid Q0 docno rank score tag"
 WARN_EXTRA = "lines with extra columns (ignored)"
@@ -447,6 +447,21 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
     dropped = _check_duplicates(run, on_duplicate)
     run.line_counts = LineCounts(nl, comment, blank, len(run), dropped)
     return run
+
+
+def refuse_empty(run: Run) -> None:
+    """Raise the one error of an empty run (no result line): an empty run is almost always a
+    failed upstream step, and trec_eval 10.0 refuses it too (``Cannot read results file``).
+    Every command refuses it (exit 2) unless ``--allow-empty-runs``, every API call unless
+    ``allow_empty=True``; then every topic scores 0."""
+    from .source import InputError
+
+    lc = run.line_counts
+    why = "an empty file" if lc is None or not lc.read else \
+        f"{lc.read} lines, {lc.comment} comment and {lc.blank} blank"
+    raise InputError(f"{run.source}: no result lines ({why}): the run retrieved nothing, "
+                     "which is almost always a failed step before; --allow-empty-runs "
+                     "(allow_empty=True in the API) scores it 0")
 
 
 def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:

@@ -57,7 +57,7 @@ def edit_run(run: Run, *, top: int | None = None, keep_topics=None, drop_topics=
     for what, ts in (("keep", keep_topics), ("drop", drop_topics)):
         missing = sorted(set(ts or ()) - ids)
         if missing:
-            raise ValueError(f"--{what}-topics: topic(s) not in run {run.name}: "
+            raise ValueError(f"{what}_topics: topic(s) not in run {run.name}: "
                              f"{', '.join(missing[:10])}")
     ref = _ordered(run, order)
     t = run.topic[ref]

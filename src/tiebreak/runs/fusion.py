@@ -48,6 +48,7 @@ import numpy as np
 from ..io import Run
 from ..io.inputs import as_run
 from ..io.params import FINITE, Range, check_finite_scores
+from ..io.runs import refuse_empty
 
 __all__ = ["FUSION_METHODS", "NORMALISATIONS", "RANK_METHODS", "FusedRun", "fuse",
            "normalise_scores", "tie_counts"]
@@ -329,7 +330,8 @@ def _fused_scores(method, flats, values, weights, k, nc, ctopic, n_cand_topic, n
 
 
 def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None, k: float = 60,
-         name: str | None = None, depth: int | None = None) -> FusedRun:
+         name: str | None = None, depth: int | None = None,
+         allow_empty: bool = False) -> FusedRun:
     """Fuse runs into one (definitions in the module docstring).
 
     Parameters
@@ -351,6 +353,9 @@ def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None,
         Name and run tag of the result; default ``<method>`` of the inputs.
     depth : int, optional
         Keep the first ``depth`` documents of each topic (default all).
+    allow_empty : bool
+        Fuse a run without result lines as one that retrieved nothing; by default it is
+        refused (InputError naming the file, :func:`tiebreak.io.runs.refuse_empty`).
 
     Returns
     -------
@@ -370,6 +375,9 @@ def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None,
     method = _method(method)
     norm = _norm(norm)
     runs = [as_run(r, name=None) for r in runs]
+    for r in runs:
+        if not len(r) and not allow_empty:
+            refuse_empty(r)
     if len(runs) < 2:
         raise ValueError(f"fusion needs at least two runs, got {len(runs)}")
     k = RRF_K("k", k)
