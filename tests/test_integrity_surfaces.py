@@ -261,3 +261,50 @@ def test_pytrec_eval_type_errors_as_pytrec_eval():
         with pytest.raises(TypeError, match="Unable to extract query/object scores."):
             e.evaluate(run)
     assert e.evaluate({"1": {"d": True}}) == {"1": {"map": 1.0}}
+
+
+# ------------------------------------------------------------------ empty runs: one rule
+@pytest.fixture(params=["empty", "comments", "zero-byte .gz"])
+def empty_run(tmp_path, request):
+    f = tmp_path / ("e.run.gz" if request.param == "zero-byte .gz" else "e.run")
+    f.write_bytes(b"# nothing\n" if request.param == "comments" else b"")
+    return f
+
+
+@pytest.mark.parametrize("cmd", [
+    ["eval", QRELS, "{e}", "-m", "AP"], ["pool", QRELS, "{e}", "--depth", "3"],
+    ["ties", "{e}"], ["fuse", RUN, "{e}"], ["run", "{e}"],
+    ["estimate", "--qrels", QRELS, "--depth", "5", RUN, "{e}"],
+])
+def test_empty_runs_refused_by_every_command(empty_run, capsys, cmd):
+    args = [str(empty_run) if a == "{e}" else a for a in cmd]
+    code, out, err = cli(args, capsys)
+    assert code == 2 and out == ""
+    assert f"{empty_run.name}: no result lines (" in err and "--allow-empty-runs" in err
+    code, out, err = cli(args + ["--allow-empty-runs"], capsys)
+    assert code == 0, err
+
+
+def test_empty_run_api(empty_run):
+    import tiebreak
+    from tiebreak.runs import fuse
+
+    with pytest.raises(InputError, match="no result lines"):
+        tiebreak.evaluate(QRELS, [str(empty_run)], ["AP"], ["trec_eval"])
+    res = tiebreak.evaluate(QRELS, [str(empty_run)], ["AP"], ["trec_eval"], allow_empty=True)
+    assert res.value(res.runs[0], "AP", "trec_eval") == 0.0
+    with pytest.raises(InputError, match="no result lines"):
+        fuse([RUN, str(empty_run)], "rrf")
+    assert len(fuse([RUN, str(empty_run)], "rrf", allow_empty=True)) == len(read_run(RUN))
+
+
+# ------------------------------------------------------------------ run tools
+@pytest.mark.parametrize("args, needle", [
+    (["--topics", ""], "--topics '' lists no topic"),
+    (["--topics-file", "/dev/null"], "--topics-file /dev/null lists no topic"),
+    (["--topics", "999"], "--topics: topic(s) not in run ymt-fig1: 999"),
+    (["--drop-topics", "999"], "--drop-topics: topic(s) not in run ymt-fig1: 999"),
+])
+def test_run_topic_filters_refuse_what_selects_nothing(capsys, args, needle):
+    code, out, err = cli(["run", RUN, *args], capsys)
+    assert code == 2 and needle in err and out == ""
