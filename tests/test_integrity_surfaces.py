@@ -308,3 +308,73 @@ def test_empty_run_api(empty_run):
 def test_run_topic_filters_refuse_what_selects_nothing(capsys, args, needle):
     code, out, err = cli(["run", RUN, *args], capsys)
     assert code == 2 and needle in err and out == ""
+
+
+# ------------------------------------------------------------------ studies and tests
+@pytest.fixture
+def three_runs(tmp_path):
+    """Qrels of 8 topics (d0-d3 relevant of d0-d9) and runs ranking them best first, worst
+    first, and in two seeded shuffles."""
+    import random
+
+    rng = random.Random(3)
+    q = tmp_path / "q.txt"
+    q.write_text("".join(f"{t} 0 d{d} {int(d < 4)}\n" for t in range(1, 9) for d in range(10)))
+    out = []
+    for name in ("best", "worst", "mid", "mid2"):
+        lines = []
+        for t in range(1, 9):
+            docs = [f"d{d}" for d in range(10)]
+            if name == "worst":
+                docs.reverse()
+            elif name.startswith("mid"):
+                rng.shuffle(docs)
+            lines += [f"{t} Q0 {d} {i + 1} {10 - i} {name}\n" for i, d in enumerate(docs)]
+        f = tmp_path / f"{name}.txt"
+        f.write_text("".join(lines))
+        out.append(f)
+    return q, out
+
+
+def test_study_power_degenerate_inputs_answered_with_a_sentence(three_runs, capsys):
+    q, (best, worst, mid, mid2) = three_runs
+    code, out, err = cli(["study", "power", q, best, "--min-diff", "0.05"], capsys)
+    assert code == 2 and "needs two or more runs and two or more topics (got 1 run, 8 topics)" \
+        in err
+    code, out, err = cli(["study", "power", q, best, best, "--min-diff", "0.05"], capsys)
+    assert code == 2 and "AP under trec_eval: the runs differ by the same amount on every topic" \
+        in err and "identical runs?" in err
+    code, out, err = cli(["study", "power", q, best, "--min-diff", "nan"], capsys)
+    assert code == 2 and "--min-diff must be a finite number, got nan" in err
+    code, out, err = cli(["study", "power", q, best, "--min-diff", "0"], capsys)
+    assert code == 2 and "--min-diff must be in (0, inf), got 0" in err
+    code, out, err = cli(["study", "power", q, best, mid, mid2, "--min-diff", "1e308",
+                          "--format", "tsv"], capsys)
+    assert code == 0, err
+    rows = [ln.split("\t") for ln in out.splitlines()[1:]]
+    assert {(r[7], r[8]) for r in rows} == {("2", "1.0000")}   # never nan
+    code, out, err = cli(["study", "power", q, best, mid, mid2, "--min-diff", "0.05",
+                          "--format", "tsv"], capsys)
+    assert code == 0 and {ln.split("\t")[7] for ln in out.splitlines()[1:]} == {"136"}
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--size", "0"], "'--size': 0 is not in the range x>=1"),
+    (["--size", "-3"], "'--size': -3 is not in the range x>=1"),
+    (["--fuzziness", "nan"], "--fuzziness must be a finite number, got nan"),
+    (["--fuzziness", "-0.1"], "--fuzziness must be in [0, inf)"),
+])
+def test_study_error_rate_arguments(three_runs, capsys, args, needle):
+    q, runs = three_runs
+    code, out, err = cli(["study", "error-rate", q, *runs, *args], capsys)
+    assert code == 2 and needle in err and out == ""
+
+
+def test_randomised_tukey_p_never_zero(three_runs, capsys):
+    q, (best, worst, mid, _) = three_runs
+    code, out, err = cli(["compare", q, best, worst, mid, "--test", "randomised-tukey",
+                          "--resamples", "200", "-m", "AP", "--format", "json"], capsys)
+    assert code == 0, err
+    p = {c["system"]: c["p"] for c in json.loads(out)["comparisons"]}
+    assert p["worst"] == 1 / 201           # no resampled range as wide: (0 + 1) / (200 + 1)
+    assert all(v >= 1 / 201 for v in p.values())
