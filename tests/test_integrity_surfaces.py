@@ -378,3 +378,68 @@ def test_randomised_tukey_p_never_zero(three_runs, capsys):
     p = {c["system"]: c["p"] for c in json.loads(out)["comparisons"]}
     assert p["worst"] == 1 / 201           # no resampled range as wide: (0 + 1) / (200 + 1)
     assert all(v >= 1 / 201 for v in p.values())
+
+
+# ------------------------------------------------------------------ older surfaces
+def test_empty_regime_refused(small, capsys):
+    q, r = small
+    for reg in ("", ","):
+        code, out, err = cli(["eval", q, r, "--regime", reg], capsys)
+        assert code == 2 and f"regime {reg!r} names no regime" in err and out == ""
+
+
+def test_negative_gains_refused(small, capsys):
+    q, r = small
+    code, out, err = cli(["eval", q, r, "-m", "nDCG(gains={1:-1})"], capsys)
+    assert code == 2 and "gains must map grades to finite gains >= 0, got 1: -1.0" in err
+    code, out, err = cli(["eval", q, r, "-m", "nDCG(gains={1:3})", "--regime", "trec_eval"],
+                         capsys)
+    assert code == 0 and "1.0000" in out
+
+
+def test_exp_gain_overflow_reported(tmp_path, small, capsys):
+    _, r = small
+    q = tmp_path / "q2000.txt"
+    q.write_text("1 0 d1 2000\n1 0 d2 0\n")
+    code, out, err = cli(["eval", q, r, "-m", "DCG(dcg='exp-log2')"], capsys)
+    assert code == 2 and "exp-log2 gains 2^grade overflow for grade 2000" in err
+
+
+def test_sampling_note_once_over_chunks(tmp_path, capsys):
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n2 0 d3 1\n3 0 d2 1\n")
+    r = tmp_path / "r.txt"
+    r.write_text("1 Q0 d1 1 1.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d1 1 1.0 r\n2 Q0 d3 2 1.0 r\n"
+                 "3 Q0 d2 1 2.0 r\n3 Q0 d1 2 2.0 r\n")
+    code, out, err = cli(["eval", q, r, "-m", "infAP", "--regime", "expected",
+                          "--chunk-topics", "1"], capsys)
+    assert code == 0
+    notes = [ln for ln in err.splitlines() if "estimated from 1000 seeded" in ln]
+    assert len(notes) == 1 and notes[0].endswith("largest standard error 0.0079")
+
+
+def test_directory_entries_left_out_are_named(tmp_path, small, capsys):
+    q, r = small
+    d = tmp_path / "runs"
+    d.mkdir()
+    (d / "a.run").write_text(r.read_text())
+    (d / "b.run").symlink_to(tmp_path / "nonexistent")
+    (d / "sub").mkdir()
+    (d / ".hidden.run").write_text(r.read_text())
+    for cmd in (["eval", q, d, "-m", "AP"], ["ties", d], ["pool", q, d, "--depth", "2"]):
+        code, out, err = cli(cmd, capsys)
+        assert code == 0, err
+        assert f"skipped {d}/b.run: " in err and "a broken symbolic link" in err
+        assert f"skipped {d}/sub: " in err and "a directory: directories are not searched" in err
+        assert f"skipped {d}/.hidden.run: " in err and "hidden" in err
+
+
+def test_float32_overflow_reported(small, capsys, tmp_path):
+    q, _ = small
+    r = tmp_path / "r40.txt"
+    r.write_text("1 Q0 d1 1 1e40 r\n1 Q0 d2 2 1e39 r\n1 Q0 d3 3 1.0 r\n")
+    code, out, err = cli(["eval", q, r, "-m", "AP", "--score-precision", "float32"], capsys)
+    assert code == 2 and "RuntimeWarning" not in err
+    assert "score 1e+40 (topic 1, docno d1) is beyond the range of float32 (3.403e+38)" in err
+    code, out, err = cli(["eval", q, r, "-m", "AP"], capsys)
+    assert code == 0

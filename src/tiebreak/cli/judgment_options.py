@@ -56,7 +56,10 @@ def _load(qrels_path, run_args, topics, allow_empty: bool = False,
         q = read_qrels(qrels_path, allow_empty=allow_empty)
         if topics:
             q = subset_topics(q, parse_topics(topics, q.topics))
-        runs = [read_run(p) for p in run_paths(run_args)]
+        skipped: list = []
+        runs = [read_run(p) for p in run_paths(run_args, skipped)]
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: {why}", err=True)
         for r in runs:
             if not len(r) and not allow_empty_runs:
                 refuse_empty(r)

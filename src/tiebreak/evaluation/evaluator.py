@@ -205,8 +205,7 @@ class Evaluator:
             for j, v in enumerate(vals):
                 out[j, k, P.topic_ids] = v
             for n in notes:
-                if n not in self.notes:
-                    self.notes.append(n)
+                _add_note(self.notes, n)
             _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
         return out, self._warnings(run, P, cache.get("trec_eval"),
                                    cache.get("unjudged_top")), P.O.n_ret
@@ -546,8 +545,7 @@ class Evaluator:
         warnings: dict[str, dict] = {}
         for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, name_by, client):
             for n in notes:
-                if n not in self.notes:
-                    self.notes.append(n)
+                _add_note(self.notes, n)
             if name in warnings:
                 i = 2
                 while f"{name}#{i}" in warnings:
@@ -588,6 +586,28 @@ class Evaluator:
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
                           list(self.qrels.topics), per, mean, warnings, list(self.notes))
 
+
+
+_SE = "; largest standard error "
+
+
+def _add_note(notes: list[str], note: str) -> None:
+    """Add ``note`` once: a sampling note repeated by every chunk of topics or run (the same
+    sentence with another standard error) stays one note with the largest standard error."""
+    if note in notes:
+        return
+    head, sep, se = note.partition(_SE)
+    if sep:
+        for i, n in enumerate(notes):
+            h, s2, se2 = n.partition(_SE)
+            if s2 and h == head:
+                try:
+                    if float(se) > float(se2):
+                        notes[i] = note
+                except ValueError:
+                    notes[i] = note
+                return
+    notes.append(note)
 
 
 def _work(shared, path):

@@ -509,8 +509,11 @@ def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     return {DROP_DUPLICATE: n}
 
 
-def run_paths(args) -> list[str]:
-    """Expand run arguments: a directory means every non-hidden file in it, sorted by name.
+def run_paths(args, skipped: list | None = None) -> list[str]:
+    """Expand run arguments: a directory means every non-hidden regular file in it, sorted by
+    name. ``skipped``: a list that receives ``(path, reason)`` for each entry of a directory
+    left out (a hidden file, a subdirectory, a broken symbolic link, a socket or FIFO), so a
+    caller can name them; nothing in a directory is left out without a reason.
 
     Raises
     ------
@@ -521,10 +524,17 @@ def run_paths(args) -> list[str]:
     for a in args:
         a = os.fspath(a)
         if a != "-" and os.path.isdir(a):
-            files = sorted(
-                os.path.join(a, f) for f in os.listdir(a)
-                if not f.startswith(".") and os.path.isfile(os.path.join(a, f))
-            )
+            files = []
+            for f in sorted(os.listdir(a)):
+                p = os.path.join(a, f)
+                why = ("hidden: its name starts with '.'" if f.startswith(".") else
+                       "a directory: directories are not searched" if os.path.isdir(p) else
+                       "a broken symbolic link" if os.path.islink(p) and not os.path.exists(p)
+                       else None if os.path.isfile(p) else "not a regular file")
+                if why is None:
+                    files.append(p)
+                elif skipped is not None:
+                    skipped.append((p, why))
             if not files:
                 raise InputError(f"{a}: directory holds no run files")
             out.extend(files)

@@ -389,7 +389,10 @@ def ties_cmd(runs, qrels, fmt, per_run, only, name_by, allow_empty):
     from ..io import InputError
 
     try:
-        paths = run_paths(runs)
+        skipped: list = []
+        paths = run_paths(runs, skipped)
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: {why}", err=True)
         q = read_qrels(qrels) if qrels else None
         if sys.stderr.isatty() and len(paths) > 1:
             from tqdm import tqdm
