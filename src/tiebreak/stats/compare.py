@@ -297,16 +297,6 @@ def _f(v: float) -> str:
     return "-" if v != v else f"{v:.4f}"
 
 
-def _resampled_p(p: np.ndarray, test: str, n: int) -> np.ndarray:
-    """A resampled family p-value (the share ``count / n`` of ``n`` resamples) reported as
-    ``(count + 1) / (n + 1)`` (Phipson & Smyth, "Permutation p-values should never be zero",
-    Stat. Appl. Genet. Mol. Biol. 9(1), 2010), as the paired randomization test reports it: a
-    p-value from ``n`` resamples is never below ``1 / (n + 1)``, never 0."""
-    if test != "randomised-tukey":
-        return p
-    return (np.rint(np.asarray(p) * n) + 1) / (n + 1)
-
-
 def _p(v: float) -> str:
     if v != v:
         return "-"
@@ -431,7 +421,7 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         prim = per[:, j, k0]  # (n_sys, n_topics)
         d = prim[ii] - prim[jj]
         if family:
-            p = _resampled_p(family_pvalues(prim, ii, jj, test, n=n, seed=seed), test, n)
+            p = family_pvalues(prim, ii, jj, test, n=n, seed=seed)
             p_adj = p
             lo, hi = tukey_ci(prim, ii, jj, level)
         else:
@@ -451,10 +441,9 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         d_worst = (per[win, j, kr] - per[lose, j, ko]) * sign[:, None]  # in ii - jj direction
         d_exp = per[ii, j, ke] - per[jj, j, ke]
         if family:
-            p_w = _resampled_p(family_pvalues(prim, ii, jj, test, n=n, seed=seed,
-                                              diffs=d_worst.mean(axis=1)), test, n)
-            p_e = _resampled_p(family_pvalues(per[:, j, ke], ii, jj, test, n=n, seed=seed),
-                               test, n)
+            p_w = family_pvalues(prim, ii, jj, test, n=n, seed=seed,
+                                 diffs=d_worst.mean(axis=1))
+            p_e = family_pvalues(per[:, j, ke], ii, jj, test, n=n, seed=seed)
         else:
             p_w = stats.adjust(stats.paired_pvalues_rows(d_worst, test, n=n, seed=seed),
                                correction)
