@@ -176,10 +176,12 @@ ROWS: list[tuple[str, str, str]] = [
      "test_integrity_surfaces.py::test_parquet_errors_name_row_group_row_and_column"),
     ("ir_measures qrels or run as plain tuples; records of the wrong shape; a docno twice",
      "tuples read positionally; others `InputError` naming the item (was AttributeError, or the "
-     "last score silently kept)", "test_integrity_surfaces.py::test_ir_measures_plain_tuples_and_bad_records"),
+     "last score silently kept)",
+     "test_integrity_surfaces.py::test_ir_measures_plain_tuples_and_bad_records"),
     ("pytrec_eval shape: a bytes qid or docno, a float relevance, numpy float32 scores",
      "pytrec_eval's own TypeError (`Expected string as key.`, `Unable to extract query/object "
-     "scores.`) (was read as \"b'1'\")", "test_integrity_surfaces.py::test_pytrec_eval_type_errors_as_pytrec_eval"),
+     "scores.`) (was read as \"b'1'\")",
+     "test_integrity_surfaces.py::test_pytrec_eval_type_errors_as_pytrec_eval"),
     ("`study power` with one run, identical runs, `--min-diff nan`/`0`/`1e308`",
      "a sentence (`needs two or more runs ...`, `the runs differ by the same amount on every "
      "topic ... identical runs?`); 1e308: power 1 (was a shape, a NaN or a numpy message)",
@@ -192,7 +194,8 @@ ROWS: list[tuple[str, str, str]] = [
      "test_integrity_surfaces.py::test_randomised_tukey_p_never_zero"),
     ("`run --topics ''`, `--topics-file /dev/null`, `--topics 999`",
      "exit 2 naming the option given (was an empty run with exit 0; `--keep-topics`, an option "
-     "that does not exist)", "test_integrity_surfaces.py::test_run_topic_filters_refuse_what_selects_nothing"),
+     "that does not exist)",
+     "test_integrity_surfaces.py::test_run_topic_filters_refuse_what_selects_nothing"),
     ("`--regime ''` or `--regime ,`", "exit 2: `regime '' names no regime` (was an empty table)",
      "test_integrity_surfaces.py::test_empty_regime_refused"),
     ("`nDCG(gains={1:-1})`", "exit 2: gains must be finite and >= 0 (was accepted)",
