@@ -209,6 +209,9 @@ ROWS: list[tuple[str, str, str]] = [
     ("`--score-precision float32` on scores beyond float32's range",
      "exit 2 naming the first such score (was inf, tied, and a numpy RuntimeWarning)",
      "test_integrity_surfaces.py::test_float32_overflow_reported"),
+    ("`bounds --depth 10000000` (exact arithmetic, minutes)",
+     "a progress bar per table cell on a terminal (was minutes without a word)",
+     "test_integrity_surfaces.py::test_bounds_reports_progress_per_cell"),
     ("fuzzed JSON and Parquet inputs (C extension on and off), `fuse` methods, normalisations, "
      "weights and k, `run` normalisations, model parameters (hypothesis)",
      "a result with finite scores or an error naming the input; the same with and without the "

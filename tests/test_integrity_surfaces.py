@@ -443,3 +443,12 @@ def test_float32_overflow_reported(small, capsys, tmp_path):
     assert "score 1e+40 (topic 1, docno d1) is beyond the range of float32 (3.403e+38)" in err
     code, out, err = cli(["eval", q, r, "-m", "AP"], capsys)
     assert code == 0
+
+
+def test_bounds_reports_progress_per_cell():
+    from tiebreak.ranking.bands import bounds_table
+
+    ticks = []
+    t = bounds_table(["2.0", "1.1"], ["RR", "RBP(p=0.5)"], 50, progress=lambda: ticks.append(1))
+    assert len(ticks) == 4
+    assert t.values.shape == (2, 2) and round(float(t.values[0, 0]), 4) == 0.0833
