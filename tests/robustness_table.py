@@ -21,7 +21,8 @@ ROWS: list[tuple[str, str, str]] = [
      "exit 1: `tiebreak: error: standard output: the disk is full: free some space or write "
      "elsewhere ([Errno 28] No space left on device)`; no traceback",
      "test_integrity_cli.py::test_full_stdout_is_one_line_exit_1"),
-    ("an output file fails (`report -o`, `estimate --gains`, `reproduce -o` on a full disk)",
+    ("an output file fails (`report -o`, `estimate --gains`, `reproduce -o`, `fuse -o`, "
+     "`run -o` on a full disk)",
      "exit 1, the message names the file",
      "test_integrity_cli.py::test_full_output_file_is_named"),
     ("output directory missing (`report -o nodir/sub/r.html`)",

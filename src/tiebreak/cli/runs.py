@@ -13,17 +13,30 @@ _NORMS = [n for n in NORMALISATIONS]
 
 
 def _write(run, output, fmt, tag=None):
+    """Write ``run``; a write that fails (disk full, missing directory) is an OSError naming
+    the user's ``--output`` path, reported by the command line's one error path (exit 1)."""
+    from ..io import InputError
     from ..io.writers import format_trec_run, write_run
 
     if output in (None, "-"):
         if fmt not in (None, "trec"):
             _fail(f"--format {fmt} needs --output FILE")
-        data = format_trec_run(run, tag)
+        try:
+            data = format_trec_run(run, tag)
+        except (InputError, ValueError) as e:
+            _fail(str(e))
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-    else:
+        return
+    try:
         write_run(run, output, fmt, tag)
+    except (InputError, ValueError, ImportError) as e:
+        _fail(str(e))
+    except OSError as e:
+        if e.filename is None or e.filename != output:
+            raise OSError(e.errno, e.strerror or str(e), output) from None
+        raise
 
 
 FORMAT_OPT = click.option("--format", "fmt", type=click.Choice(["trec", "json", "parquet"]),
@@ -70,9 +83,9 @@ def fuse_cmd(runs, method, norm, weights, k, depth, tag, output, fmt, quiet, all
     try:
         out = fuse(list(runs), method, norm, weights=list(weights) or None, k=k, name=tag,
                    depth=depth, allow_empty=allow_empty)
-        _write(out, output, fmt, tag)
     except (InputError, ValueError, ImportError, OSError) as e:
         _fail(str(e))
+    _write(out, output, fmt, tag)
     if not quiet:
         click.echo(f"tiebreak: note: {out.ties_summary()}", err=True)
 
@@ -152,9 +165,9 @@ def run_cmd(run, top, topics, topics_file, drop_topics, norm, dedup, order, tag,
         _known(r, drop, "--drop-topics")
         out = edit_run(r, top=top, keep_topics=keep, drop_topics=drop, norm=norm, order=order,
                        name=tag)
-        _write(out, output, fmt, tag)
     except (InputError, ValueError, ImportError, OSError) as e:
         _fail(str(e))
+    _write(out, output, fmt, tag)
     dups = sum(v for k, v in r.warnings.items() if "duplicate" in k)
     msg = [f"{len(r) - len(out)} of {len(r)} lines dropped"]
     if dups:
