@@ -143,8 +143,8 @@ ROWS: list[tuple[str, str, str]] = [
      "regimes", "R_hat under every regime (order-free: the trec_eval order serves `expected`) "
      "(was exit 2 \"need a ranking of a prepared run\")",
      "test_integrity_surfaces.py::test_inum_rel_under_the_default_regimes"),
-    ("`fuse -w nan`, `-w inf`, `-k -1`, `-k nan`",
-     "exit 2: `k must be in (-1, inf) (k + rank must stay above 0 at every rank >= 1)`; one "
+    ("`fuse -w nan`, `-w inf`, `--rrf-k -1`, `--rrf-k nan` (and the old `-k`)",
+     "exit 2: `--rrf-k must be in (-1, inf) (k + rank must stay above 0 at every rank >= 1)`; one "
      "rule (`tiebreak.io.params.Range`) for click and the API (was inf/nan scores, exit 0)",
      "test_integrity_surfaces.py::test_fuse_refuses_non_finite_parameters"),
     ("`fuse --method wsum -w 1e308 -w 1e308` (a sum that overflows)",

@@ -57,8 +57,9 @@ def test_inum_rel_under_the_default_regimes(small, capsys, args):
 @pytest.mark.parametrize("args, needle", [
     (["--method", "wsum", "-w", "nan", "-w", "1"], "weight must be a finite number, got nan"),
     (["--method", "wsum", "-w", "inf", "-w", "1"], "weight must be a finite number, got inf"),
-    (["-k", "-1"], "k must be in (-1, inf) (k + rank must stay above 0 at every rank >= 1)"),
-    (["-k", "nan"], "k must be a finite number, got nan"),
+    (["--rrf-k", "-1"], "--rrf-k must be in (-1, inf) (k + rank must stay above 0 at every "
+                        "rank >= 1)"),
+    (["--rrf-k", "nan"], "--rrf-k must be a finite number, got nan"),
 ])
 def test_fuse_refuses_non_finite_parameters(capsys, args, needle):
     code, out, err = cli(["fuse", RUN, RUN, *args], capsys)

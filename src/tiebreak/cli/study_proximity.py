@@ -26,7 +26,8 @@ __all__ = ["proximity_cmd"]
                                                                        file_okay=False))
 @click.option("--topics", required=True, help="Topics (any format tiebreak search reads).")
 @click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("-k", "k", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("-k", "--depth", "k", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Documents per topic.")
 @click.option("--folds", default=5, show_default=True, type=click.IntRange(min=2))
 @click.option("--lams", default=",".join(f"{x:g}" for x in DEFAULT_LAMS), show_default=True,
               help="lambda grid of the cross-validated Lkp.")

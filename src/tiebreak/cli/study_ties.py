@@ -19,7 +19,7 @@ from ..studies.study_ties import (
     summary,
     system_gains,
 )
-from .common import dask_option, open_client
+from .common import dask_option, open_client, renamed_option
 
 __all__ = ["ties_cmd"]
 
@@ -31,8 +31,9 @@ def _fmt(x):
 @click.command("ties")
 @click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Deprecated alias: give QRELS as the first argument.")
-@click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Extra metric besides AP and RR, repeatable / comma-separated.")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="Extra measure besides AP and RR, repeatable or comma-separated.")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--top", type=int, default=10, show_default=True,
               help="Rows per gain table and systems checked for overlapping MAP ranges.")
 @click.option("--show", type=int, default=5, show_default=True,
@@ -59,10 +60,11 @@ def _fmt(x):
               help="Compute summary.tsv without the worst FRAC of systems by trec_eval mean "
                    "(Cabanac et al.: 0.25).")
 @dask_option()
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
 def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_order, pooled,
-             drop, dask_address, runs):
+             drop, dask_address, runs, quiet):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
@@ -77,7 +79,7 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
     if len(paths) < 2:
         raise click.ClickException("need at least 2 runs")
     try:
-        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=True,
+        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=not quiet,
                           client=open_client(dask_address))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
