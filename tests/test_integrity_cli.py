@@ -139,6 +139,9 @@ def test_index_error_is_one_line(small, tmp_path, capsys):
     ["report", QRELS, RUN, RUN, "-o", "/dev/full"],
     ["estimate", "--qrels", QRELS, "--depth", "5", "--gains", "/dev/full", RUN],
     ["reproduce", "--all", "--paper", "none", "-o", "/dev/full"],
+    ["fuse", RUN, RUN, "-o", "/dev/full"],
+    ["run", RUN, "-o", "/dev/full"],
+    ["fuse", RUN, RUN, "-o", "/dev/full", "--format", "json"],
 ])
 def test_full_output_file_is_named(args, capsys):
     code, err = invoke(args, capsys, os.devnull)

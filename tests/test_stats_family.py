@@ -62,7 +62,7 @@ def _randomised_tukey_loop(X, B, seed):
                 sums[i] += c[i]
         ranges.append((max(sums) - min(sums)) / t)
     m = X.mean(axis=1)
-    return lambda i, j: sum(r >= abs(m[i] - m[j]) - 1e-12 for r in ranges) / B
+    return lambda i, j: (sum(r >= abs(m[i] - m[j]) - 1e-12 for r in ranges) + 1) / (B + 1)
 
 
 def test_randomised_tukey_within_monte_carlo_error(covid):

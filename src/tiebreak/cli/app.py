@@ -330,11 +330,21 @@ def bounds_cmd(rhos, metrics, depth, fmt):
     """
     from ..ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
 
+    rhos = split_list(rhos) or DEFAULT_RHOS
+    metrics = split_list(metrics) or DEFAULT_BOUND_METRICS
+    bar = None
+    if depth > 100_000 and sys.stderr.isatty():  # exact arithmetic: minutes at 10**7
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(rhos) * len(metrics), desc=f"bounds to depth {depth}",
+                   unit=" cell", file=sys.stderr, leave=False)
     try:
-        t = bounds_table(split_list(rhos) or DEFAULT_RHOS,
-                         split_list(metrics) or DEFAULT_BOUND_METRICS, depth)
+        t = bounds_table(rhos, metrics, depth, progress=None if bar is None else bar.update)
     except (ValueError, TypeError) as e:
         _fail(str(e))
+    finally:
+        if bar is not None:
+            bar.close()
     click.echo(t.to_text(fmt), nl=False)
 
 

@@ -16,6 +16,34 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
+class _RangeType(click.ParamType):
+    """A click type over a :class:`tiebreak.io.params.Range`: the API's rule and sentence."""
+
+    name = "number"
+
+    def __init__(self, spec, what: str):
+        self.spec, self.what = spec, what
+
+    def convert(self, value, param, ctx):
+        try:
+            return self.spec(self.what, value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+def range_type(spec, what: str) -> click.ParamType:
+    """The click type of an option whose values follow ``spec`` (a
+    :class:`tiebreak.io.params.Range`); ``what`` names the value in messages."""
+    return _RangeType(spec, what)
+
+
+#: ``--allow-empty-runs``: the one switch of the empty-run rule (:func:`tiebreak.io.runs.
+#: refuse_empty`) in every command that reads runs
+allow_empty_option = click.option(
+    "--allow-empty-runs", "allow_empty", is_flag=True,
+    help="Score a run without result lines 0 on every topic (default: refuse it, exit 2).")
+
+
 def dask_option(what: str = "Evaluate"):
     """The ``--dask ADDRESS`` option of every command that evaluates many runs."""
     return click.option("--dask", "dask_address", metavar="ADDRESS",

@@ -82,6 +82,9 @@ _ALL = [
     Option("line_counts", ("--line-counts",), "flag",
            help="List in the warnings what became of every input line (read, comment, blank, "
                 "evaluated, dropped); JSON output always has them."),
+    Option("allow_empty", ("--allow-empty-runs",), "flag",
+           help="Score a run without result lines 0 on every topic (default: refuse it, exit "
+                "2)."),
     Option("write_expected", ("--write-expected",), "str", metavar="FILE",
            help="Also write FILE, the expected values (trec_eval regime, tie range "
                 "[realistic, optimistic]) that 'tiebreak verify FILE' checks."),
@@ -148,11 +151,11 @@ def run(qrels, runs, **options) -> None:
     o = {**DEFAULTS, **options}
     (measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide, sort_by, name_by,
      quiet, verbose, score_precision, average, on_duplicate, jobs, samples, seed, chunk_topics,
-     dask_address, line_counts, write_expected) = (o[k] for k in (
+     dask_address, line_counts, write_expected, allow_empty) = (o[k] for k in (
         "measures", "regimes", "convention", "ntcir_gains", "per_topic", "fmt", "header", "wide",
         "sort_by", "name_by", "quiet", "verbose", "score_precision", "average", "on_duplicate",
         "jobs", "samples", "seed", "chunk_topics", "dask_address", "line_counts",
-        "write_expected"))
+        "write_expected", "allow_empty"))
     from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
@@ -188,7 +191,7 @@ def run(qrels, runs, **options) -> None:
             _fail("-g is NTCIREVAL's gain table: use it with --convention ntcireval")
         ev = Evaluator(qrels, list(measures) or None, list(regimes) or None,
                        score_precision=score_precision, average=average, samples=samples,
-                       seed=seed, convention=conv, chunk_topics=k)
+                       seed=seed, convention=conv, chunk_topics=k, allow_empty=allow_empty)
         q = ev.qrels
     except (InputError, MeasureError, ValueError, TypeError) as e:
         _fail(str(e))

@@ -22,6 +22,8 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
+from ..io.params import Range
+
 __all__ = ["Param", "Model", "MODELS", "ALIASES", "get", "run", "names", "register",
            "TRAVERSAL_OPTIONS", "check"]
 
@@ -40,15 +42,10 @@ def _number(name, v):
     return v
 
 
-def in_range(lo, hi, lo_open=False, hi_open=False):
-    """A check: a finite number in [lo, hi] (open ends on request)."""
-    def rule(name, v):
-        x = _number(name, v)
-        if (x <= lo if lo_open else x < lo) or (x >= hi if hi_open else x > hi):
-            left = "(" if lo_open else "["
-            right = ")" if hi_open or not math.isfinite(hi) else "]"
-            raise ValueError(f"{name} must be in {left}{lo:g}, {hi:g}{right}, got {v!r}")
-    return rule
+def in_range(lo, hi, lo_open=False, hi_open=False, why=""):
+    """A check: a finite number in [lo, hi] (open ends on request; the one rule of
+    :class:`tiebreak.io.params.Range`)."""
+    return Range(lo, hi, lo_open, hi_open, why=why)
 
 
 def integer(lo):
@@ -68,9 +65,13 @@ def one_of(*choices):
 
 
 def weights3(name, v):
-    """A check: a sequence of finite numbers >= 0."""
+    """A check: three finite numbers >= 0 (lambda_t, lambda_ow, lambda_uw)."""
     if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
-        raise ValueError(f"{name} must be a sequence of numbers, got {v!r}")
+        raise ValueError(f"{name} must be 3 numbers, got {v!r}")
+    v = list(v)
+    if len(v) != 3:
+        raise ValueError(f"{name} must be 3 numbers (lambda_t, lambda_ow, lambda_uw: "
+                         f"-p {name}=0.8,0.1,0.1), got {len(v)}: {v!r}")
     for w in v:
         if _number(name, w) < 0:
             raise ValueError(f"{name} must be >= 0, got {v!r}")
@@ -200,7 +201,9 @@ def run(index, query_terms, k: int, name: str, **params):
 
 
 # ------------------------------------------------------------------ the models
-_K1 = Param("k1", 0.9, in_range(0.0, math.inf), "BM25 term-frequency saturation")
+_K1 = Param("k1", 0.9, in_range(0.0, 1e6, why="(k1 + 1) tf must stay finite; beyond 1e6 "
+                                  "BM25 is linear in tf to six digits"),
+            "BM25 term-frequency saturation")
 _B = Param("b", 0.4, in_range(0.0, 1.0), "BM25 length normalisation")
 _B3 = Param("b", 0.3, in_range(0.0, 1.0), "BM25 length normalisation (BM25^(2))")
 _IDF = Param("idf", "lucene", one_of("rsj", "rw", "lucene"),
@@ -339,7 +342,8 @@ for _n, _s in (("mindist", "min"), ("maxdist", "max"), ("avgdist", "mean")):
     register(Model(
         _n, f"BM25 + sum over subqueries of log(1 + exp(-delta)/alpha), delta the {_s} "
         "interval length (Table 4.1)", "positional", ("stats", "positions", "intervals"),
-        (_K1, _B, _IDF_RW, Param("alpha", 0.3, in_range(0.0, math.inf, lo_open=True),
+        (_K1, _B, _IDF_RW, Param("alpha", 0.3, in_range(1e-300, math.inf, why="exp(-delta) / alpha "
+                                                  "overflows below it"),
                                  "Tao & Zhai's alpha"), _MAXP),
         f"tiebreak.retrieval.positional:{_n}", _TZ))
 register(Model(

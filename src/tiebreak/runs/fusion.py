@@ -47,6 +47,8 @@ import numpy as np
 
 from ..io import Run
 from ..io.inputs import as_run
+from ..io.params import FINITE, Range, check_finite_scores
+from ..io.runs import refuse_empty
 
 __all__ = ["FUSION_METHODS", "NORMALISATIONS", "RANK_METHODS", "FusedRun", "fuse",
            "normalise_scores", "tie_counts"]
@@ -61,6 +63,11 @@ FUSION_METHODS: dict[str, str] = {
 _ALIASES = {"combsum": "sum", "combmnz": "mnz", "combanz": "anz", "combmax": "max",
             "combmin": "min", "combmed": "med", "weighted_sum": "wsum", "borda": "bordafuse",
             "logisr": "log_isr", "log-isr": "log_isr"}
+#: RRF's constant: ``1 / (k + rank)`` must be finite and positive at every rank >= 1
+RRF_K = Range(-1.0, np.inf, lo_open=True, why="k + rank must stay above 0 at every rank >= 1")
+#: a weight of ``wsum``: any finite number
+WEIGHT = FINITE
+
 RANK_METHODS = frozenset({"rrf", "isr", "log_isr", "bordafuse", "condorcet"})
 
 #: Normalisation names (ranx's spelling) -> description; ``none`` keeps the scores.
@@ -160,18 +167,30 @@ def normalise_scores(score: np.ndarray, topic: np.ndarray, norm: str) -> np.ndar
     if norm == "rank":
         pos = np.arange(len(score)) - st[rep]
         return 1 - pos / n[rep]
-    mn = np.minimum.reduceat(score, st)
-    mx = np.maximum.reduceat(score, st)
+    # each topic's scores scaled by a power of two first (exact), so differences, sums and
+    # squares of scores near +-1e308 stay finite; the 1e-9 guards are applied to the unscaled
+    # denominators, so every finite result is the unscaled formula's, bit for bit
+    e = np.frexp(np.maximum.reduceat(np.abs(score), st))[1]
+    x = np.ldexp(score, -e[rep])
+
+    def ratio(num, den):
+        with np.errstate(over="ignore"):   # the branch np.where does not take
+            small = np.ldexp(den, e) < 1e-9
+            safe = np.where(small, 1.0, den)[rep]
+            return np.where(small[rep], np.ldexp(num, e[rep]) / 1e-9, num / safe)
+
+    mn = np.minimum.reduceat(x, st)
+    mx = np.maximum.reduceat(x, st)
     if norm == "min-max":
-        return (score - mn[rep]) / np.maximum(mx - mn, 1e-9)[rep]
+        return ratio(x - mn[rep], mx - mn)
     if norm == "max":
-        return score / np.maximum(mx, 1e-9)[rep]
-    sm = np.add.reduceat(score, st)
+        return ratio(x, mx)
+    sm = np.add.reduceat(x, st)
     if norm == "sum":
-        return (score - mn[rep]) / np.maximum(sm - mn * n, 1e-9)[rep]
+        return ratio(x - mn[rep], sm - mn * n)
     mean = sm / n
-    var = np.add.reduceat((score - mean[rep]) ** 2, st) / n
-    return (score - mean[rep]) / np.maximum(np.sqrt(var), 1e-9)[rep]
+    var = np.add.reduceat((x - mean[rep]) ** 2, st) / n
+    return ratio(x - mean[rep], np.sqrt(var))
 
 
 @dataclass
@@ -269,67 +288,9 @@ def _condorcet(flats: list[_Flat], ctopic: np.ndarray, nc: int) -> np.ndarray:
     return out
 
 
-def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None, k: float = 60,
-         name: str | None = None, depth: int | None = None) -> FusedRun:
-    """Fuse runs into one (definitions in the module docstring).
-
-    Parameters
-    ----------
-    runs : sequence of Run, path, DataFrame or ``{qid: {docno: score}}``
-        Two or more runs (:func:`tiebreak.io.inputs.as_run` reads each). Topics may differ: a
-        run without a topic contributes nothing to it.
-    method : str
-        One of :data:`FUSION_METHODS` (``sum mnz anz max min med wsum rrf isr log_isr
-        bordafuse condorcet``; ``combsum``... and ``borda`` are aliases).
-    norm : str or None
-        One of :data:`NORMALISATIONS` (``min-max zmuv max sum rank borda none``; ``z-score``
-        is ``zmuv``); ranx's default ``min-max``. Ignored by the rank-based methods.
-    weights : sequence of float, optional
-        ``wsum`` only: one weight per run (default 1 each).
-    k : float
-        RRF's constant.
-    name : str, optional
-        Name and run tag of the result; default ``<method>`` of the inputs.
-    depth : int, optional
-        Keep the first ``depth`` documents of each topic (default all).
-
-    Returns
-    -------
-    FusedRun
-        Lines grouped by topic (topics in order of first appearance over the runs), inside a
-        topic by fused score descending, ties by docno descending; ranks 1..n; tie counts.
-
-    Raises
-    ------
-    ValueError
-        Fewer than two runs, unknown method or normalisation, weights of the wrong length.
-    tiebreak.io.InputError
-        An input that cannot be read.
-    """
-    method = _method(method)
-    norm = _norm(norm)
-    runs = [as_run(r, name=None) for r in runs]
-    if len(runs) < 2:
-        raise ValueError(f"fusion needs at least two runs, got {len(runs)}")
-    if method == "wsum":
-        weights = [1.0] * len(runs) if weights is None else [float(w) for w in weights]
-        if len(weights) != len(runs):
-            raise ValueError(f"{len(weights)} weights for {len(runs)} runs")
-    elif weights is not None:
-        raise ValueError(f"weights are for method 'wsum', not {method!r}")
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be at least 1, got {depth}")
-
-    topics, udocs, ctopic, cdoc, flats = _prepare(runs)
-    nc, nt = len(ctopic), len(topics)
-    n_cand_topic = np.bincount(ctopic, minlength=nt)
-
-    def values(f: _Flat) -> tuple[np.ndarray, np.ndarray]:
-        """(candidates, value) of one run, after the normalisation."""
-        if norm == "borda":
-            return np.arange(nc), _borda_values(f, ctopic, n_cand_topic, nt, as_norm=True)
-        return f.cand, normalise_scores(f.score, f.gtopic, norm)
-
+def _fused_scores(method, flats, values, weights, k, nc, ctopic, n_cand_topic, nt):
+    """The fused score of every candidate, float64 (nc,) (definitions in the module
+    docstring); ``values(f)`` gives a run's (candidates, normalised scores)."""
     total = np.zeros(nc)
     count = np.zeros(nc, dtype=np.int64)
     if method in ("sum", "mnz", "anz", "wsum"):
@@ -365,6 +326,83 @@ def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None,
     else:  # condorcet
         score = _condorcet(flats, ctopic, nc)
 
+    return score
+
+
+def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None, k: float = 60,
+         name: str | None = None, depth: int | None = None,
+         allow_empty: bool = False) -> FusedRun:
+    """Fuse runs into one (definitions in the module docstring).
+
+    Parameters
+    ----------
+    runs : sequence of Run, path, DataFrame or ``{qid: {docno: score}}``
+        Two or more runs (:func:`tiebreak.io.inputs.as_run` reads each). Topics may differ: a
+        run without a topic contributes nothing to it.
+    method : str
+        One of :data:`FUSION_METHODS` (``sum mnz anz max min med wsum rrf isr log_isr
+        bordafuse condorcet``; ``combsum``... and ``borda`` are aliases).
+    norm : str or None
+        One of :data:`NORMALISATIONS` (``min-max zmuv max sum rank borda none``; ``z-score``
+        is ``zmuv``); ranx's default ``min-max``. Ignored by the rank-based methods.
+    weights : sequence of float, optional
+        ``wsum`` only: one weight per run (default 1 each).
+    k : float
+        RRF's constant: finite and > -1 (:data:`RRF_K`), so ``k + rank > 0`` at every rank.
+    name : str, optional
+        Name and run tag of the result; default ``<method>`` of the inputs.
+    depth : int, optional
+        Keep the first ``depth`` documents of each topic (default all).
+    allow_empty : bool
+        Fuse a run without result lines as one that retrieved nothing; by default it is
+        refused (InputError naming the file, :func:`tiebreak.io.runs.refuse_empty`).
+
+    Returns
+    -------
+    FusedRun
+        Lines grouped by topic (topics in order of first appearance over the runs), inside a
+        topic by fused score descending, ties by docno descending; ranks 1..n; tie counts.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two runs, unknown method or normalisation, weights of the wrong length or
+        not finite, ``k`` not finite or <= -1.
+    tiebreak.io.InputError
+        An input that cannot be read, or a fused score that is not finite (weights so large
+        that a weighted sum overflows), naming the topic and docno.
+    """
+    method = _method(method)
+    norm = _norm(norm)
+    runs = [as_run(r, name=None) for r in runs]
+    for r in runs:
+        if not len(r) and not allow_empty:
+            refuse_empty(r)
+    if len(runs) < 2:
+        raise ValueError(f"fusion needs at least two runs, got {len(runs)}")
+    k = RRF_K("k", k)
+    if method == "wsum":
+        weights = [1.0] * len(runs) if weights is None else \
+            [WEIGHT(f"weight {i + 1}", w) for i, w in enumerate(weights)]
+        if len(weights) != len(runs):
+            raise ValueError(f"{len(weights)} weights for {len(runs)} runs")
+    elif weights is not None:
+        raise ValueError(f"weights are for method 'wsum', not {method!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+
+    topics, udocs, ctopic, cdoc, flats = _prepare(runs)
+    nc, nt = len(ctopic), len(topics)
+    n_cand_topic = np.bincount(ctopic, minlength=nt)
+
+    def values(f: _Flat) -> tuple[np.ndarray, np.ndarray]:
+        """(candidates, value) of one run, after the normalisation."""
+        if norm == "borda":
+            return np.arange(nc), _borda_values(f, ctopic, n_cand_topic, nt, as_norm=True)
+        return f.cand, normalise_scores(f.score, f.gtopic, norm)
+
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below: no non-finite score
+        score = _fused_scores(method, flats, values, weights, k, nc, ctopic, n_cand_topic, nt)
     order = np.lexsort((-cdoc, -score, ctopic))
     t, d, s = ctopic[order], cdoc[order], score[order]
     st = _segments(t)
@@ -378,8 +416,10 @@ def fuse(runs, method: str = "wsum", norm: str | None = "min-max", weights=None,
     in_groups = 0
     for f in flats:
         in_groups += tie_counts(f.gtopic, f.score)[0]
-    return FusedRun(name, f"<{method} fusion>", topics, t, udocs, d, s, rank.astype(np.float64),
-                    np.arange(1, len(t) + 1, dtype=np.int64), [name], {}, None, None,
-                    method=method, norm="none" if method in RANK_METHODS else norm,
-                    inputs=[r.name for r in runs], tied_groups=groups, tied_docs=docs,
-                    tied_topics=ttopics, input_tied_groups=in_groups)
+    out = FusedRun(name, f"<{method} fusion>", topics, t, udocs, d, s, rank.astype(np.float64),
+                   np.arange(1, len(t) + 1, dtype=np.int64), [name], {}, None, None,
+                   method=method, norm="none" if method in RANK_METHODS else norm,
+                   inputs=[r.name for r in runs], tied_groups=groups, tied_docs=docs,
+                   tied_topics=ttopics, input_tied_groups=in_groups)
+    check_finite_scores(out, f"{method} fusion")
+    return out

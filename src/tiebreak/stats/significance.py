@@ -512,9 +512,11 @@ def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
     statistical analysis of systems-based information retrieval experiments, ACM TOIS 30(1),
     2012; T. Sakai, Laboratory Experiments in Information Retrieval, Springer 2018, §4.4):
     ``n`` times, the scores of each topic are permuted across the systems and the largest
-    difference between two system means is kept; ``p`` is the share of those ranges at least
-    ``|mean_i - mean_j|``. ``diffs`` (len(ii),): mean differences to test instead of those of
-    ``X`` (the null distribution still comes from ``X``). Returns float64 (len(ii),).
+    difference between two system means is kept; ``p = (count + 1) / (n + 1)`` with ``count``
+    the ranges at least ``|mean_i - mean_j|`` (Phipson & Smyth, "Permutation p-values should
+    never be zero", Stat. Appl. Genet. Mol. Biol. 9(1), 2010; as :func:`randomization_test`),
+    so ``p >= 1 / (n + 1)``, never 0. ``diffs`` (len(ii),): mean differences to test instead
+    of those of ``X`` (the null distribution still comes from ``X``). Returns float64 (len(ii),).
     """
     X = _matrix(X)
     ii, jj = np.asarray(ii, int), np.asarray(jj, int)
@@ -543,7 +545,7 @@ def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
     ranges.sort()
     # count of ranges >= diff (a tolerance keeps equal means from float noise)
     ge = n - np.searchsorted(ranges, diff - 1e-12, side="left")
-    return ge / n
+    return (ge + 1) / (n + 1)
 
 
 def tukey_ci(X, ii, jj, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
