@@ -47,6 +47,9 @@ def test_tukey_oneway_equals_statsmodels(covid):
     np.testing.assert_allclose(np.c_[lo, hi], ref.confint, rtol=1e-9)
     assert ((p < 0.05) == ref.reject).all()
     assert (p < 0.05).any() and (p >= 0.05).any()
+    # scipy's tukey_hsd (what ranx's "tukey" test calls) is the same one-way form
+    sp = st.tukey_hsd(*X).pvalue
+    np.testing.assert_allclose(p, sp[ii, jj], rtol=1e-9)
 
 
 def _randomised_tukey_loop(X, B, seed):
