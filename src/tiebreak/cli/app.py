@@ -47,6 +47,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
     "qrels": "tiebreak.cli.qrels:qrels_group",
+    "swaps": "tiebreak.cli.swaps:swaps_cmd",
 }
 
 
@@ -109,6 +110,7 @@ COMMAND_HELP: dict[str, str] = {
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
+    "swaps": "The pairs of systems whose order or significance the tie regimes change.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
     "trec_eval": "Drop-in trec_eval 10.0, plus --regime for tie regimes.",

@@ -534,10 +534,10 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
 
 
 def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
-                         convention=None):
-    """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
-    file when it is not among them) in the regimes a comparison needs. Returns
-    ``(qrels, EvalResult, baseline index or None)``."""
+                         convention=None, regimes=None):
+    """Shared by ``compare``, ``swaps`` and ``report``: read the qrels, evaluate the runs (and
+    the baseline file when it is not among them) in the regimes a comparison needs (or
+    ``regimes``). Returns ``(qrels, EvalResult, baseline index or None)``."""
     import click
 
     from ..io.discover import find_runs
@@ -555,7 +555,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     # the Evaluator reads a qrels path itself: with a diversity measure it keeps the subtopic
     # column (as 'tiebreak eval' does)
     ev = Evaluator(qrels_spec if isinstance(qrels_spec, str) else as_qrels(qrels_spec),
-                   list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
+                   list(measures) or ["AP", "nDCG@10"],
+                   list(regimes) if regimes else needed_regimes(regime),
                    convention=convention if measures else None)
     q = ev.qrels
     if jobs <= 0:
