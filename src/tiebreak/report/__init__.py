@@ -63,6 +63,7 @@ svg.topic-chart .down{fill:#e39a9c}svg.topic-chart .zero{fill:#999}
 svg.topic-chart line.z{stroke:#444;stroke-width:1}
 svg.topic-chart line.w{stroke:#1f3d7a;stroke-width:2}
 svg.topic-chart line.cap{stroke:#1f3d7a;stroke-width:2}
+svg.topic-chart rect.span{fill:#4c72b0}svg.topic-chart text.s{font-size:11px;fill:#1f3d7a}
 """
 
 
@@ -174,15 +175,16 @@ def _range_figure(c: CompareResult, measure: str) -> str:
             label=c.regime)
     ax.plot(x, ex, "o", ms=5, color="#c44e52", label="expected")
     ax.axhline(0, color="#888", lw=0.6)
-    labels = [f"{c.systems[i]} ({c.means[i, j]:.4f})" for i in order]
-    ax.set_xticks(x, labels, rotation=60 if n > 6 else 0, ha="right" if n > 6 else "center",
-                  fontsize=10 if n <= 40 else 7)
+    labels = [f"{c.systems[i]}\n{c.means[i, j]:.4f}" for i in order]
+    ax.set_xticks(x, labels, rotation=0 if n <= 6 else 45, ha="center" if n <= 6 else "right",
+                  rotation_mode="anchor", fontsize=10 if n <= 40 else 7)
     ax.tick_params(axis="y", labelsize=10)
     ax.set_xlim(-0.6, n - 0.4)
     ax.set_ylabel(f"{measure} minus its {c.regime} value", fontsize=10)
-    ax.set_title(f"{measure}: tie range of each system (label: the {c.regime} mean)",
-                 fontsize=12)
-    ax.legend(fontsize=10, frameon=False, loc="best")
+    ax.set_title(f"{measure}: tie range of each system (under each name: the {c.regime} mean)",
+                 fontsize=12, loc="left", pad=28)
+    ax.legend(fontsize=10, frameon=False, loc="lower right", bbox_to_anchor=(1.0, 1.0),
+              ncol=3)
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -193,7 +195,9 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
     chart (drawn by the template; no image data): topics sorted by the difference, a bar per
     topic labelled with its id and carrying a tooltip, a whisker from the worst to the best tie
     order (system realistic minus baseline optimistic, to system optimistic minus baseline
-    realistic). Coordinates in pixels, rounded to 0.1."""
+    realistic), and under the labels a strip of the tie span per topic (best minus worst, on
+    its own scale, 0 to the largest span) so that spans too small for the difference's scale
+    still show. Coordinates in pixels, rounded to 0.1."""
     i, b = res.runs.index(system), res.runs.index(baseline)
     j = res.measures.index(measure)
     k = {g: res.regimes.index(g) for g in ("realistic", "optimistic")}
@@ -213,6 +217,9 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
     left, top, plot_h = 64, 24, 200
     label_h = 12 + 8 * max((len(res.topics[t]) for t in idx), default=1)
     width = left + step * len(idx) + 8
+    span = np.where(np.isfinite(best - worst), best - worst, 0.0)
+    smax = float(span[idx].max()) if len(idx) else 0.0
+    strip_top, strip_h = top + plot_h + label_h + 6, 36
 
     def y(v):
         return round(top + (hi - v) / (hi - lo) * plot_h, 1)
@@ -228,12 +235,21 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
             "tip": f"topic {res.topics[t]}: {v:+.4f} (tie orders {float(worst[t]):+.4f} to "
                    f"{float(best[t]):+.4f})",
             "label": res.topics[t], "lx": x + step / 2 - 4, "ly": top + plot_h + 6,
+            "span": (None if not smax > 0 or not span[t] > 0 else
+                     {"x": x + 2, "w": step - 4,
+                      "h": round(max(span[t] / smax * strip_h, 1.0), 1),
+                      "y": round(strip_top + strip_h - max(span[t] / smax * strip_h, 1.0),
+                                 1)}),
             "whisker": (None if not best[t] > worst[t] else
                         {"x": x + step / 2, "y1": y(float(best[t])),
                          "y2": y(float(worst[t])), "c1": x + step / 2 - step / 4,
                          "c2": x + step / 2 + step / 4})})
     return {"title": f"{system} minus {baseline}", "alt": f"{system} minus {baseline}, "
-            f"{measure}", "width": width, "height": top + plot_h + label_h,
+            f"{measure}", "width": width,
+            "height": top + plot_h + label_h + (strip_h + 26 if smax > 0 else 0),
+            "strip": (None if not smax > 0 else
+                      {"y": strip_top + strip_h, "ly": strip_top + strip_h / 2 + 4,
+                       "text": f"tie span ≤ {smax:.4f}"}),
             "left": left, "right": width - 8, "zero": y(0.0), "top": top,
             "bottom": top + plot_h, "hi": f"{hi:+.3f}", "lo": f"{lo:+.3f}", "bars": bars}
 
