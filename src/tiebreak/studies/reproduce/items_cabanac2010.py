@@ -81,13 +81,14 @@ def _evaluate_lines(run_lines: list[str], qrels_lines: list[str], measures, regi
     import tempfile
     from pathlib import Path
 
-    import tiebreak as tb
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
 
     with tempfile.TemporaryDirectory() as d:
         qp, rp = Path(d) / "qrels", Path(d) / "run"
         qp.write_text("\n".join(qrels_lines) + "\n")
         rp.write_text("\n".join(run_lines) + "\n")
-        return tb.evaluate(tb.read_qrels(str(qp)), [tb.read_run(str(rp))], measures, regimes)
+        return evaluate(read_qrels(str(qp)), [read_run(str(rp))], measures, regimes)
 
 
 def _fig1(ctx: Context) -> list[Cell]:
@@ -134,15 +135,16 @@ register(Item(
 def _fig2(ctx: Context) -> list[Cell]:
     from importlib.resources import files
 
-    import tiebreak as tb
     from tiebreak.ranking.judged import judge
     from tiebreak.ranking.orderings import orderings
 
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
     from ..ties import run_stats
 
     data = files("tiebreak") / "data"
-    qrels = tb.read_qrels(str(data / "ymt2016.qrels"))
-    run = tb.read_run(str(data / "ymt2016.run"))
+    qrels = read_qrels(str(data / "ymt2016.qrels"))
+    run = read_run(str(data / "ymt2016.run"))
     ti = list(run.topics).index("8")
     O = orderings(judge(run, qrels))
     lines = [i for i in range(len(run.topic)) if run.topic[i] == ti]
@@ -160,7 +162,7 @@ def _fig2(ctx: Context) -> list[Cell]:
                           "" if ours == want else "our defect: the order differs"))
     # the total order M_R <= M_C <= M_O (§4) on this list; the paper prints no value, the exact
     # fractions are those of the tie oracle (R = 2 relevant documents: CT5, AP8)
-    res = tb.evaluate(qrels, [run], ["AP", "RR", "P@2"], ["realistic", "trec_eval", "optimistic"])
+    res = evaluate(qrels, [run], ["AP", "RR", "P@2"], ["realistic", "trec_eval", "optimistic"])
     want = {"AP": (Fraction(3, 4), Fraction(5, 6), Fraction(1)),
             "P@2": (Fraction(1, 2), Fraction(1, 2), Fraction(1))}
     for m, fr in want.items():
@@ -322,7 +324,7 @@ def _table2(ctx: Context) -> list[Cell]:
 register(Item(
     "cabanac2010:table2", "Top differences between 1/RR_C and 1/RR_R (delta_RC)",
     "§5.2, Table 2",
-    "tiebreak study ties --qrels QRELS RUNS --rr-order delta-rc  (table2_delta_rc.tsv)",
+    "tiebreak study ties QRELS RUNS --rr-order delta-rc  (table2_delta_rc.tsv)",
     _table2, data=tuple(DATASETS)))
 
 
@@ -391,13 +393,13 @@ def _gains(ctx: Context, by: str) -> list[Cell]:
 register(Item(
     "cabanac2010:table3", "Top 3 gains between AP_C and AP_R (result lists)",
     "§5.2, Table 3",
-    "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (result_lists.tsv, AP "
+    "tiebreak study ties QRELS RUNS --gain-order pct  (result_lists.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "lists"), data=tuple(DATASETS)))
 register(Item(
     "cabanac2010:table4", "Top 3 gains between MAP_C and MAP_R (systems)",
     "§5.2, Table 4",
-    "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (system_gains.tsv, AP "
+    "tiebreak study ties QRELS RUNS --gain-order pct  (system_gains.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "systems"), data=tuple(DATASETS)))
 
@@ -464,6 +466,6 @@ def _table5(ctx: Context) -> list[Cell]:
 register(Item(
     "cabanac2010:table5", "Correlation and significance of M_C - M_R (one pooled test per track)",
     "§5.2, Table 5 and the text before it",
-    "tiebreak study ties --qrels QRELS RUNS --pooled --drop-worst 0.25  (table5_pooled.tsv, "
+    "tiebreak study ties QRELS RUNS --pooled --drop-worst 0.25  (table5_pooled.tsv, "
     "summary.tsv)",
     _table5, data=tuple(DATASETS)))
