@@ -13,8 +13,8 @@ from ..stats.swaps import FORMATS
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help="Measure, repeatable (names as in 'tiebreak eval'). Default: AP nDCG@10 RR "
-                   "P@10.")
+              help="Measure, repeatable or comma-separated (names as in 'tiebreak eval'). "
+                   "Default: AP nDCG@10 RR P@10.")
 @click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization", "bootstrap", "sign",
                                            "tukey", "tukey-oneway", "randomised-tukey"]),
               default="t", show_default=True, help="The test of every pair (as in 'compare').")
@@ -25,7 +25,7 @@ from ..stats.swaps import FORMATS
               default=0.05, show_default=True, help="Significance level.")
 @click.option("--resamples", type=click.IntRange(min=1), default=10000, show_default=True,
               help="Resamples of the randomization, bootstrap and randomised Tukey tests.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Random seed of the resampling.")
 @click.option("--all", "everything", is_flag=True,
               help="List every pair, not only those that swap, that ties decide or whose "
@@ -56,10 +56,11 @@ def swaps_cmd(qrels, runs, measures, test, correction, alpha, resamples, seed, e
     from ..measures import MeasureError
     from ..stats.compare import evaluate_for_compare, input_warnings
     from ..stats.swaps import NEEDED_REGIMES, swaps
-    from .common import _fail
+    from .common import _fail, split_list
 
     try:
-        q, res, _ = evaluate_for_compare(qrels, runs, measures or ["AP", "nDCG@10", "RR", "P@10"],
+        q, res, _ = evaluate_for_compare(qrels, runs,
+                                         split_list(measures) or ["AP", "nDCG@10", "RR", "P@10"],
                                          "trec_eval", None, jobs, name_by,
                                          regimes=NEEDED_REGIMES)
         s = swaps(res, test=test, correction=correction, alpha=alpha, n=resamples, seed=seed)
