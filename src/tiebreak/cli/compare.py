@@ -51,12 +51,14 @@ def compare_options(f):
                           "Default: AP nDCG@10."),
         click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization",
                                                   "bootstrap", "sign", "tukey",
-                                                  "randomised-tukey"]),
+                                                  "tukey-oneway", "randomised-tukey"]),
                      default="t", show_default=True,
                      help="Two-sided paired test over topics (t, wilcoxon, randomization, "
                           "bootstrap, sign), or a test of all systems at once that needs no "
-                          "correction: tukey (Tukey's HSD), randomised-tukey (Carterette "
-                          "2012)."),
+                          "correction: tukey (Tukey's HSD, topics as blocks), tukey-oneway "
+                          "(topics unpaired, as statsmodels and ranx), randomised-tukey "
+                          "(Carterette 2012; its interval comes from the permutation "
+                          "distribution)."),
         click.option("--correction", type=click.Choice(["holm", "bh", "bonferroni", "none"]),
                      default="holm", show_default=True,
                      help="Multiple-comparison correction over the comparisons of a measure."),

@@ -65,30 +65,37 @@ OUTPUT_OPT = click.option("-o", "--output", metavar="FILE",
 @click.option("--depth", type=click.IntRange(min=1), help="Keep the first DEPTH documents of "
                                                          "each topic.")
 @click.option("--tag", metavar="TAG", help="Run tag of the output (default: the method).")
+@click.option("--regime", type=click.Choice(["trec_eval", "file", "ranx", "expected"]),
+              default="trec_eval", show_default=True,
+              help="How each input's tied documents are ranked: trec_eval (docno descending), "
+                   "file (line order), ranx (ranx's quicksort order), expected (the exact mean "
+                   "over every order of each tied group; rank-based methods).")
 @OUTPUT_OPT
 @FORMAT_OPT
-@click.option("--quiet", is_flag=True, help="Do not print the tie count on stderr.")
+@click.option("--quiet", is_flag=True, help="Do not print the tie counts on stderr.")
 @allow_empty_option
-def fuse_cmd(runs, method, norm, weights, k, depth, tag, output, fmt, quiet, allow_empty):
+def fuse_cmd(runs, method, norm, weights, k, depth, regime, tag, output, fmt, quiet, allow_empty):
     """Fuse RUNS into one run (ranx's methods and normalisations) and say how many ties the
     fusion made.
 
     RUNS are TREC runs (plain or gzipped), or ranx JSON / Parquet files. The output has, per
     topic, the fused scores descending (ties by docno descending), ranks 1..n and scores in
     full precision. Fusion makes ties (two documents each at rank 1 of one run get the same
-    RRF score); their count goes to standard error.
+    RRF score); their count goes to standard error, with the number of fused documents per
+    topic whose rank the inputs' own ties could move (--regime decides how those are ranked).
     """
     from ..io import InputError
     from ..runs.fusion import fuse
 
     try:
         out = fuse(list(runs), method, norm, weights=list(weights) or None, k=k, name=tag,
-                   depth=depth, allow_empty=allow_empty)
+                   depth=depth, regime=regime, allow_empty=allow_empty)
     except (InputError, ValueError, ImportError, OSError) as e:
         _fail(str(e))
     _write(out, output, fmt, tag)
     if not quiet:
         click.echo(f"tiebreak: note: {out.ties_summary()}", err=True)
+        click.echo(f"tiebreak: note: {out.movable_summary()}", err=True)
 
 
 def _topic_list(values, path, option="--topics"):

@@ -323,8 +323,10 @@ def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PA
 
 def overlaps(study: TieStudy, top: int = 10):
     """The ``top`` systems by trec_eval MAP with their MAP intervals [lower, upper] and the other
-    top systems whose intervals overlap. DataFrame: rank, run, map_trec_eval, map_lower,
-    map_upper, map_expected, tied_docs, n_overlaps, overlaps_with."""
+    top systems whose intervals overlap. Two systems whose intervals are both points (no tie
+    moves either MAP) do not overlap even when the points are equal: the ties decide nothing
+    between them. DataFrame: rank, run, map_trec_eval, map_lower, map_upper, map_expected,
+    tied_docs, n_overlaps, overlaps_with."""
     import pandas as pd
 
     conv = study.means("AP", "trec_eval")
@@ -333,7 +335,8 @@ def overlaps(study: TieStudy, top: int = 10):
     best = np.argsort(-conv, kind="stable")[:top]
     rows = []
     for k, i in enumerate(best, 1):
-        other = [j for j in best if j != i and lo[i] <= hi[j] and lo[j] <= hi[i]]
+        other = [j for j in best if j != i and lo[i] <= hi[j] and lo[j] <= hi[i]
+                 and not (lo[i] == hi[i] and lo[j] == hi[j])]
         rows.append({"rank": k, "run": study.systems[i], "map_trec_eval": conv[i],
                      "map_lower": lo[i], "map_upper": hi[i], "map_expected": ex[i],
                      "tied_docs": int(study.tied[i]), "n_overlaps": len(other),
