@@ -21,7 +21,8 @@ ROWS: list[tuple[str, str, str]] = [
      "exit 1: `tiebreak: error: standard output: the disk is full: free some space or write "
      "elsewhere ([Errno 28] No space left on device)`; no traceback",
      "test_integrity_cli.py::test_full_stdout_is_one_line_exit_1"),
-    ("an output file fails (`report -o`, `estimate --gains`, `reproduce -o` on a full disk)",
+    ("an output file fails (`report -o`, `estimate --gains`, `reproduce -o`, `fuse -o`, "
+     "`run -o` on a full disk)",
      "exit 1, the message names the file",
      "test_integrity_cli.py::test_full_output_file_is_named"),
     ("output directory missing (`report -o nodir/sub/r.html`)",
@@ -99,7 +100,8 @@ ROWS: list[tuple[str, str, str]] = [
      "exit 2 saying what is allowed (were accepted silently)",
      "test_integrity_commands.py::test_judgment_options_checked"),
     ("an empty run (empty file, gzip of nothing, zero-byte `.gz`) in `compare`",
-     "exit 2: `run X retrieved nothing ...` (was scored 0 and called significantly worse)",
+     "exit 2: `e.run: no result lines (an empty file): the run retrieved nothing ...` (was "
+     "scored 0 and called significantly worse)",
      "test_integrity_commands.py::test_compare_refuses_an_empty_run"),
     ("diversity measures in `compare`/`report` on subtopic qrels",
      "the subtopic column is read (was \"docno judged twice\")",
@@ -112,7 +114,8 @@ ROWS: list[tuple[str, str, str]] = [
      "test_integrity_commands.py::test_skipped_lines_in_default_warnings"),
     ("`-j -1` (any command)", "exit 2: `-1 is not in the range x>=0`",
      "test_integrity_commands.py::test_negative_jobs_refused"),
-    ("`tiebreak ties empty.txt`", "a row of zeros for that run (was IndexError)",
+    ("`tiebreak ties empty.txt`", "exit 2 naming the file (the empty-run rule); with "
+     "`--allow-empty-runs` a row of zeros for that run (was IndexError)",
      "test_integrity_commands.py::test_ties_on_an_empty_run"),
     ("a cutoff beyond 64 bits (`-m P@99999999999999999999999`; trec_eval `-m P.9999...`)",
      "`eval`: exit 2, `the cutoff must be below 2**63`; `trec_eval`: saturated like C's atol "
@@ -131,6 +134,89 @@ ROWS: list[tuple[str, str, str]] = [
     ("fuzzed topics files, DataFrames and gzip streams (hypothesis)",
      "a result or an error naming the input, never another exception",
      "test_io_fuzz.py::test_topics_files_give_topics_or_a_named_error"),
+    ("an empty run (empty file, comments only, zero-byte `.gz`) in `eval`, `pool`, `ties`, "
+     "`fuse`, `run`, `estimate`",
+     "one rule: exit 2, `e.run: no result lines (an empty file): the run retrieved nothing ...` "
+     "(`InputError` in the API); `--allow-empty-runs` (`allow_empty=True`) scores it 0 (was "
+     "exit 0 and zeros)", "test_integrity_surfaces.py::test_empty_runs_refused_by_every_command"),
+    ("`eval -m infNumRel` / `--convention sample_eval -m inum_rel` on a run with ties, default "
+     "regimes", "R_hat under every regime (order-free: the trec_eval order serves `expected`) "
+     "(was exit 2 \"need a ranking of a prepared run\")",
+     "test_integrity_surfaces.py::test_inum_rel_under_the_default_regimes"),
+    ("`fuse -w nan`, `-w inf`, `--rrf-k -1`, `--rrf-k nan` (and the old `-k`)",
+     "exit 2: `--rrf-k must be in (-1, inf) (k + rank must stay above 0 at every rank >= 1)`; one "
+     "rule (`tiebreak.io.params.Range`) for click and the API (was inf/nan scores, exit 0)",
+     "test_integrity_surfaces.py::test_fuse_refuses_non_finite_parameters"),
+    ("`fuse --method wsum -w 1e308 -w 1e308` (a sum that overflows)",
+     "exit 2 naming the run, topic and docno of the first non-finite score; no run is written "
+     "with one", "test_integrity_surfaces.py::test_fused_overflow_names_the_document"),
+    ("`run --norm zmuv` (and min-max, sum) on scores near +-1e300",
+     "each topic scaled by a power of two first: the same scores bit for bit where they were "
+     "finite, finite where the variance overflowed (was every score nan)",
+     "test_integrity_surfaces.py::test_normalisations_are_scale_free_on_huge_scores"),
+    ("a run with a NaN or infinite score written (`write_run`, `format_trec_run`) or put in a "
+     "`Run` object and evaluated", "`InputError` naming run, topic and docno; nothing written",
+     "test_integrity_surfaces.py::test_writer_refuses_a_non_finite_score"),
+    ("`search --model mindist -p alpha=1e-320`, `bm25 -p k1=1e308`, `sdm -p weights=1,2`",
+     "exit 2 with the range and its reason (`alpha must be in [1e-300, inf) (exp(-delta) / "
+     "alpha overflows below it)`, `weights must be 3 numbers (lambda_t, lambda_ow, "
+     "lambda_uw ...)`); a model that still yields a non-finite score is refused naming it",
+     "test_integrity_surfaces.py::test_model_parameters_ranges"),
+    ("JSON run or qrels in UTF-16/32 or with a UTF-8 byte-order mark",
+     "read by the byte-order mark; UTF-16/32 without one refused naming the file",
+     "test_integrity_surfaces.py::test_json_encodings_by_byte_order_mark"),
+    ("JSON: invalid UTF-8, nested 100,000 levels, `true`/`null`/string scores, a duplicate "
+     "docno or topic key, a NaN",
+     "`InputError` naming the file, topic and docno (`r.json: topic '1': docno 'd1' appears "
+     "twice`, `r.json:1: invalid UTF-8 (byte 0xe9 at column 10)`); over 1 GiB refused (was a "
+     "traceback, 1.0, or the last score kept)",
+     "test_integrity_surfaces.py::test_json_run_errors_name_the_file_and_record"),
+    ("Parquet: a null id, boolean scores, a duplicate docno, a qid starting with `#`",
+     "`InputError` naming the file, row group, row and column (`n.parquet: row group 1, row 1 "
+     "(row 3 of the file): doc_id is missing`)",
+     "test_integrity_surfaces.py::test_parquet_errors_name_row_group_row_and_column"),
+    ("ir_measures qrels or run as plain tuples; records of the wrong shape; a docno twice",
+     "tuples read positionally; others `InputError` naming the item (was AttributeError, or the "
+     "last score silently kept)",
+     "test_integrity_surfaces.py::test_ir_measures_plain_tuples_and_bad_records"),
+    ("pytrec_eval shape: a bytes qid or docno, a float relevance, numpy float32 scores",
+     "pytrec_eval's own TypeError (`Expected string as key.`, `Unable to extract query/object "
+     "scores.`) (was read as \"b'1'\")",
+     "test_integrity_surfaces.py::test_pytrec_eval_type_errors_as_pytrec_eval"),
+    ("`study power` with one run, identical runs, `--min-diff nan`/`0`/`1e308`",
+     "a sentence (`needs two or more runs ...`, `the runs differ by the same amount on every "
+     "topic ... identical runs?`); 1e308: power 1 (was a shape, a NaN or a numpy message)",
+     "test_integrity_surfaces.py::test_study_power_degenerate_inputs_answered_with_a_sentence"),
+    ("`study error-rate --size 0`, `--size -3`, `--fuzziness nan`",
+     "exit 2 saying the range (was the default size silently, or \"needs -3 topics\")",
+     "test_integrity_surfaces.py::test_study_error_rate_arguments"),
+    ("`compare --test randomised-tukey` where no resample is as wide",
+     "p = (count + 1) / (B + 1), never 0 (was p = 0.0)",
+     "test_integrity_surfaces.py::test_randomised_tukey_p_never_zero"),
+    ("`run --topics ''`, `--topics-file /dev/null`, `--topics 999`",
+     "exit 2 naming the option given (was an empty run with exit 0; `--keep-topics`, an option "
+     "that does not exist)",
+     "test_integrity_surfaces.py::test_run_topic_filters_refuse_what_selects_nothing"),
+    ("`--regime ''` or `--regime ,`", "exit 2: `regime '' names no regime` (was an empty table)",
+     "test_integrity_surfaces.py::test_empty_regime_refused"),
+    ("`nDCG(gains={1:-1})`", "exit 2: gains must be finite and >= 0 (was accepted)",
+     "test_integrity_surfaces.py::test_negative_gains_refused"),
+    ("`--chunk-topics 1` with a sampled expectation",
+     "the sampling note once, with the largest standard error (was one line per chunk)",
+     "test_integrity_surfaces.py::test_sampling_note_once_over_chunks"),
+    ("a run directory holding a broken link, a subdirectory, a hidden file",
+     "each named on stderr with the reason (`eval`, `pool`, `ties`) (was left out silently)",
+     "test_integrity_surfaces.py::test_directory_entries_left_out_are_named"),
+    ("`--score-precision float32` on scores beyond float32's range",
+     "exit 2 naming the first such score (was inf, tied, and a numpy RuntimeWarning)",
+     "test_integrity_surfaces.py::test_float32_overflow_reported"),
+    ("`bounds --depth 10000000` (exact arithmetic, minutes)",
+     "a progress bar per table cell on a terminal (was minutes without a word)",
+     "test_integrity_surfaces.py::test_bounds_reports_progress_per_cell"),
+    ("fuzzed JSON and Parquet inputs (C extension on and off), `fuse` methods, normalisations, "
+     "weights and k, `run` normalisations, model parameters (hypothesis)",
+     "a result with finite scores or an error naming the input; the same with and without the "
+     "C extension", "test_integrity_fuzz.py::test_mutated_json_and_the_c_extension_on_and_off"),
 ]
 
 

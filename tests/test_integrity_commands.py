@@ -79,8 +79,11 @@ def test_estimate_bad_numbers_are_clear(tmp_path, capsys):
     empty = tmp_path / "e.run"
     empty.write_text("")
     code, _, err = cli(["estimate", "--qrels", QRELS, empty], capsys)
+    assert code == 2 and "e.run: no result lines (an empty file)" in err
+    code, _, err = cli(["estimate", "--qrels", QRELS, empty, "--allow-empty-runs"], capsys)
     assert code == 2 and "the runs retrieve nothing" in err and "zero-size" not in err
-    code, _, err = cli(["estimate", "--qrels", QRELS, "--depth", "5", RUN, empty], capsys)
+    code, _, err = cli(["estimate", "--qrels", QRELS, "--depth", "5", RUN, empty,
+                        "--allow-empty-runs"], capsys)
     assert code == 0 and "tiebreak: warning: run e.run retrieved nothing" in err
 
 
@@ -90,7 +93,7 @@ def test_compare_refuses_an_empty_run(tmp_path, capsys, kind):
     f.write_bytes(b"" if kind != "gz of nothing" else gzip.compress(b""))
     code, out, err = cli(["compare", QRELS, RUN, f], capsys)
     assert code == 2 and out == ""
-    assert f"tiebreak: error: run {f.name} retrieved nothing" in err
+    assert f"{f.name}: no result lines (an empty file): the run retrieved nothing" in err
 
 
 def test_diversity_on_subtopic_qrels_in_compare_and_report(tmp_path, capsys):
@@ -139,6 +142,8 @@ def test_ties_on_an_empty_run(tmp_path, capsys):
     e = tmp_path / "empty.txt"
     e.write_text("")
     code, out, err = cli(["ties", e, RUN, "--per-run"], capsys)
+    assert code == 2 and "empty.txt: no result lines" in err and out == ""
+    code, out, err = cli(["ties", e, RUN, "--per-run", "--allow-empty-runs"], capsys)
     assert code == 0 and "RuntimeWarning" not in err
     row = next(ln for ln in out.splitlines() if ln.startswith("empty.txt"))
     assert row.split()[1:4] == ["0", "0", "0"]

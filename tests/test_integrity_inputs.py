@@ -101,11 +101,12 @@ def test_qrels_frame_na(rel):
 def test_dict_na():
     from tiebreak.io.frames import qrels_from_dict, run_from_dict
 
-    with pytest.raises(InputError, match=r"<dict run>: row 1: score is missing"):
+    with pytest.raises(InputError, match=r"<dict run>: topic '1', docno 'b': score is missing"):
         run_from_dict({"1": {"a": 1.0, "b": pd.NA}})
-    with pytest.raises(InputError, match=r"<dict qrels>: row 0: relevance is missing"):
+    with pytest.raises(InputError,
+                       match=r"<dict qrels>: topic '1', docno 'a': relevance is missing"):
         qrels_from_dict({"1": {"a": None}})
-    with pytest.raises(InputError, match=r"<dict run>: row 1: docno is missing"):
+    with pytest.raises(InputError, match=r"<dict run>: topic '1', docno <NA>: docno is missing"):
         run_from_dict({"1": {"a": 1.0, pd.NA: 2.0}})
 
 

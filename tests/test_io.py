@@ -195,6 +195,10 @@ def test_empty_run_in_a_directory_does_not_abort_it(tmp_path):
     (d / "a.run").write_bytes(open(run, "rb").read())
     (d / "b.run").write_bytes(b"# the job crashed before writing anything\n")
     res = _cli(["eval", qrels, str(d), "-m", "AP", "--regime", "trec_eval"])
+    assert res.exit_code == 2   # the one rule: refused, naming the file
+    assert "b.run: no result lines (1 lines, 1 comment and 0 blank)" in res.output
+    res = _cli(["eval", qrels, str(d), "-m", "AP", "--regime", "trec_eval",
+                "--allow-empty-runs"])
     assert res.exit_code == 0, res.output
     assert "b.run" in res.output and "no result lines" in res.output
     assert "ymt-fig1" in res.output

@@ -147,3 +147,49 @@ def test_all_pairs_page_and_a_tie_dependent_row():
     assert text.count("<img") == 1  # one tie-range figure
     assert text.count('<svg class="topic-chart"') == 2  # A and C against B
     assert "qrels q: a warning" in text
+
+
+def _chromium_screenshot(html: str, tmp_path, width: int = 1280, height: int = 3000):
+    """PNG of ``html`` rendered by headless Chromium's command line (no driver needed)."""
+    import subprocess
+
+    browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
+                    if shutil.which(b)), None)
+    if not browser:
+        pytest.skip("no Chromium: install it (Debian: apt-get install chromium "
+                    "chromium-driver) to screenshot the report")
+    page = tmp_path / "page.html"
+    page.write_text(html, encoding="utf-8")
+    png = tmp_path / "shot.png"
+    args = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+            f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()]
+    subprocess.run(args, capture_output=True, timeout=120, check=False)
+    if not png.exists():
+        pytest.skip("headless Chromium wrote no screenshot")
+    return png
+
+
+def test_screenshot_shows_ranges_and_whiskers(page, tmp_path):
+    """The page as a reader sees it: the figures are drawn (the screenshot is far from blank
+    and has the figures' colours), the per-topic charts show whiskers and the tie-span strip,
+    and every chart's text is at least 11 px."""
+    Image = pytest.importorskip("PIL.Image")
+    text, _, _ = page
+    from tiebreak.report import _CSS
+
+    sizes = [float(x) for x in re.findall(r"svg\.topic-chart text[^{]*\{font-size:(\d+)px", _CSS)]
+    assert sizes and min(sizes) >= 11
+    assert text.count('class="w"') > 0 and text.count('class="span"') > 0
+    opened = text.replace('<details class="per-topic">', '<details class="per-topic" open>')
+    png = _chromium_screenshot(opened, tmp_path)
+    im = Image.open(png).convert("RGB")
+    assert im.size == (1280, 3000)
+    px = np.asarray(im).reshape(-1, 3).astype(int)
+    ink = (px.sum(axis=1) < 720).mean()  # not white
+    assert ink > 0.03, ink
+    # the range bars (#4c72b0 at 55 %), the per-topic bars (#8cc79a, #e39a9c) and the strip
+    for rgb in ((140, 199, 154), (227, 154, 156), (76, 114, 176)):
+        near = (np.abs(px - rgb).sum(axis=1) < 30).mean()
+        assert near > 1e-4, (rgb, near)

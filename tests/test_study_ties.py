@@ -159,3 +159,15 @@ def test_cli(data, tmp_path):
     for name in ("result_lists.tsv", "system_gains.tsv", "summary.tsv", "overlaps.tsv",
                  "fig2_ranges.png", "fig2_ranges.svg"):
         assert (out / name).stat().st_size > 0
+
+
+def test_identical_untied_runs_do_not_overlap(data, tmp_path):
+    """Two untied runs with the same MAP have point ranges: the ties decide nothing between
+    them, so they are not listed as overlapping (a tied run still overlaps them)."""
+    qrels, paths = data
+    twin = tmp_path / "twin.txt"
+    twin.write_text(open(paths[0]).read().replace(" run0", " twin"))
+    st = run_study(tb.read_qrels(qrels), [paths[0], str(twin)], jobs=1)
+    ov = overlaps(st, top=2).set_index("run")
+    assert ov.loc["run0", "map_lower"] == ov.loc["twin", "map_upper"]
+    assert list(ov["n_overlaps"]) == [0, 0]

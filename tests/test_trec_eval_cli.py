@@ -326,7 +326,7 @@ def test_expected_regime_note_and_cut(tmp_path):
 
 @pytest.mark.parametrize("args,msg", [
     (["-M", "-1"], "-M"), (["-M", "abc"], "-M"), (["--samples", "abc"], "--samples"),
-    (["--jobs", "0"], "--jobs"), (["-m", "rbp.p=1.5"], "p must lie"),
+    (["--jobs", "-1"], "--jobs"), (["-m", "rbp.p=1.5"], "p must lie"),
     (["-m", "rbp_resid.p=2"], "p must lie"),
 ])
 def test_bad_option_values_are_errors_not_zeros(shared_data, args, msg):

@@ -42,17 +42,27 @@ def _ints(text: str, what: str) -> list[int]:
     return out
 
 
-def _load(qrels_path, run_args, topics, allow_empty: bool = False):
+def _load(qrels_path, run_args, topics, allow_empty: bool = False,
+          allow_empty_runs: bool = False):
     """Read qrels and runs; restrict to topics. Errors exit with status 2. ``allow_empty``: an
-    empty qrels file (``/dev/null``) gives qrels without topics (a fresh pool)."""
+    empty qrels file (``/dev/null``) gives qrels without topics (a fresh pool).
+    ``allow_empty_runs``: a run without result lines is read (else refused: the one rule,
+    :func:`tiebreak.io.runs.refuse_empty`)."""
     from ..io import InputError, read_qrels, read_run, run_paths
+    from ..io.runs import refuse_empty
     from ..judgments.pool import parse_topics, subset_topics
 
     try:
         q = read_qrels(qrels_path, allow_empty=allow_empty)
         if topics:
             q = subset_topics(q, parse_topics(topics, q.topics))
-        runs = [read_run(p) for p in run_paths(run_args)]
+        skipped: list = []
+        runs = [read_run(p) for p in run_paths(run_args, skipped)]
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: {why}", err=True)
+        for r in runs:
+            if not len(r) and not allow_empty_runs:
+                refuse_empty(r)
     except (InputError, ValueError) as e:
         _fail(str(e))
     if not runs:

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from .common import _fail
+from .common import _fail, allow_empty_option, renamed_option
 from .judgment_options import (
     CONTRIB_HELP,
     ORDER_HELP,
@@ -60,8 +60,9 @@ from .judgment_options import (
 @click.option("--unjudged", is_flag=True,
               help="Also write pooled documents the qrels do not judge (and unsampled "
                    "candidates) with relevance -1, trec_eval's 'pooled but unjudged'.")
+@allow_empty_option
 def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dmax, budget,
-             persistence, seed, topics, unjudged):
+             persistence, seed, topics, unjudged, allow_empty):
     """Build the judgment pool of RUNS, or simulate a shallower pool from deep QRELS.
 
     Writes TREC qrels to standard output: the QRELS judgments of the pooled documents (with
@@ -89,7 +90,7 @@ def pool_cmd(qrels, runs, depth, method, residual, contributing, order, rate, dm
         click.echo(f"pool: depth {depth} bounds the RBP(p={persistence}) residual p^d below "
                    f"{residual:g} (approximation -ln(eps)/(1-p) = "
                    f"{-math.log(residual) / (1 - persistence):.1f})", err=True)
-    q, run_objs = _load(qrels, runs, topics, allow_empty=True)
+    q, run_objs = _load(qrels, runs, topics, allow_empty=True, allow_empty_runs=allow_empty)
     fresh = len(q.topics) == 0
     if fresh:
         q = topics_only_qrels(run_objs)
@@ -153,8 +154,10 @@ def _kept(q, P):
 @click.command("estimate")
 @click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Deprecated alias: give QRELS (the shallow judgments) as the first argument.")
-@click.option("--metric", default="RBP(p=0.95)", show_default=True,
-              help="The deep metric: RBP(p=...) (scored to --depth), or the recall-based "
+@renamed_option("--metric", "metric", "-m/--measure", metavar="MEASURE")
+@click.option("-m", "--measure", "metric", default="RBP(p=0.95)", show_default=True,
+              metavar="MEASURE",
+              help="The deep measure: RBP(p=...) (scored to --depth), or the recall-based "
                    "AP@k / nDCG@k (Lu 2018 ch. 7: the fitted gains plugged into AP and nDCG, "
                    "with the exact range over the unjudged documents of the runs' top k).")
 @click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
@@ -192,8 +195,10 @@ def _kept(q, P):
               show_default=True)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
+@allow_empty_option
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
-                 order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs):
+                 order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs,
+                 allow_empty):
     """Estimate deep RBP, AP@k or nDCG@k scores of RUNS from shallow QRELS (Lu 2018, ch. 6-7).
 
     Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
@@ -215,7 +220,7 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     if not 0 <= theta < float("inf"):   # (NaN too)
         _fail(f"--theta {theta}: the Chao-Lee gate must be a finite number >= 0")
     mlist = _models(models)
-    q, run_objs = _load(qrels, runs, topics)
+    q, run_objs = _load(qrels, runs, topics, allow_empty_runs=allow_empty)
     _warn_uncovered(run_objs, q, "the estimates", topics)
     if not any(len(r.topic) for r in run_objs):
         _fail("the runs retrieve nothing (" + ", ".join(r.source or r.name for r in run_objs)

@@ -6,24 +6,37 @@ import sys
 
 import click
 
-from ..runs.fusion import FUSION_METHODS, NORMALISATIONS
-from .common import _fail
+from ..runs.fusion import FUSION_METHODS, NORMALISATIONS, RRF_K, WEIGHT
+from .common import _fail, allow_empty_option, range_type, renamed_option
 
 _NORMS = [n for n in NORMALISATIONS]
 
 
 def _write(run, output, fmt, tag=None):
+    """Write ``run``; a write that fails (disk full, missing directory) is an OSError naming
+    the user's ``--output`` path, reported by the command line's one error path (exit 1)."""
+    from ..io import InputError
     from ..io.writers import format_trec_run, write_run
 
     if output in (None, "-"):
         if fmt not in (None, "trec"):
             _fail(f"--format {fmt} needs --output FILE")
-        data = format_trec_run(run, tag)
+        try:
+            data = format_trec_run(run, tag)
+        except (InputError, ValueError) as e:
+            _fail(str(e))
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-    else:
+        return
+    try:
         write_run(run, output, fmt, tag)
+    except (InputError, ValueError, ImportError) as e:
+        _fail(str(e))
+    except OSError as e:
+        if e.filename is None or e.filename != output:
+            raise OSError(e.errno, e.strerror or str(e), output) from None
+        raise
 
 
 FORMAT_OPT = click.option("--format", "fmt", type=click.Choice(["trec", "json", "parquet"]),
@@ -44,54 +57,82 @@ OUTPUT_OPT = click.option("-o", "--output", metavar="FILE",
 @click.option("--norm", type=click.Choice(_NORMS + ["z-score"]), default="min-max",
               show_default=True, help="Per-topic score normalisation of each run before a "
                                       "score-based method (rank-based methods ignore it).")
-@click.option("-w", "--weight", "weights", type=float, multiple=True, metavar="W",
-              help="wsum: one weight per run, in order (default 1 each).")
-@click.option("-k", "k", type=float, default=60, show_default=True, help="RRF's constant.")
+@click.option("-w", "--weight", "weights", type=range_type(WEIGHT, "weight"), multiple=True,
+              metavar="W", help="wsum: one weight per run, in order (default 1 each; finite).")
+@click.option("--rrf-k", "k", type=range_type(RRF_K, "--rrf-k"), default=60, show_default=True,
+              help="RRF's constant k in 1/(k + rank): finite and > -1 (k + rank stays above 0).")
+@renamed_option("-k", "k", "--rrf-k", type=range_type(RRF_K, "-k"))
 @click.option("--depth", type=click.IntRange(min=1), help="Keep the first DEPTH documents of "
                                                          "each topic.")
 @click.option("--tag", metavar="TAG", help="Run tag of the output (default: the method).")
+@click.option("--regime", type=click.Choice(["trec_eval", "file", "ranx", "expected"]),
+              default="trec_eval", show_default=True,
+              help="How each input's tied documents are ranked: trec_eval (docno descending), "
+                   "file (line order), ranx (ranx's quicksort order), expected (the exact mean "
+                   "over every order of each tied group; rank-based methods).")
 @OUTPUT_OPT
 @FORMAT_OPT
-@click.option("--quiet", is_flag=True, help="Do not print the tie count on stderr.")
-def fuse_cmd(runs, method, norm, weights, k, depth, tag, output, fmt, quiet):
+@click.option("--quiet", is_flag=True, help="Do not print the tie counts on stderr.")
+@allow_empty_option
+def fuse_cmd(runs, method, norm, weights, k, depth, regime, tag, output, fmt, quiet, allow_empty):
     """Fuse RUNS into one run (ranx's methods and normalisations) and say how many ties the
     fusion made.
 
     RUNS are TREC runs (plain or gzipped), or ranx JSON / Parquet files. The output has, per
     topic, the fused scores descending (ties by docno descending), ranks 1..n and scores in
     full precision. Fusion makes ties (two documents each at rank 1 of one run get the same
-    RRF score); their count goes to standard error.
+    RRF score); their count goes to standard error, with the number of fused documents per
+    topic whose rank the inputs' own ties could move (--regime decides how those are ranked).
     """
     from ..io import InputError
     from ..runs.fusion import fuse
 
     try:
         out = fuse(list(runs), method, norm, weights=list(weights) or None, k=k, name=tag,
-                   depth=depth)
-        _write(out, output, fmt, tag)
+                   depth=depth, regime=regime, allow_empty=allow_empty)
     except (InputError, ValueError, ImportError, OSError) as e:
         _fail(str(e))
+    _write(out, output, fmt, tag)
     if not quiet:
         click.echo(f"tiebreak: note: {out.ties_summary()}", err=True)
+        click.echo(f"tiebreak: note: {out.movable_summary()}", err=True)
 
 
-def _topic_list(values, path):
+def _topic_list(values, path, option="--topics"):
+    """The topic ids of ``--topics`` values and a ``--topics-file``; None when neither is
+    given; exit 2 when they are given but list no topic (an empty run would follow)."""
     if not values and not path:
         return None
     out = [t for v in values for t in v.replace(",", " ").split()]
+    if values and not out:
+        _fail(f"{option} {' '.join(map(repr, values))} lists no topic")
     if path:
         try:
             with open(path, encoding="utf-8") as f:
-                out += [ln.split()[0] for ln in f if ln.strip()]
+                got = [ln.split()[0] for ln in f if ln.strip()]
         except OSError as e:
             _fail(f"{path}: {e.strerror}")
+        except UnicodeDecodeError as e:
+            _fail(f"{path}: invalid UTF-8 (byte {e.start}): {e.reason}")
+        if not got:
+            _fail(f"--topics-file {path} lists no topic (an empty file or blank lines only)")
+        out += got
     return out
+
+
+def _known(r, ids, option):
+    """Exit 2 naming ``option`` when ``ids`` holds topics the run ``r`` does not have."""
+    missing = sorted(set(ids or ()) - set(r.topics))
+    if missing:
+        _fail(f"{option}: topic(s) not in run {r.name}: {', '.join(missing[:10])}"
+              + (f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""))
 
 
 @click.command("run")
 @click.argument("run", type=click.Path(allow_dash=True))
-@click.option("--top", "-k", type=click.IntRange(min=1), metavar="K",
+@click.option("-k", "--depth", "top", type=click.IntRange(min=1), metavar="K",
               help="Keep the first K documents of each topic.")
+@renamed_option("--top", "top", "-k/--depth", type=click.IntRange(min=1), metavar="K")
 @click.option("--topics", "topics", multiple=True, metavar="IDS",
               help="Keep only these topics (comma- or space-separated, repeatable).")
 @click.option("--topics-file", type=click.Path(exists=True, dir_okay=False),
@@ -108,7 +149,9 @@ def _topic_list(values, path):
 @click.option("--tag", metavar="TAG", help="Run tag of the output (default: the run's).")
 @OUTPUT_OPT
 @FORMAT_OPT
-def run_cmd(run, top, topics, topics_file, drop_topics, norm, dedup, order, tag, output, fmt):
+@allow_empty_option
+def run_cmd(run, top, topics, topics_file, drop_topics, norm, dedup, order, tag, output, fmt,
+            allow_empty):
     """Edit a run: cut to the top K, filter topics, normalise scores, drop duplicate docnos,
     rank from scores; write it in full precision (TREC text, JSON or Parquet).
 
@@ -121,13 +164,19 @@ def run_cmd(run, top, topics, topics_file, drop_topics, norm, dedup, order, tag,
     try:
         r = read_run_table(run) if is_table_path(run) else \
             read_run(run, on_duplicate="first" if dedup else "error")
+        if not len(r) and not allow_empty:
+            from ..io.runs import refuse_empty
+
+            refuse_empty(r)
         keep = _topic_list(topics, topics_file)
-        drop = _topic_list(drop_topics, None)
+        drop = _topic_list(drop_topics, None, "--drop-topics")
+        _known(r, keep, "--topics" if topics else "--topics-file")
+        _known(r, drop, "--drop-topics")
         out = edit_run(r, top=top, keep_topics=keep, drop_topics=drop, norm=norm, order=order,
                        name=tag)
-        _write(out, output, fmt, tag)
     except (InputError, ValueError, ImportError, OSError) as e:
         _fail(str(e))
+    _write(out, output, fmt, tag)
     dups = sum(v for k, v in r.warnings.items() if "duplicate" in k)
     msg = [f"{len(r) - len(out)} of {len(r)} lines dropped"]
     if dups:

@@ -4,9 +4,18 @@ regime a comparison reports (the primary one, expected, realistic and optimistic
 
 from __future__ import annotations
 
+import math
+
 import click
 
+from ..io.params import Range
+from .common import range_type
+
 REGIMES = ("trec_eval", "expected", "realistic", "optimistic")
+#: --min-diff: a difference to detect, finite and > 0
+MIN_DIFF = Range(0.0, math.inf, lo_open=True)
+#: --fuzziness: a relative or absolute difference, finite and >= 0
+FUZZINESS = Range(0.0, math.inf)
 
 
 def _evaluate(qrels, runs, measures, convention):
@@ -48,8 +57,9 @@ def _common(f):
 
 @click.command("power")
 @_common
-@click.option("--min-diff", type=float, required=True,
-              help="Smallest mean difference worth detecting, in the measure's units.")
+@click.option("--min-diff", type=range_type(MIN_DIFF, "--min-diff"), required=True,
+              help="Smallest mean difference worth detecting, in the measure's units (a "
+                   "finite number > 0).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True)
 @click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -79,10 +89,11 @@ def power_cmd(qrels, runs, measures, convention, fmt, min_diff, alpha, beta):
 
 @click.command("error-rate")
 @_common
-@click.option("--size", type=int, default=None,
+@click.option("--size", type=click.IntRange(min=1), default=None,
               help="Topics per set (default: half the topics).")
 @click.option("--sets", "n_sets", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--fuzziness", type=float, default=0.05, show_default=True,
+@click.option("--fuzziness", type=range_type(FUZZINESS, "--fuzziness"), default=0.05,
+              show_default=True,
               help="Relative difference under which two means count as equal.")
 @click.option("--absolute", is_flag=True, help="--fuzziness is an absolute difference.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -105,7 +116,7 @@ def error_rate_cmd(qrels, runs, measures, convention, fmt, size, n_sets, fuzzine
         for j, m in enumerate(res.measures):
             for r in REGIMES:
                 X = res.per_topic[:, j, res.regimes.index(r)]
-                c = size or X.shape[1] // 2
+                c = X.shape[1] // 2 if size is None else size
                 e = error_rate(X, c, n_sets, fuzziness, not absolute, seed)
                 s = swap_rate(X, c, n_sets, fuzziness, not absolute, None, alpha, seed)
                 st = swap_rate(X, c, n_sets, fuzziness, not absolute, "t", alpha, seed)

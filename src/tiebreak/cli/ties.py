@@ -8,6 +8,8 @@ import sys
 
 import click
 
+from .common import allow_empty_option
+
 __all__ = ["ties_cmd"]
 
 
@@ -43,7 +45,9 @@ def _table(df, fh) -> None:
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name (tells runs "
                    "with the same tag apart in --per-run).")
-def ties_cmd(runs, qrels, fmt, per_run, only, name_by):
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@allow_empty_option
+def ties_cmd(runs, qrels, fmt, per_run, only, name_by, quiet, allow_empty):
     """Tie prevalence and run hygiene of RUNS (Yang et al. / Cabanac et al. Table 1).
 
     A directory means every run file in it. The definitions are in the documentation of the
@@ -64,15 +68,19 @@ def ties_cmd(runs, qrels, fmt, per_run, only, name_by):
     )
 
     try:
-        paths = run_paths(runs)
+        skipped: list = []
+        paths = run_paths(runs, skipped)
+        for p, why in skipped:
+            click.echo(f"tiebreak: note: skipped {p}: {why}", err=True)
         q = read_qrels(qrels) if qrels else None
-        if sys.stderr.isatty() and len(paths) > 1:
+        if sys.stderr.isatty() and len(paths) > 1 and not quiet:
             from tqdm import tqdm
 
             pr, pt = runs_stats(paths, q, tqdm(paths, desc="runs", file=sys.stderr,
-                                               leave=False), name_by=name_by)
+                                               leave=False), name_by=name_by,
+                                allow_empty=allow_empty)
         else:
-            pr, pt = runs_stats(paths, q, name_by=name_by)
+            pr, pt = runs_stats(paths, q, name_by=name_by, allow_empty=allow_empty)
     except InputError as e:
         click.echo(f"tiebreak: error: {e}", err=True)
         sys.exit(2)

@@ -95,27 +95,52 @@ def _measures(measures) -> list[Measure]:
     return [m if isinstance(m, Measure) else parse_measure(str(m)) for m in measures]
 
 
+def _records(x, fields: tuple[str, str, str], what: str) -> dict:
+    """``{qid: {docno: value}}`` of an iterable of ir_measures records: namedtuples with
+    ``fields`` (``Qrel``, ``ScoredDoc``), or plain tuples in that order (a qrels tuple may have
+    a fourth item, the iteration). Raises InputError naming the item for anything else and
+    for a (topic, docno) given twice."""
+    from ..io import InputError
+
+    d: dict = {}
+    for i, rec in enumerate(x):
+        if all(hasattr(rec, f) for f in fields):
+            q, doc, v = (getattr(rec, f) for f in fields)
+        elif isinstance(rec, tuple | list) and len(rec) in ((3, 4) if what == "qrels" else (3,)):
+            q, doc, v = rec[:3]
+        else:
+            raise InputError(f"<ir_measures {what}>: item {i}: expected a record with "
+                             f"{', '.join(fields)} (or a tuple of them), got {rec!r}"[:300])
+        inner = d.setdefault(str(q), {})
+        if str(doc) in inner:
+            raise InputError(f"<ir_measures {what}>: item {i}: docno {str(doc)!r} given twice "
+                             f"for topic {str(q)!r}")
+        inner[str(doc)] = v
+    return d
+
+
+def _iterable(x, cls: str) -> bool:
+    return not isinstance(x, (dict, str, bytes)) and not hasattr(x, "columns") and \
+        hasattr(x, "__iter__") and type(x).__name__ != cls
+
+
 def _qrels(x):
+    from ..io.frames import qrels_from_dict
     from ..io.inputs import as_qrels
 
-    if not isinstance(x, (dict, str)) and not hasattr(x, "columns") and hasattr(x, "__iter__") \
-            and type(x).__name__ != "Qrels":
-        d: dict = {}
-        for q in x:
-            d.setdefault(str(q.query_id), {})[str(q.doc_id)] = int(q.relevance)
-        x = d
+    if _iterable(x, "Qrels"):
+        return qrels_from_dict(_records(x, ("query_id", "doc_id", "relevance"), "qrels"),
+                               source="<ir_measures qrels>")
     return as_qrels(x)
 
 
 def _run(x):
+    from ..io.frames import run_from_dict
     from ..io.inputs import as_run
 
-    if not isinstance(x, (dict, str)) and not hasattr(x, "columns") and hasattr(x, "__iter__") \
-            and type(x).__name__ != "Run":
-        d: dict = {}
-        for s in x:
-            d.setdefault(str(s.query_id), {})[str(s.doc_id)] = float(s.score)
-        x = d
+    if _iterable(x, "Run"):
+        return run_from_dict(_records(x, ("query_id", "doc_id", "score"), "run"),
+                             source="<ir_measures run>")
     return as_run(x)
 
 

@@ -26,6 +26,36 @@ supported_measures = frozenset({
     "num_nonrel_judged_ret", "runid", "num_q",
 })
 _NOT_NUMBERS = ("runid", "num_q", "relstring")
+
+
+def _shape(d, run: bool):
+    """pytrec_eval's type checks of a ``{qid: {docno: value}}`` argument, with its TypeError
+    messages (a bytes qid is refused, never read as ``"b'1'"``); booleans are read as the
+    numbers 0 and 1, as pytrec_eval reads them. Returns the dict to read."""
+    if not isinstance(d, dict):
+        raise TypeError("Unable to extract query/object scores." if run else
+                        "Expected dictionary as first argument.")
+    out = {}
+    for q, inner in d.items():
+        if not isinstance(q, str):
+            raise TypeError("Unable to extract query/object scores." if run else
+                            "Expected string as key.")
+        if not isinstance(inner, dict):
+            raise TypeError("Unable to extract query/object scores." if run else
+                            "Expected mapping of document id to query relevance or matching "
+                            "score.")
+        row = {}
+        for doc, v in inner.items():
+            if not isinstance(doc, str):
+                raise TypeError("Unable to extract query/object scores." if run else
+                                "Expected string as key.")
+            if run and not isinstance(v, int | float):
+                raise TypeError("Unable to extract query/object scores.")
+            if not run and not isinstance(v, int):
+                raise TypeError("Expected relevance to be integer.")
+            row[doc] = int(v) if isinstance(v, bool) else v
+        out[q] = row
+    return out
 _LOG = ("gm_map", "gm_bpref")
 
 
@@ -80,6 +110,8 @@ class RelevanceEvaluator:
                  score_precision: str = "float32"):
         from ..io.inputs import as_qrels
 
+        if isinstance(query_relevance, dict):
+            query_relevance = _shape(query_relevance, run=False)
         self.qrels = as_qrels(query_relevance)
         self.measures = [measures] if isinstance(measures, str) else sorted(measures)
         self.args = [a for m in self.measures for a in ("-m", m)] + [
@@ -96,6 +128,7 @@ class RelevanceEvaluator:
         from ..trec_eval.evaluate import values
         from ..trec_eval.options import TrecEvalError
 
+        scores = _shape(scores, run=True)
         run = as_run(scores)
         if not set(run.topics) & set(self.qrels.topics):
             if scores:

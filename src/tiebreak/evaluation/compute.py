@@ -40,7 +40,8 @@ WARN_TIED = "documents in tied groups"
 
 
 def resolve_regimes(regimes) -> list[str]:
-    """Expand ``all`` and check names; keeps the user's order, drops repeats."""
+    """Expand ``all`` and check names; keeps the user's order, drops repeats. Raises
+    ValueError for an unknown name and for a value that names no regime (``''``, ``','``)."""
     if regimes is None:
         return list(DEFAULT_REGIMES)
     if isinstance(regimes, str):
@@ -49,7 +50,11 @@ def resolve_regimes(regimes) -> list[str]:
     for r in regimes:
         if not isinstance(r, str):
             raise TypeError(f"a regime must be a string such as 'expected', not {r!r}")
-        for x in (ALL_REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]):
+        names = ALL_REGIMES if r == "all" else [p.strip() for p in r.split(",") if p.strip()]
+        if not names:
+            raise ValueError(f"regime {r!r} names no regime; choose from {', '.join(REGIMES)}, "
+                             "all")
+        for x in names:
             if x not in REGIMES:
                 raise ValueError(f"unknown regime {x!r}; choose from {', '.join(REGIMES)}, all")
             if x not in out:

@@ -72,6 +72,9 @@ class Evaluator:
         larger than :data:`tiebreak.evaluation.chunks.STREAM_BYTES` is read piece by piece whatever
         this
         is). Every value is identical to a whole evaluation (:mod:`tiebreak.evaluation.chunks`).
+    allow_empty : bool
+        Score an empty run (no result line) 0 on every topic; by default it is refused with an
+        :class:`~tiebreak.io.InputError` naming the file (:func:`tiebreak.io.runs.refuse_empty`).
     convention : str or Convention, optional
         Read every measure name as this peer spells it (``trec_eval``, ``ir_measures``,
         ``ranx``, ``ntcireval``, ``trectools``, ``sklearn``, ``spark``, ``elasticsearch``,
@@ -91,7 +94,7 @@ class Evaluator:
                  score_precision: str = "float64", average: str = "qrels",
                  samples: int = 1000, seed: int = 0, max_docs: int | None = None,
                  judged_only: bool = False, convention=None,
-                 chunk_topics: int | None = None):
+                 chunk_topics: int | None = None, allow_empty: bool = False):
         ms = measures if measures is not None else DEFAULT_MEASURES
         if isinstance(ms, (str, Measure)):
             ms = [ms]
@@ -137,6 +140,7 @@ class Evaluator:
                                          or int(chunk_topics) < 1):
             raise ValueError("chunk_topics must be a positive integer")
         self.chunk_topics = None if chunk_topics is None else int(chunk_topics)
+        self.allow_empty = bool(allow_empty)
         t = list(qrels.topics)
         self._byte_order = np.array(sorted(range(len(t)), key=lambda i: t[i].encode("latin-1",
                                                                                   "replace")),
@@ -201,8 +205,7 @@ class Evaluator:
             for j, v in enumerate(vals):
                 out[j, k, P.topic_ids] = v
             for n in notes:
-                if n not in self.notes:
-                    self.notes.append(n)
+                _add_note(self.notes, n)
             _evict(cache, P, self.measures, [self.regimes[x] for x in seq[i + 1:]])
         return out, self._warnings(run, P, cache.get("trec_eval"),
                                    cache.get("unjudged_top")), P.O.n_ret
@@ -382,10 +385,19 @@ class Evaluator:
             w[WARN_TIED] = n_tied
         return w
 
+    def _refuse_empty(self, run: Run) -> None:
+        """The one rule for empty runs: refused (InputError naming the file) unless
+        ``allow_empty``, which scores every topic 0."""
+        if not len(run) and not self.allow_empty:
+            from ..io.runs import refuse_empty
+
+            refuse_empty(run)
+
     def _one(self, r, on_duplicate="error", name_by="tag"):
         got = self._read_one(r, on_duplicate, name_by)
         if not isinstance(got, Run):  # a large file, read and evaluated piece by piece
             return (*got, self.notes)
+        self._refuse_empty(got)
         v, w = self.evaluate_run(got)
         return got.name, got.source, v, w, self.notes
 
@@ -393,6 +405,9 @@ class Evaluator:
         """The Run of one input; or, for a run file evaluated piece by piece (large, or
         ``chunk_topics`` set), its (name, source, values, warnings)."""
         if isinstance(r, Run):
+            from ..io.params import check_finite_scores
+
+            check_finite_scores(r)  # a NaN put into a Run object after reading
             return r
         if isinstance(r, (str, bytes, os.PathLike)) or hasattr(r, "read"):
             name = None
@@ -430,6 +445,7 @@ class Evaluator:
                 run = nxt.result()
                 if i + 1 < len(runs):
                     nxt = pool.submit(read, runs[i + 1])
+                self._refuse_empty(run)
                 v, w = self.evaluate_run(run)
                 yield run.name, run.source, v, w, self.notes
 
@@ -526,8 +542,7 @@ class Evaluator:
         warnings: dict[str, dict] = {}
         for name, source, v, w, notes in self._iter(runs, jobs, on_duplicate, name_by, client):
             for n in notes:
-                if n not in self.notes:
-                    self.notes.append(n)
+                _add_note(self.notes, n)
             if name in warnings:
                 i = 2
                 while f"{name}#{i}" in warnings:
@@ -568,6 +583,28 @@ class Evaluator:
         return EvalResult(names, [str(m) for m in self.measures], list(self.regimes),
                           list(self.qrels.topics), per, mean, warnings, list(self.notes))
 
+
+
+_SE = "; largest standard error "
+
+
+def _add_note(notes: list[str], note: str) -> None:
+    """Add ``note`` once: a sampling note repeated by every chunk of topics or run (the same
+    sentence with another standard error) stays one note with the largest standard error."""
+    if note in notes:
+        return
+    head, sep, se = note.partition(_SE)
+    if sep:
+        for i, n in enumerate(notes):
+            h, s2, se2 = n.partition(_SE)
+            if s2 and h == head:
+                try:
+                    if float(se) > float(se2):
+                        notes[i] = note
+                except ValueError:
+                    notes[i] = note
+                return
+    notes.append(note)
 
 
 def _work(shared, path):

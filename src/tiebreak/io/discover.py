@@ -53,12 +53,13 @@ def _number(x: bytes) -> bool:
 
 def find_runs(args) -> tuple[list[str], list[tuple[str, str]]]:
     """(run paths, skipped): :func:`tiebreak.io.run_paths`, except that a file found inside a
-    directory argument whose content is not a run is skipped and listed with the reason. Files
+    directory argument whose content is not a run, or that cannot be read, is skipped and
+    listed with the reason (so are the entries :func:`run_paths` leaves out). Files
     named explicitly are kept (their reader reports any problem). Raises InputError as
     ``run_paths`` does, and when a directory holds no run at all."""
     explicit = {os.fspath(a) for a in args if not (a != "-" and os.path.isdir(a))}
-    paths = run_paths(args)
     keep, skipped = [], []
+    paths = run_paths(args, skipped)
     for p in paths:
         reason = None if p in explicit or p == "-" else sniff_run(p)
         if reason is None:

@@ -39,6 +39,25 @@ QRELS_COLUMNS = {"ir_measures": ("query_id", "doc_id", "relevance"),
                  "PyTerrier": ("qid", "docno", "label")}
 
 
+class Source(str):
+    """The name of an in-memory input in messages (``<DataFrame run>``, or a JSON/Parquet
+    file's path), with ``where(i)`` naming its row ``i`` (``row 3``; for JSON ``topic '1',
+    docno 'd7'``; for Parquet ``row group 0, row 3``)."""
+
+    where = None
+
+    def __new__(cls, name: str, where=None):
+        s = super().__new__(cls, name)
+        s.where = where
+        return s
+
+
+def _loc(name, i) -> str:
+    """``name: row i``, or ``name: <where(i)>`` for a :class:`Source` that knows better."""
+    w = getattr(name, "where", None)
+    return f"{name}: {w(int(i))}" if w is not None else f"{name}: row {int(i)}"
+
+
 def _columns(df, schemas: dict, what: str, name: str) -> tuple[str, str, str]:
     cols = set(map(str, df.columns))
     for cs in schemas.values():
@@ -64,13 +83,13 @@ def _ids(values, col: str, name: str) -> list[str]:
     out = [str(v) for v in values]
     for i, (v, s) in enumerate(zip(values, out)):
         if _missing(v):
-            raise InputError(f"{name}: row {i}: {col} is missing ({s}); drop or fill the "
+            raise InputError(f"{_loc(name, i)}: {col} is missing ({s}); drop or fill the "
                              "row")
         if not s or any(ch.isspace() for ch in s):
-            raise InputError(f"{name}: row {i}: {col} {s!r} is empty or contains whitespace")
-    if out and col in ("qid", "query_id") and any(s.startswith("#") for s in out):
+            raise InputError(f"{_loc(name, i)}: {col} {s!r} is empty or contains whitespace")
+    if out and col in ("qid", "query_id", "q_id") and any(s.startswith("#") for s in out):
         i = next(i for i, s in enumerate(out) if s.startswith("#"))
-        raise InputError(f"{name}: row {i}: {col} {out[i]!r} starts with '#', which TREC "
+        raise InputError(f"{_loc(name, i)}: {col} {out[i]!r} starts with '#', which TREC "
                          "files read as a comment line")
     return out
 
@@ -80,17 +99,28 @@ def _duplicates(q: list[str], d: list[str], name: str, what: str) -> None:
     for i, key in enumerate(zip(q, d)):
         j = seen.setdefault(key, i)
         if j != i:
-            raise InputError(f"{name}: rows {j} and {i}: docno {key[1]!r} {what} twice for "
-                             f"topic {key[0]!r}")
+            w = getattr(name, "where", None)
+            at = f"{name}: rows {j} and {i}" if w is None else f"{name}: {w(j)} and {w(i)}"
+            raise InputError(f"{at}: docno {key[1]!r} {what} twice for topic {key[0]!r}")
 
 
 def _no_missing(values, col: str, name: str) -> None:
     for i, v in enumerate(values):
         if _missing(v):
-            raise InputError(f"{name}: row {i}: {col} is missing ({v}); drop or fill the row")
+            raise InputError(f"{_loc(name, i)}: {col} is missing ({v}); drop or fill the row")
+
+
+def _booleans(values, col: str, name: str, what: str) -> None:
+    """A boolean is no score or grade (``true`` in a TREC file is an error, so here too)."""
+    kind = getattr(getattr(values, "dtype", None), "kind", "O")
+    if kind == "b" or kind == "O":
+        for i, v in enumerate(values):
+            if isinstance(v, bool | np.bool_):
+                raise InputError(f"{_loc(name, i)}: {col} {v!r} is a boolean, not {what}")
 
 
 def _scores(values, col: str, name: str) -> np.ndarray:
+    _booleans(values, col, name, "a number")
     if getattr(values, "dtype", None) is None or values.dtype.kind not in "fiub":
         _no_missing(values, col, name)  # (a float NaN score is "not a finite number" below)
     try:
@@ -100,11 +130,11 @@ def _scores(values, col: str, name: str) -> np.ndarray:
             try:
                 float(v)
             except (TypeError, ValueError):
-                raise InputError(f"{name}: row {i}: {col} {v!r} is not a number") from None
+                raise InputError(f"{_loc(name, i)}: {col} {v!r} is not a number") from None
         raise
     bad = np.flatnonzero(~np.isfinite(s))
     if len(bad):
-        raise InputError(f"{name}: row {bad[0]}: {col} {float(s[bad[0]])!r} is not a finite "
+        raise InputError(f"{_loc(name, bad[0])}: {col} {float(s[bad[0]])!r} is not a finite "
                          "number")
     return s
 
@@ -163,32 +193,33 @@ def _rows(read, data: bytes, src: str, **kw):
     """``read`` (read_run / read_qrels) over the rows written as TREC lines; an error at line
     N is reported at row N - 1 of ``src`` (one row is one line)."""
     fh = io.BytesIO(data)
-    fh.name = src
+    fh.name = str(src)
     try:
         return read(fh, **kw)
     except InputError as e:
         m = re.match(rf"{re.escape(src)}:(\d+):", str(e))
         if m is None:
             raise
-        raise InputError(f"{src}: row {int(m.group(1)) - 1}:{str(e)[m.end():]}") from None
+        raise InputError(f"{_loc(src, int(m.group(1)) - 1)}:{str(e)[m.end():]}") from None
 
 
 def _finish_run(data: bytes, name: str, src: str) -> Run:
     run = _rows(read_run, data, src, name=name)
-    run.source = src
+    run.source = str(src)
     return run
 
 
-def run_from_dict(d: dict, name: str = "run") -> Run:
+def run_from_dict(d: dict, name: str = "run", source: str | None = None) -> Run:
     """A :class:`~tiebreak.io.Run` from ``{qid: {docno: score}}`` (pytrec_eval, ir_measures and
     ranx use this form). Topics and documents keep the dict's order as file order.
 
     Raises
     ------
     InputError
-        Not a dict of dicts, bad ids, scores that are not finite numbers.
+        Not a dict of dicts, bad ids, scores that are not finite numbers or booleans; the
+        message names ``source`` (default ``<dict NAME>``), the topic and the docno.
     """
-    src = f"<dict {name}>"
+    src = source if source is not None else f"<dict {name}>"
     if not isinstance(d, dict):
         raise InputError(f"{src}: expected {{qid: {{docno: score}}}}, got {type(d).__name__}")
     q: list[str] = []
@@ -202,6 +233,7 @@ def run_from_dict(d: dict, name: str = "run") -> Run:
             q.append(qid)
             docs.append(docno)
             sc.append(score)
+    src = Source(src, lambda i: f"topic {q[i]!r}, docno {docs[i]!r}")
     qs = _ids(q, "qid", src)
     ds = _ids(docs, "docno", src)
     s = _scores(sc, "score", src)
@@ -210,6 +242,7 @@ def run_from_dict(d: dict, name: str = "run") -> Run:
 
 
 def _rels(values, col: str, name: str) -> list[int]:
+    _booleans(values, col, name, "an integer")
     _no_missing(values, col, name)
     out = []
     for i, v in enumerate(values):
@@ -219,7 +252,7 @@ def _rels(values, col: str, name: str) -> list[int]:
                 raise ValueError
             out.append(int(f))
         except (TypeError, ValueError):
-            raise InputError(f"{name}: row {i}: {col} {v!r} is not an integer") from None
+            raise InputError(f"{_loc(name, i)}: {col} {v!r} is not an integer") from None
     return out
 
 
@@ -231,7 +264,7 @@ def _qrels_bytes(q: list[str], d: list[str], r: list[int], it=None) -> bytes:
 
 def _finish_qrels(data: bytes, src: str) -> Qrels:
     qr = _rows(read_qrels, data, src)
-    qr.name = src
+    qr.name = str(src)
     return qr
 
 
@@ -255,15 +288,16 @@ def qrels_from_frame(df, name: str = "qrels") -> Qrels:
     return _finish_qrels(_qrels_bytes(q, d, r), src)
 
 
-def qrels_from_dict(d: dict, name: str = "qrels") -> Qrels:
+def qrels_from_dict(d: dict, name: str = "qrels", source: str | None = None) -> Qrels:
     """A :class:`~tiebreak.io.Qrels` from ``{qid: {docno: relevance}}``.
 
     Raises
     ------
     InputError
-        Not a dict of dicts, bad ids, relevance values that are not integers.
+        Not a dict of dicts, bad ids, relevance values that are not integers (booleans
+        included); the message names ``source`` (default ``<dict NAME>``), topic and docno.
     """
-    src = f"<dict {name}>"
+    src = source if source is not None else f"<dict {name}>"
     if not isinstance(d, dict):
         raise InputError(f"{src}: expected {{qid: {{docno: relevance}}}}, got "
                          f"{type(d).__name__}")
@@ -278,6 +312,7 @@ def qrels_from_dict(d: dict, name: str = "qrels") -> Qrels:
             q.append(qid)
             docs.append(docno)
             rel.append(v)
+    src = Source(src, lambda i: f"topic {q[i]!r}, docno {docs[i]!r}")
     qs = _ids(q, "qid", src)
     ds = _ids(docs, "docno", src)
     r = _rels(rel, "relevance", src)

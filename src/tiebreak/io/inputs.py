@@ -9,6 +9,7 @@ import os
 from . import InputError, Qrels, Run, read_qrels, read_run
 from .frames import _is_frame, qrels_from_dict, qrels_from_frame, run_from_dict, run_from_frame
 from .irds import read_irds_qrels
+from .params import check_finite_scores
 from .tables import is_table_path, read_qrels_table, read_run_table
 
 
@@ -18,9 +19,11 @@ def as_run(x, name: str | None = None) -> Run:
     Raises
     ------
     InputError
-        Bad content (see the readers) or a type that is none of these.
+        Bad content (see the readers), a Run object holding a score that is not finite (a NaN
+        put there after reading), or a type that is none of these.
     """
     if isinstance(x, Run):
+        check_finite_scores(x)
         return x
     if _is_frame(x):
         return run_from_frame(x, name)

@@ -57,7 +57,7 @@ from .source import (
     text_lines,
 )
 
-__all__ = ["Run", "read_run", "run_paths", "WARN_EMPTY"]
+__all__ = ["Run", "read_run", "run_paths", "WARN_EMPTY", "refuse_empty"]
 
 LAYOUT = "qid Q0 docno rank score tag"
 WARN_EXTRA = "lines with extra columns (ignored)"
@@ -430,6 +430,21 @@ def read_run(source, name: str | None = None, on_duplicate: str = "error") -> Ru
     return run
 
 
+def refuse_empty(run: Run) -> None:
+    """Raise the one error of an empty run (no result line): an empty run is almost always a
+    failed upstream step, and trec_eval 10.0 refuses it too (``Cannot read results file``).
+    Every command refuses it (exit 2) unless ``--allow-empty-runs``, every API call unless
+    ``allow_empty=True``; then every topic scores 0."""
+    from .source import InputError
+
+    lc = run.line_counts
+    why = "an empty file" if lc is None or not lc.read else \
+        f"{lc.read} lines, {lc.comment} comment and {lc.blank} blank"
+    raise InputError(f"{run.source}: no result lines ({why}): the run retrieved nothing, "
+                     "which is almost always a failed step before; --allow-empty-runs "
+                     "(allow_empty=True in the API) scores it 0")
+
+
 def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     """Stop on a repeated (topic, docno), or drop the later lines; returns ``dropped``."""
     fast = None
@@ -473,8 +488,11 @@ def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     return {DROP_DUPLICATE: n}
 
 
-def run_paths(args) -> list[str]:
-    """Expand run arguments: a directory means every non-hidden file in it, sorted by name.
+def run_paths(args, skipped: list | None = None) -> list[str]:
+    """Expand run arguments: a directory means every non-hidden regular file in it, sorted by
+    name. ``skipped``: a list that receives ``(path, reason)`` for each entry of a directory
+    left out (a hidden file, a subdirectory, a broken symbolic link, a socket or FIFO), so a
+    caller can name them; nothing in a directory is left out without a reason.
 
     Raises
     ------
@@ -485,10 +503,17 @@ def run_paths(args) -> list[str]:
     for a in args:
         a = os.fspath(a)
         if a != "-" and os.path.isdir(a):
-            files = sorted(
-                os.path.join(a, f) for f in os.listdir(a)
-                if not f.startswith(".") and os.path.isfile(os.path.join(a, f))
-            )
+            files = []
+            for f in sorted(os.listdir(a)):
+                p = os.path.join(a, f)
+                why = ("hidden: its name starts with '.'" if f.startswith(".") else
+                       "a directory: directories are not searched" if os.path.isdir(p) else
+                       "a broken symbolic link" if os.path.islink(p) and not os.path.exists(p)
+                       else None if os.path.isfile(p) else "not a regular file")
+                if why is None:
+                    files.append(p)
+                elif skipped is not None:
+                    skipped.append((p, why))
             if not files:
                 raise InputError(f"{a}: directory holds no run files")
             out.extend(files)

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from .params import check_finite_scores
 from .qrels import Qrels
 from .runs import Run
 
@@ -34,7 +35,11 @@ def format_trec_run(run: Run, tag: str | None = None) -> bytes:
     ------
     ValueError
         An empty tag or one with whitespace, or a rank that is not a whole number.
+    InputError
+        A score that is not a finite number (naming the run, topic and docno): no run the
+        readers would refuse is ever written.
     """
+    check_finite_scores(run)
     tag = tag if tag is not None else re.sub(r"\s+", "_", run.name.strip())
     if not tag or re.search(r"\s", tag):
         raise ValueError(f"run tag must be non-empty and without whitespace, got {tag!r}")
@@ -110,8 +115,10 @@ def _table(d: dict, value: str, cast):
 
 def write_run(run: Run, dest, fmt: str | None = None, tag: str | None = None) -> None:
     """Write ``run`` to the path ``dest`` as TREC text, JSON or Parquet (``fmt`` or the
-    suffix). Raises ValueError (bad tag, format) and ImportError (Parquet without pyarrow)."""
+    suffix). Raises ValueError (bad tag, format), ImportError (Parquet without pyarrow) and
+    InputError (a score that is not finite: nothing is written)."""
     fmt = format_of(dest, fmt)
+    check_finite_scores(run)
     if fmt == "trec":
         data = format_trec_run(run, tag)
         with open(dest, "wb") as f:

@@ -384,7 +384,7 @@ class BoundsTable:
 
 
 def bounds_table(rhos=DEFAULT_RHOS, metrics=DEFAULT_BOUND_METRICS,
-                 depth: int = 1000) -> BoundsTable:
+                 depth: int = 1000, progress=None) -> BoundsTable:
     """Table 2 of Yang, Moffat & Turpin (2016): ΔRR / ΔRBP(p) for every rho and metric.
 
     Parameters
@@ -395,6 +395,9 @@ def bounds_table(rhos=DEFAULT_RHOS, metrics=DEFAULT_BOUND_METRICS,
         ``RR`` or ``RBP(p=P)``; default RR, RBP(p=0.5), RBP(p=0.85).
     depth : int
         Ranks considered, default 1000 (as in the paper).
+    progress : callable, optional
+        Called with no argument after each cell (a progress bar's ``update``): the exact
+        arithmetic takes time proportional to ``depth`` per cell (minutes at 10**7).
 
     Raises
     ------
@@ -403,8 +406,13 @@ def bounds_table(rhos=DEFAULT_RHOS, metrics=DEFAULT_BOUND_METRICS,
     """
     parsed = [parse_bound_metric(m) for m in metrics]
     rs = [_rho(r) for r in rhos]
-    ex = [[delta_rr(r, depth).exact if p is None else delta_rbp(r, p, depth).exact
-           for _, p in parsed] for r in rs]
+    def cell(r, p):
+        v = delta_rr(r, depth).exact if p is None else delta_rbp(r, p, depth).exact
+        if progress is not None:
+            progress()
+        return v
+
+    ex = [[cell(r, p) for _, p in parsed] for r in rs]
     vals = np.array([[float(x) for x in row] for row in ex], dtype=np.float64).reshape(
         len(rs), len(parsed))
     return BoundsTable([_label(r) for r in rhos], [m for m, _ in parsed], ex, vals, depth)

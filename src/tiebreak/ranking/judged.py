@@ -165,6 +165,22 @@ def _dense_rows(qrels: Qrels):
     return out if len(out) else None
 
 
+def _no_overflow(run: Run, rounded: np.ndarray, sel, precision: str) -> None:
+    """InputError naming the first score a narrower ``precision`` made infinite (it would tie
+    with every other such score, silently)."""
+    bad = np.flatnonzero(np.isinf(rounded))
+    if len(bad):
+        from ..io import InputError
+
+        i = np.arange(len(run.score))[sel][bad[0]]
+        doc = run.docnos[run.docid[i]]
+        raise InputError(f"run {run.name}: score {float(run.score[i])!r} (topic "
+                         f"{run.topics[run.topic[i]]}, docno {doc}) is beyond the range of "
+                         f"{precision} ({float(np.finfo(precision).max):.4g}); "
+                         f"--score-precision {precision} would make {len(bad)} score(s) "
+                         "infinite and tied: use float64")
+
+
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     """Look up every run line in the qrels.
 
@@ -196,7 +212,9 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         qrow = np.where(found, pos, -1)
     score = run.score[sel]
     if score_precision == "float32":
-        score = score.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):
+            score = score.astype(np.float32).astype(np.float64)
+        _no_overflow(run, score, sel, "float32")
     elif score_precision != "float64":
         raise ValueError("score_precision must be 'float64' or 'float32'")
     return Judged(

@@ -45,15 +45,18 @@ tr.baseline td{color:#666;font-style:italic}
 td.sig-up{color:#0a6b2b;font-weight:600}td.sig-down{color:#a11;font-weight:600}
 td.fragile{background:#fff4d6}
 .legend,.meta{color:#555;font-size:.9em;max-width:60em}
-.plots{display:flex;flex-wrap:wrap;gap:.5em 1.5em}figure{margin:.5em 0}
-figure img{max-width:100%;height:auto}
+.plots{display:block}figure{margin:.5em 0 1.5em;width:100%}
+figure img.plot{width:100%;height:auto}
 ul.warnings li{font-family:ui-monospace,monospace;font-size:.85em}
 details.per-topic{margin:.5em 0}details.per-topic summary{cursor:pointer;font-weight:600}
-svg.topic-chart text{font-size:7px;fill:#333}svg.topic-chart text.t{font-size:10px}
-svg.topic-chart text.a{text-anchor:end}svg.topic-chart .up{fill:#55a868}
-svg.topic-chart .down{fill:#c44e52}svg.topic-chart .zero{fill:#999}
-svg.topic-chart line.z{stroke:#444;stroke-width:.6}
-svg.topic-chart line.w{stroke:#222;stroke-width:.8}
+svg.topic-chart{max-width:100%;height:auto}
+svg.topic-chart text{font-size:12px;fill:#222}svg.topic-chart text.t{font-size:14px}
+svg.topic-chart text.a{text-anchor:end}svg.topic-chart .up{fill:#8cc79a}
+svg.topic-chart .down{fill:#e39a9c}svg.topic-chart .zero{fill:#999}
+svg.topic-chart line.z{stroke:#444;stroke-width:1}
+svg.topic-chart line.w{stroke:#1f3d7a;stroke-width:2}
+svg.topic-chart line.cap{stroke:#1f3d7a;stroke-width:2}
+svg.topic-chart rect.span{fill:#4c72b0}svg.topic-chart text.s{font-size:11px;fill:#1f3d7a}
 """
 
 
@@ -146,21 +149,35 @@ def _pyplot():
 
 
 def _range_figure(c: CompareResult, measure: str) -> str:
+    """Each system's tie range as deviations from its value in the primary regime, so the
+    ranges of every system are visible whatever the spread of the means (the y-axis is scaled
+    to the deviations); the primary value is in the system's label. Full page width."""
     plt = _pyplot()
     j = c.measures.index(measure)
     order = np.argsort(-c.means[:, j], kind="stable")
     n = len(order)
-    lo = c.ranges["realistic"][order, j]
-    hi = c.ranges["optimistic"][order, j]
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * n + 1.5), 3.2))
+    m = c.means[order, j]
+    lo = c.ranges["realistic"][order, j] - m
+    hi = c.ranges["optimistic"][order, j] - m
+    ex = c.ranges["expected"][order, j] - m
+    fig, ax = plt.subplots(figsize=(12, 4.2))
     x = np.arange(n)
-    ax.vlines(x, lo, hi, color="#4c72b0", lw=6, alpha=0.45, label="realistic to optimistic")
-    ax.plot(x, c.means[order, j], "_", ms=14, mew=2, color="#222", label=c.regime)
-    ax.plot(x, c.ranges["expected"][order, j], "o", ms=4, color="#c44e52", label="expected")
-    ax.set_xticks(x, [c.systems[i] for i in order], rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel(f"mean {measure}")
-    ax.set_title(f"{measure}: tie range of each system", fontsize=10)
-    ax.legend(fontsize=7, frameon=False)
+    ax.vlines(x, lo, hi, color="#4c72b0", lw=max(2.0, min(14.0, 500 / max(n, 1))), alpha=0.55,
+              label="realistic to optimistic")
+    ax.plot(x, np.zeros(n), "_", ms=max(6, min(18, 600 / max(n, 1))), mew=2, color="#222",
+            label=c.regime)
+    ax.plot(x, ex, "o", ms=5, color="#c44e52", label="expected")
+    ax.axhline(0, color="#888", lw=0.6)
+    labels = [f"{c.systems[i]}\n{c.means[i, j]:.4f}" for i in order]
+    ax.set_xticks(x, labels, rotation=0 if n <= 6 else 45, ha="center" if n <= 6 else "right",
+                  rotation_mode="anchor", fontsize=10 if n <= 40 else 7)
+    ax.tick_params(axis="y", labelsize=10)
+    ax.set_xlim(-0.6, n - 0.4)
+    ax.set_ylabel(f"{measure} minus its {c.regime} value", fontsize=10)
+    ax.set_title(f"{measure}: tie range of each system (under each name: the {c.regime} mean)",
+                 fontsize=12, loc="left", pad=28)
+    ax.legend(fontsize=10, frameon=False, loc="lower right", bbox_to_anchor=(1.0, 1.0),
+              ncol=3)
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -171,7 +188,9 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
     chart (drawn by the template; no image data): topics sorted by the difference, a bar per
     topic labelled with its id and carrying a tooltip, a whisker from the worst to the best tie
     order (system realistic minus baseline optimistic, to system optimistic minus baseline
-    realistic). Coordinates in pixels, rounded to 0.1."""
+    realistic), and under the labels a strip of the tie span per topic (best minus worst, on
+    its own scale, 0 to the largest span) so that spans too small for the difference's scale
+    still show. Coordinates in pixels, rounded to 0.1."""
     i, b = res.runs.index(system), res.runs.index(baseline)
     j = res.measures.index(measure)
     k = {g: res.regimes.index(g) for g in ("realistic", "optimistic")}
@@ -187,8 +206,13 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
     lo, hi = float(vals.min()), float(vals.max())
     if hi - lo < 1e-12:
         lo, hi = lo - 1, hi + 1
-    step, left, top, plot_h, label_h = 12, 44, 18, 110, 34
+    step = max(18, min(40, 1100 // max(len(idx), 1)))
+    left, top, plot_h = 64, 24, 200
+    label_h = 12 + 8 * max((len(res.topics[t]) for t in idx), default=1)
     width = left + step * len(idx) + 8
+    span = np.where(np.isfinite(best - worst), best - worst, 0.0)
+    smax = float(span[idx].max()) if len(idx) else 0.0
+    strip_top, strip_h = top + plot_h + label_h + 6, 36
 
     def y(v):
         return round(top + (hi - v) / (hi - lo) * plot_h, 1)
@@ -203,12 +227,22 @@ def _topic_chart(res: EvalResult, c: CompareResult, system: str, baseline: str,
             "cls": "up" if v > 0 else "down" if v < 0 else "zero",
             "tip": f"topic {res.topics[t]}: {v:+.4f} (tie orders {float(worst[t]):+.4f} to "
                    f"{float(best[t]):+.4f})",
-            "label": res.topics[t], "lx": x + step / 2, "ly": top + plot_h + 4,
+            "label": res.topics[t], "lx": x + step / 2 - 4, "ly": top + plot_h + 6,
+            "span": (None if not smax > 0 or not span[t] > 0 else
+                     {"x": x + 2, "w": step - 4,
+                      "h": round(max(span[t] / smax * strip_h, 1.0), 1),
+                      "y": round(strip_top + strip_h - max(span[t] / smax * strip_h, 1.0),
+                                 1)}),
             "whisker": (None if not best[t] > worst[t] else
                         {"x": x + step / 2, "y1": y(float(best[t])),
-                         "y2": y(float(worst[t]))})})
+                         "y2": y(float(worst[t])), "c1": x + step / 2 - step / 4,
+                         "c2": x + step / 2 + step / 4})})
     return {"title": f"{system} minus {baseline}", "alt": f"{system} minus {baseline}, "
-            f"{measure}", "width": width, "height": top + plot_h + label_h,
+            f"{measure}", "width": width,
+            "height": top + plot_h + label_h + (strip_h + 26 if smax > 0 else 0),
+            "strip": (None if not smax > 0 else
+                      {"y": strip_top + strip_h, "ly": strip_top + strip_h / 2 + 4,
+                       "text": f"tie span ≤ {smax:.4f}"}),
             "left": left, "right": width - 8, "zero": y(0.0), "top": top,
             "bottom": top + plot_h, "hi": f"{hi:+.3f}", "lo": f"{lo:+.3f}", "bars": bars}
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import in_range, integer, weights3
+from .registry import _K1, in_range, integer, weights3
 
 __all__ = ["search", "write_run", "format_run", "Result", "get_model", "check_params",
            "PARAM_RULES", "empty_note"]
@@ -41,7 +41,7 @@ class Result:
 
 #: parameter name -> check(name, value) raising ValueError; applied to every model's parameters
 PARAM_RULES = {
-    "k1": in_range(0.0, math.inf), "b": in_range(0.0, 1.0),
+    "k1": _K1.check, "b": in_range(0.0, 1.0),
     "mu": in_range(0.0, math.inf, lo_open=True), "lam": in_range(0.0, 1.0),
     "window": integer(1), "max_prox_terms": integer(2), "weights": weights3,
 }
@@ -150,6 +150,15 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
                 bar.update(1)
     if bar is not None:
         bar.close()
+    for r in out:
+        bad = np.flatnonzero(~np.isfinite(r.scores))
+        if len(bad):
+            shown = ", ".join(f"{k}={v}" for k, v in params.items()
+                              if v != spec.defaults().get(k)) or "defaults"
+            raise ValueError(f"model {model} ({shown}) gave the non-finite score "
+                             f"{float(r.scores[bad[0]])!r} "
+                             f"in topic {r.qid}: choose parameters that keep the scores "
+                             "finite")
     return out
 
 

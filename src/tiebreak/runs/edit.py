@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..io import Run
+from ..io.params import check_finite_scores
 from .fusion import _segments, normalise_scores
 
 __all__ = ["edit_run"]
@@ -56,7 +57,7 @@ def edit_run(run: Run, *, top: int | None = None, keep_topics=None, drop_topics=
     for what, ts in (("keep", keep_topics), ("drop", drop_topics)):
         missing = sorted(set(ts or ()) - ids)
         if missing:
-            raise ValueError(f"--{what}-topics: topic(s) not in run {run.name}: "
+            raise ValueError(f"{what}_topics: topic(s) not in run {run.name}: "
                              f"{', '.join(missing[:10])}")
     ref = _ordered(run, order)
     t = run.topic[ref]
@@ -80,5 +81,7 @@ def edit_run(run: Run, *, top: int | None = None, keep_topics=None, drop_topics=
     n = np.diff(np.r_[st, len(t)])
     rank = (np.arange(len(t)) - np.repeat(st, n) + 1).astype(np.float64)
     name = name or run.name
-    return Run(name, run.source, list(run.topics), t, run.docnos, run.docid[ref], score, rank,
-               np.arange(1, len(t) + 1, dtype=np.int64), [name], {})
+    out = Run(name, run.source, list(run.topics), t, run.docnos, run.docid[ref], score, rank,
+              np.arange(1, len(t) + 1, dtype=np.int64), [name], {})
+    check_finite_scores(out, f"--norm {norm}" if norm else "")
+    return out

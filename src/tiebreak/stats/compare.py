@@ -184,9 +184,11 @@ class CompareResult:
         test = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
                 "randomization": "paired randomization test", "bootstrap": "paired bootstrap test",
                 "sign": "sign test",
-                "tukey": "Tukey's HSD over all systems (one-way)",
-                "randomised-tukey": "randomised Tukey HSD over all systems"}
-        if self.test in ("tukey", "randomised-tukey"):
+                "tukey": "Tukey's HSD over all systems, topics as blocks (two-way ANOVA "
+                         "residual)",
+                "tukey-oneway": "Tukey's HSD over all systems, one-way (topics unpaired)",
+                "randomised-tukey": "randomised Tukey HSD over all systems (p >= 1/(B+1))"}
+        if self.test in ("tukey", "tukey-oneway", "randomised-tukey"):
             corr = "family-wise over all pairs by the test itself, no further"
         against = (f"against baseline {self.baseline}" if self.baseline is not None
                    else "over all pairs of systems")
@@ -343,13 +345,17 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         Run name or index; default the first run. Ignored with ``all_pairs``.
     measures : list of str, optional
         Subset of ``res.measures``; default all.
-    test : {"t", "wilcoxon", "randomization", "bootstrap", "sign", "tukey", "randomised-tukey"}
+    test : {"t", "wilcoxon", "randomization", "bootstrap", "sign", "tukey", "tukey-oneway",
+            "randomised-tukey"}
         Two-sided paired test over topics (:func:`tiebreak.stats.paired_pvalues_rows`), or a
         test of all systems at once (:func:`tiebreak.stats.significance.family_pvalues`):
-        Tukey's HSD (as statsmodels' ``pairwise_tukeyhsd``) or the randomised Tukey HSD
-        (Carterette 2012). These two control the error over all pairs of systems themselves:
-        ``correction`` is not applied, and the interval of ``delta`` is Tukey's simultaneous
-        one. Their tie-robustness checks test the worst-case difference against the primary
+        Tukey's HSD with topics as blocks (``tukey``), its one-way form (``tukey-oneway``, as
+        statsmodels' ``pairwise_tukeyhsd`` and ranx) or the randomised Tukey HSD (Carterette
+        2012). These control the error over all pairs of systems themselves: ``correction``
+        is not applied, and the interval of ``delta`` is the test's simultaneous one
+        (:func:`tiebreak.stats.significance.tukey_ci`; for ``randomised-tukey`` it excludes 0
+        exactly when ``p < alpha`` when ``level = 1 - alpha``). Their tie-robustness checks
+        test the worst-case difference against the primary
         regime's null distribution, and repeat the whole test on the expected values.
     correction : {"holm", "bh", "bonferroni", "none"}
         Multiple-comparison correction over the comparisons of each measure (paired tests).
@@ -422,7 +428,8 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         if family:
             p = family_pvalues(prim, ii, jj, test, n=n, seed=seed)
             p_adj = p
-            lo, hi = tukey_ci(prim, ii, jj, level)
+            lo, hi = tukey_ci(prim, ii, jj, level, test, n=n, seed=seed,
+                              alpha=alpha if abs(1 - level - alpha) < 1e-9 else None)
         else:
             p = stats.paired_pvalues_rows(d, test, n=n, seed=seed)
             p_adj = stats.adjust(p, correction)
@@ -526,10 +533,12 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
 
 
 def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
-                         convention=None):
-    """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
-    file when it is not among them) in the regimes a comparison needs. Returns
-    ``(qrels, EvalResult, baseline index or None)``."""
+                         convention=None, quiet=False, regimes=None):
+    """Shared by ``compare``, ``swaps`` and ``report``: read the qrels, evaluate the runs (and
+    the baseline file when it is not among them) in the regimes a comparison needs
+    (``regime``: the primary regime, or a list of them, one comparison each), or in
+    ``regimes`` when given. Returns ``(qrels, EvalResult, baseline index or None)``. A progress
+    bar on a terminal unless ``quiet``."""
     import click
 
     from ..io.discover import find_runs
@@ -547,7 +556,10 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     # the Evaluator reads a qrels path itself: with a diversity measure it keeps the subtopic
     # column (as 'tiebreak eval' does)
     ev = Evaluator(qrels_spec if isinstance(qrels_spec, str) else as_qrels(qrels_spec),
-                   list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
+                   list(measures) or ["AP", "nDCG@10"],
+                   list(regimes) if regimes else
+                   list(dict.fromkeys(g for r in ([regime] if isinstance(regime, str) else regime)
+                                      for g in needed_regimes(r))),
                    convention=convention if measures else None)
     q = ev.qrels
     if jobs <= 0:
@@ -555,7 +567,7 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
 
         jobs = cpus()
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
-    if len(paths) > 3 and sys.stderr.isatty():
+    if len(paths) > 3 and sys.stderr.isatty() and not quiet:
         from tqdm import tqdm
 
         with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr, leave=False) as bar:

@@ -25,7 +25,7 @@ TESTS = ("t", "wilcoxon", "randomization")
 CORRECTIONS = (None, "holm", "bh")
 ROW_TESTS = ("t", "wilcoxon", "randomization", "bootstrap", "sign")
 #: tests over every system at once (the family of all pairs), from the score matrix
-FAMILY_TESTS = ("tukey", "randomised-tukey")
+FAMILY_TESTS = ("tukey", "tukey-oneway", "randomised-tukey")
 
 _CHUNK = 1 << 22  # elements per block in the randomization test (32 MiB of float64)
 
@@ -489,48 +489,26 @@ def _matrix(X) -> np.ndarray:
     return X
 
 
-def _tukey_mse(X: np.ndarray) -> tuple[float, int]:
-    """Pooled within-system variance of a one-way layout (systems as groups) and its df."""
+def _tukey_mse(X: np.ndarray, blocked: bool = True) -> tuple[float, int]:
+    """Error mean square of the Tukey HSD and its degrees of freedom.
+
+    ``blocked``: the residual mean square of the two-way ANOVA without replication (systems x
+    topics, each topic a block), ``sum (x_ij - m_i. - m_.j + m..)^2 / ((k - 1)(T - 1))``;
+    otherwise the pooled within-system variance of a one-way layout on ``k (T - 1)`` df."""
     k, t = X.shape
-    ss = ((X - X.mean(axis=1, keepdims=True)) ** 2).sum()
-    df = k * (t - 1)
-    return float(ss / df), df
+    r = X - X.mean(axis=1, keepdims=True)
+    if blocked:
+        r = r - r.mean(axis=0, keepdims=True)
+        df = (k - 1) * (t - 1)
+    else:
+        df = k * (t - 1)
+    return float((r ** 2).sum() / df), df
 
 
-def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
-                   diffs=None) -> np.ndarray:
-    """p-values, adjusted for all ``k (k - 1) / 2`` pairs of systems, of the pairs
-    ``(ii[m], jj[m])`` of the score matrix ``X`` (float, shape (k systems, T topics)).
-
-    ``"tukey"``: Tukey's honestly significant difference over a one-way layout with the
-    systems as groups and the topics as observations, as statsmodels' ``pairwise_tukeyhsd``
-    and ranx compute it: ``q = |mean_i - mean_j| / sqrt(MSE / T)`` with MSE the pooled
-    within-system variance on ``k (T - 1)`` df, ``p = P(Q_{k, df} >= q)`` from the
-    studentized range distribution (J. W. Tukey, The problem of multiple comparisons, 1953;
-    scipy's exact ``studentized_range``; statsmodels uses an approximation good to about 1e-3).
-    ``"randomised-tukey"``: the randomised Tukey HSD test (B. Carterette, Multiple testing in
-    statistical analysis of systems-based information retrieval experiments, ACM TOIS 30(1),
-    2012; T. Sakai, Laboratory Experiments in Information Retrieval, Springer 2018, §4.4):
-    ``n`` times, the scores of each topic are permuted across the systems and the largest
-    difference between two system means is kept; ``p`` is the share of those ranges at least
-    ``|mean_i - mean_j|``. ``diffs`` (len(ii),): mean differences to test instead of those of
-    ``X`` (the null distribution still comes from ``X``). Returns float64 (len(ii),).
-    """
-    X = _matrix(X)
-    ii, jj = np.asarray(ii, int), np.asarray(jj, int)
-    m = X.mean(axis=1)
-    diff = np.abs(m[ii] - m[jj] if diffs is None else np.asarray(diffs, np.float64))
+def _max_range_null(X: np.ndarray, n: int, seed) -> np.ndarray:
+    """Sorted permutation distribution (float64, (n,)) of the largest difference between two
+    system means when each topic's scores are shuffled across the systems."""
     k, t = X.shape
-    if test == "tukey":
-        from scipy import stats as st
-
-        mse, df = _tukey_mse(X)
-        if mse == 0:
-            return np.where(diff == 0, 1.0, 0.0)
-        return st.studentized_range.sf(diff / np.sqrt(mse / t), k, df)
-    if test != "randomised-tukey":
-        raise ValueError(f"test must be one of {FAMILY_TESTS}, got {test!r}")
-    n = _check_n(n)
     rng = np.random.default_rng(seed)
     ranges = np.empty(n)
     step = max(1, _CHUNK // (k * t))
@@ -541,23 +519,106 @@ def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
         means = X[perm, cols].mean(axis=2)                # (nb, k)
         ranges[b:b + nb] = means.max(axis=1) - means.min(axis=1)
     ranges.sort()
-    # count of ranges >= diff (a tolerance keeps equal means from float noise)
-    ge = n - np.searchsorted(ranges, diff - 1e-12, side="left")
-    return ge / n
+    return ranges
 
 
-def tukey_ci(X, ii, jj, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Tukey's simultaneous interval of ``mean_i - mean_j`` for the pairs ``(ii, jj)`` of
-    ``X`` (k, T): ``diff +- q_{level; k, k (T - 1)} sqrt(MSE / T)`` (statsmodels'
-    ``pairwise_tukeyhsd`` ``confint``). Returns ``(low, high)``, float64 (len(ii),)."""
+#: equal means within this count as "at least as large" in the randomised Tukey HSD
+_RANGE_TOL = 1e-12
+
+
+def family_pvalues(X, ii, jj, test: str = "tukey", n: int = 10000, seed=0,
+                   diffs=None) -> np.ndarray:
+    """p-values, adjusted for all ``k (k - 1) / 2`` pairs of systems, of the pairs
+    ``(ii[m], jj[m])`` of the score matrix ``X`` (float, shape (k systems, T topics)).
+
+    ``"tukey"``: Tukey's honestly significant difference with the topics as blocks (the
+    two-way ANOVA without replication, systems x topics; B. Carterette, "Multiple testing in
+    statistical analysis of systems-based information retrieval experiments", ACM TOIS 30(1),
+    2012; T. Sakai, Laboratory Experiments in Information Retrieval, Springer 2018, ch. 4):
+    ``q = |mean_i - mean_j| / sqrt(MSE / T)`` with MSE the residual mean square on
+    ``(k - 1)(T - 1)`` df, ``p = P(Q_{k, df} >= q)`` from the studentized range distribution
+    (J. W. Tukey, The problem of multiple comparisons, 1953; scipy's ``studentized_range``).
+    ``"tukey-oneway"``: the same with MSE the pooled within-system variance of a one-way
+    layout on ``k (T - 1)`` df, as if every system had its own topics (statsmodels'
+    ``pairwise_tukeyhsd``, and ranx's Tukey test, compute this form).
+    ``"randomised-tukey"``: the randomised Tukey HSD (Carterette 2012; Sakai 2018, §4.4):
+    ``n`` times, the scores of each topic are permuted across the systems and the largest
+    difference between two system means is kept; ``p = (c + 1) / (n + 1)`` with ``c`` the
+    number of those ranges at least ``|mean_i - mean_j|`` (within 1e-12), so p is never below
+    ``1 / (n + 1)`` (B. Phipson, G. K. Smyth, Permutation p-values should never be zero,
+    Stat. Appl. Genet. Mol. Biol. 9(1), 2010). ``diffs`` (len(ii),): mean differences to test
+    instead of those of ``X`` (the null distribution still comes from ``X``).
+    Returns float64 (len(ii),). Raises ValueError for another test or bad input.
+    """
+    X = _matrix(X)
+    ii, jj = np.asarray(ii, int), np.asarray(jj, int)
+    m = X.mean(axis=1)
+    diff = np.abs(m[ii] - m[jj] if diffs is None else np.asarray(diffs, np.float64))
+    k, t = X.shape
+    if test in ("tukey", "tukey-oneway"):
+        from scipy import stats as st
+
+        q, df = tukey_q(X, diff, test)
+        if np.isinf(q).any() or np.isnan(q).any():  # MSE 0
+            return np.where(diff == 0, 1.0, 0.0)
+        return st.studentized_range.sf(q, k, df)
+    if test != "randomised-tukey":
+        raise ValueError(f"test must be one of {FAMILY_TESTS}, got {test!r}")
+    n = _check_n(n)
+    ranges = _max_range_null(X, n, seed)
+    ge = n - np.searchsorted(ranges, diff - _RANGE_TOL, side="left")
+    return (ge + 1) / (n + 1)
+
+
+def tukey_q(X, diffs, test: str = "tukey") -> tuple[np.ndarray, int]:
+    """Studentized range statistic ``|diffs| / sqrt(MSE / T)`` (float64, like ``diffs``) of
+    mean differences of ``X`` (k, T) and the degrees of freedom of MSE, for ``"tukey"``
+    (topics as blocks) or ``"tukey-oneway"`` (see :func:`family_pvalues`). scipy's
+    ``studentized_range.sf`` integrates numerically (about 0.1 s a value): to decide many
+    pairs, compare ``q`` with one ``studentized_range.isf(alpha, k, df)``. MSE 0 gives
+    ``inf`` (``nan`` for a zero difference)."""
+    X = _matrix(X)
+    k, t = X.shape
+    mse, df = _tukey_mse(X, blocked=test == "tukey")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.abs(np.asarray(diffs, np.float64)) / np.sqrt(mse / t), df
+
+
+def tukey_ci(X, ii, jj, level: float = 0.95, test: str = "tukey", n: int = 10000,
+             seed=0, alpha: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous interval of ``mean_i - mean_j`` for the pairs ``(ii, jj)`` of ``X``
+    (float, (k systems, T topics)) at ``level``, ``diff +- h``.
+
+    ``"tukey"`` / ``"tukey-oneway"``: ``h = q_{level; k, df} sqrt(MSE / T)`` with MSE and df
+    of :func:`family_pvalues` (for the one-way form, statsmodels' ``pairwise_tukeyhsd``
+    ``confint``). ``"randomised-tukey"``: ``h`` is the order statistic of the permutation
+    distribution of the largest difference (same ``n`` and ``seed`` as the p-values) that makes
+    the interval exclude 0 exactly when ``family_pvalues(...) < 1 - level``: with ``n``
+    sorted ranges ``r_(1) <= ... <= r_(n)`` and ``K`` the largest count ``c`` with
+    ``(c + 1) / (n + 1) < alpha`` (``alpha`` defaults to ``1 - level``; pass the test's alpha
+    to agree with ``p < alpha`` to the last bit), ``h = r_(n - K) + 1e-12`` (infinite when no
+    count qualifies: too few resamples for that level). Returns ``(low, high)``, float64
+    (len(ii),). Raises ValueError for another test or bad input."""
     from scipy import stats as st
 
     X = _matrix(X)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
     k, t = X.shape
-    mse, df = _tukey_mse(X)
     m = X.mean(axis=1)
     d = m[np.asarray(ii, int)] - m[np.asarray(jj, int)]
-    half = st.studentized_range.ppf(level, k, df) * np.sqrt(mse / t)
+    if test in ("tukey", "tukey-oneway"):
+        mse, df = _tukey_mse(X, blocked=test == "tukey")
+        half = st.studentized_range.ppf(level, k, df) * np.sqrt(mse / t)
+    elif test == "randomised-tukey":
+        n = _check_n(n)
+        ranges = _max_range_null(X, n, seed)
+        # p < a  <=>  (count(r >= |d| - tol) + 1) / (n + 1) < a  <=>  count <= K
+        a = 1 - level if alpha is None else alpha
+        ok = np.flatnonzero((np.arange(n + 1) + 1) / (n + 1) < a)
+        half = np.inf if ok.size == 0 else ranges[n - ok[-1] - 1] + _RANGE_TOL
+    else:
+        raise ValueError(f"test must be one of {FAMILY_TESTS}, got {test!r}")
     return d - half, d + half
 
 

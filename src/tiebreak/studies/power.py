@@ -52,7 +52,12 @@ def paired_power(n: int, min_diff: float, sd_diff: float, alpha: float = 0.05) -
     df = n - 1
     crit = st.t.ppf(1 - alpha / 2, df)
     nc = math.sqrt(n) * abs(min_diff) / sd_diff
-    return float(st.nct.sf(crit, df, nc) + st.nct.cdf(-crit, df, nc))
+    if not math.isfinite(nc):   # a difference infinitely many standard deviations wide
+        return 1.0
+    p = float(st.nct.sf(crit, df, nc) + st.nct.cdf(-crit, df, nc))
+    if not math.isfinite(p):    # scipy's noncentral t fails far in the tail: 1 there
+        p = float(st.norm.sf(crit - nc) + st.norm.cdf(-crit - nc)) if nc < 1e3 else 1.0
+    return p
 
 
 def topic_set_size(min_diff: float, sd_diff: float, alpha: float = 0.05,
@@ -96,7 +101,18 @@ class PowerRow:
 def power_table(res, min_diff: float, alpha: float = 0.05, beta: float = 0.20,
                 regimes=None) -> list[PowerRow]:
     """Per measure and regime of an :class:`~tiebreak.evaluation.EvalResult` (runs x topics, no
-    NaN), Sakai's design: the topic set size to detect ``min_diff`` and the achieved power."""
+    NaN), Sakai's design: the topic set size to detect ``min_diff`` and the achieved power.
+
+    Raises ValueError, with a sentence, for fewer than two runs or topics, a ``min_diff`` that
+    is not a finite number > 0, and runs whose differences are the same on every topic
+    (identical runs: no residual variance, so no t-test to power)."""
+    if not (isinstance(min_diff, int | float) and math.isfinite(min_diff) and min_diff > 0):
+        raise ValueError(f"min_diff must be a finite number > 0, got {min_diff!r}")
+    k, t = res.per_topic.shape[0], res.per_topic.shape[-1]
+    if k < 2 or t < 2:
+        raise ValueError(f"topic set size design needs two or more runs and two or more "
+                         f"topics (got {k} run{'s' * (k != 1)}, {t} topic{'s' * (t != 1)}): "
+                         "its variance is the residual of the runs x topics matrix")
     out = []
     for j, m in enumerate(res.measures):
         for r in regimes or res.regimes:
@@ -105,10 +121,13 @@ def power_table(res, min_diff: float, alpha: float = 0.05, beta: float = 0.20,
                 raise ValueError("per-topic values contain NaN (evaluate with average='qrels')")
             ve = residual_variance(X)
             sd = math.sqrt(2 * ve)
-            if sd == 0:
-                n, pw = 2, 1.0
-            else:
-                n = topic_set_size(min_diff, sd, alpha, beta)
-                pw = paired_power(X.shape[1], min_diff, sd, alpha)
+            scale = float(np.abs(X).max(initial=0.0))
+            if sd <= 1e-12 * scale or sd == 0:
+                raise ValueError(f"{m} under {r}: the runs differ by the same amount on every "
+                                 f"topic (residual variance V_E = {ve:.3g}; identical runs?): "
+                                 "a paired t-test has no variance to power; give runs that "
+                                 "differ")
+            n = topic_set_size(min_diff, sd, alpha, beta)
+            pw = paired_power(X.shape[1], min_diff, sd, alpha)
             out.append(PowerRow(m, r, X.shape[0], X.shape[1], ve, sd, min_diff, n, pw))
     return out

@@ -36,6 +36,10 @@ Cabanac et al.'s own definitions, one option away (the defaults above are kept):
   systems' means (MAP), with δ_RC (%) and Pearson's r (Table 5), instead of one test per system.
 * ``--gain-order pct`` ranks ``result_lists.tsv`` and ``system_gains.tsv`` by the percent gain
   ``100 (B - A) / A`` (Tables 3-4) instead of the difference ``B - A``.
+* ``--stuffing`` writes ``stuffing.tsv`` (:func:`tiebreak.studies.stuffing.stuffing_table`):
+  per run, metric and regime (trec_eval, realistic, optimistic), the share of the mean that
+  comes from documents appended at score ``--stuff-score`` (default 0) after a topic's real
+  results (Cabanac et al. §6, the "stuffing" phenomenon).
 * ``--drop-worst FRAC`` computes ``summary.tsv`` without the worst FRAC of the systems by
   trec_eval mean of each metric (Cabanac et al. §5.2: "When removing the 25% worst systems,
   there is still 17% of affected systems").
@@ -65,6 +69,8 @@ GAIN_PAIRS = (("realistic", "trec_eval"), ("realistic", "optimistic"),
 SUMMARY_PAIRS = (("realistic", "trec_eval"), ("trec_eval", "optimistic"), ("lower", "upper"),
                  ("trec_eval", "expected"))
 TIED_KEY = WARN_TIED
+#: regimes of ``--stuffing`` (the tie order decides where a relevant stuffed document lands)
+STUFFING_REGIMES = ("trec_eval", "realistic", "optimistic")
 
 
 @dataclass
@@ -317,8 +323,10 @@ def summary(study: TieStudy, alpha: float = 0.05, metrics=None, pairs=SUMMARY_PA
 
 def overlaps(study: TieStudy, top: int = 10):
     """The ``top`` systems by trec_eval MAP with their MAP intervals [lower, upper] and the other
-    top systems whose intervals overlap. DataFrame: rank, run, map_trec_eval, map_lower,
-    map_upper, map_expected, tied_docs, n_overlaps, overlaps_with."""
+    top systems whose intervals overlap. Two systems whose intervals are both points (no tie
+    moves either MAP) do not overlap even when the points are equal: the ties decide nothing
+    between them. DataFrame: rank, run, map_trec_eval, map_lower, map_upper, map_expected,
+    tied_docs, n_overlaps, overlaps_with."""
     import pandas as pd
 
     conv = study.means("AP", "trec_eval")
@@ -327,7 +335,8 @@ def overlaps(study: TieStudy, top: int = 10):
     best = np.argsort(-conv, kind="stable")[:top]
     rows = []
     for k, i in enumerate(best, 1):
-        other = [j for j in best if j != i and lo[i] <= hi[j] and lo[j] <= hi[i]]
+        other = [j for j in best if j != i and lo[i] <= hi[j] and lo[j] <= hi[i]
+                 and not (lo[i] == hi[i] and lo[j] == hi[j])]
         rows.append({"rank": k, "run": study.systems[i], "map_trec_eval": conv[i],
                      "map_lower": lo[i], "map_upper": hi[i], "map_expected": ex[i],
                      "tied_docs": int(study.tied[i]), "n_overlaps": len(other),

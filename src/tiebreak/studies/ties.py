@@ -227,26 +227,32 @@ def run_stats(run: Run, qrels: Qrels | None = None, exp_lines: np.ndarray | None
     return row, per_topic
 
 
-def stats_for_path(path: str, qrels: Qrels | None = None, name: str | None = None
-                   ) -> tuple[dict, pd.DataFrame]:
+def stats_for_path(path: str, qrels: Qrels | None = None, name: str | None = None,
+                   allow_empty: bool = False) -> tuple[dict, pd.DataFrame]:
     """Read one run file (named ``name``, default its run tag) and compute its statistics
-    (exponent scores from ``Run.exponent``)."""
+    (exponent scores from ``Run.exponent``). An empty run raises InputError unless
+    ``allow_empty`` (:func:`tiebreak.io.runs.refuse_empty`)."""
     run = read_run(path, name=name)
+    if not len(run) and not allow_empty:
+        from ..io.runs import refuse_empty
+
+        refuse_empty(run)
     exp = run.lineno[run.exponent] if run.exponent is not None else None
     return run_stats(run, qrels, exp)
 
 
-def runs_stats(paths, qrels: Qrels | None = None, progress=None, name_by: str = "tag"
-               ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def runs_stats(paths, qrels: Qrels | None = None, progress=None, name_by: str = "tag",
+               allow_empty: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-run DataFrame and concatenated per-topic DataFrame for many run files; runs named by
-    their run tag (``name_by="tag"``) or file name (``"file"``)."""
+    their run tag (``name_by="tag"``) or file name (``"file"``); ``allow_empty`` as
+    :func:`stats_for_path`."""
     import os
 
     rows, tops = [], []
     it = paths if progress is None else progress
     for p in it:
         name = os.path.basename(p) if name_by == "file" and p != "-" else None
-        r, t = stats_for_path(p, qrels, name)
+        r, t = stats_for_path(p, qrels, name, allow_empty)
         rows.append(r)
         tops.append(t)
     return pd.DataFrame(rows), pd.concat(tops, ignore_index=True)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import kernels as K
 from ..registry import JUDGED_ONLY, Family, Param, register
 
@@ -23,8 +25,15 @@ def _unit_gains(v):
 
 REL = Param("rel", "int", 1, "relevance level: a judged document is relevant when its qrels "
             "value >= rel (trec_eval -l)")
-GAINS = Param("gains", "gains", None, "gain of each relevance grade; unmapped grades keep "
-              "their own value (trec_eval ndcg.2=5, ir_measures gains=)")
+def _gains_ok(v):
+    bad = [(k, g) for k, g in v if not (math.isfinite(g) and g >= 0)]
+    return None if not bad else (f"must map grades to finite gains >= 0, got {bad[0][0]}: "
+                                 f"{bad[0][1]!r} (a negative gain makes the ideal ranking "
+                                 "meaningless)")
+
+
+GAINS = Param("gains", "gains", None, "gain of each relevance grade (finite, >= 0); unmapped "
+              "grades keep their own value (trec_eval ndcg.2=5, ir_measures gains=)", _gains_ok)
 DCG = Param("dcg", "str", "log2", "gain form: log2 (gain = grade, trec_eval) or exp-log2 "
             "(gain = 2^grade - 1, Burges et al. 2005; with gains=, 2^v - 1 of the mapped v)",
             lambda v: None if v in ("log2", "exp-log2") else "must be 'log2' or 'exp-log2'")

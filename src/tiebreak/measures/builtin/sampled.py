@@ -142,7 +142,10 @@ def _strata(R) -> Strata:
     if P is None or P.qrels is None or R.line is None:
         from ..errors import MeasureError
 
-        raise MeasureError("xinfAP, infNDCG and statAP need a ranking of a prepared run")
+        regime = "expected" if getattr(R, "fractional", False) else "this"
+        raise MeasureError(f"the sampled-judgment measures (xinfAP, infNDCG, statAP, infP, "
+                           f"infNumRel...) are not defined under the {regime} regime here: they "
+                           "need a ranking of whole documents of a prepared run")
     key = ("sampled_strata",)
     s = P.shared.get(key)
     if s is None:
@@ -597,7 +600,7 @@ register(Family("infNumRelRet", "estimated relevant documents retrieved (sample_
                 "sampled", summary="sum", source=YKA))
 register(Family("infNumRel", "estimated relevant documents of the topic, sum over strata of "
                 "relevant sampled x N / n (sample_eval's inum_rel)", "count", inf_num_rel,
-                (REL,), "none", summary="sum", source=YKA))
+                (REL,), "none", "trec_order", summary="sum", source=YKA))
 
 
 def interval(values, variances, level: float = 0.95) -> tuple[float, float, float]:
