@@ -286,6 +286,26 @@ class CompareResult:
         return "\n".join(out) + "\n"
 
 
+def check_test_options(test: str, correction: str, alpha: float) -> bool:
+    """Check a significance test name (:data:`tiebreak.stats.ROW_TESTS` or a family test),
+    a multiple-comparison ``correction`` (:data:`tiebreak.stats.ADJUSTMENTS`) and ``alpha``
+    in (0, 1); returns whether the test is a family test. Raises ValueError naming the bad
+    option."""
+    from .. import stats
+    from .significance import FAMILY_TESTS
+
+    family = test in FAMILY_TESTS
+    if test not in stats.ROW_TESTS and not family:
+        raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS + FAMILY_TESTS)}, "
+                         f"got {test!r}")
+    if correction not in stats.ADJUSTMENTS:
+        raise ValueError(f"correction must be one of {', '.join(stats.ADJUSTMENTS)}, "
+                         f"got {correction!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return family
+
+
 def _cell(v) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
@@ -382,17 +402,9 @@ def compare(res: EvalResult, baseline=None, *, measures=None, test: str = "t",
         NaN per-topic values.
     """
     from .. import stats
-    from .significance import FAMILY_TESTS, effect_size_ci_rows, family_pvalues, tukey_ci
+    from .significance import effect_size_ci_rows, family_pvalues, tukey_ci
 
-    family = test in FAMILY_TESTS
-    if test not in stats.ROW_TESTS and not family:
-        raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS + FAMILY_TESTS)}, "
-                         f"got {test!r}")
-    if correction not in stats.ADJUSTMENTS:
-        raise ValueError(f"correction must be one of {', '.join(stats.ADJUSTMENTS)}, "
-                         f"got {correction!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    family = check_test_options(test, correction, alpha)
     missing = [g for g in needed_regimes(regime) if g not in res.regimes]
     if missing:
         raise ValueError(f"the evaluation lacks regime(s) {', '.join(missing)}; evaluate with "

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..evaluation import EvalResult
+from .compare import _cell, check_test_options  # a TSV cell; the test options' checks
 
 __all__ = ["SwapResult", "swaps", "NEEDED_REGIMES", "POINT_REGIMES", "FORMATS", "TSV_COLUMNS"]
 
@@ -194,12 +195,6 @@ class SwapResult:
         return "\n".join(out) + "\n"
 
 
-def _cell(v) -> str:
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return "" if math.isnan(v) else repr(v)
-    return str(v)
 
 
 def swaps(res: EvalResult, measures=None, *, test: str = "t", correction: str = "holm",
@@ -228,17 +223,9 @@ def swaps(res: EvalResult, measures=None, *, test: str = "t", correction: str = 
         or correction.
     """
     from .. import stats
-    from .significance import FAMILY_TESTS, family_pvalues, tukey_q
+    from .significance import family_pvalues, tukey_q
 
-    family = test in FAMILY_TESTS
-    if test not in stats.ROW_TESTS and not family:
-        raise ValueError(f"test must be one of {', '.join(stats.ROW_TESTS + FAMILY_TESTS)}, "
-                         f"got {test!r}")
-    if correction not in stats.ADJUSTMENTS:
-        raise ValueError(f"correction must be one of {', '.join(stats.ADJUSTMENTS)}, "
-                         f"got {correction!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    family = check_test_options(test, correction, alpha)
     missing = [g for g in NEEDED_REGIMES if g not in res.regimes]
     if missing:
         raise ValueError(f"the evaluation lacks regime(s) {', '.join(missing)}; evaluate with "

@@ -58,7 +58,7 @@ import os
 
 import numpy as np
 
-from .proximity_robustness import EDGES, delta_buckets  # noqa: F401  (re-exported)
+from .proximity_robustness import EDGES, delta_buckets, topic_folds  # noqa: F401  (re-exported)
 
 __all__ = ["MODELS", "MU_CV", "run_study", "study_models", "delta_buckets", "topic_folds",
            "cv_lambda", "cv_mu"]
@@ -85,20 +85,6 @@ MU_CV: dict[str, tuple[str, str]] = {
     "SDM-cv": ("sdm", "SDM"),
     "FDM-cv": ("fdm", "FDM"),
 }
-
-
-def topic_folds(n: int, folds: int, seed: int = 0) -> np.ndarray:
-    """Fold of each of ``n`` topics (int (n,)): a seeded random permutation dealt round-robin
-    into ``folds`` folds (the folds :func:`cv_lambda` and
-    :func:`tiebreak.studies.proximity_select.cv_select` use).
-    Raises ValueError when ``n < folds`` or ``folds < 2``."""
-    if folds < 2 or n < folds:
-        raise ValueError(f"cross-validation needs 2 <= folds <= topics, got {folds} folds and "
-                         f"{n} topics")
-    rng = np.random.default_rng(seed)
-    fold = np.empty(n, int)
-    fold[rng.permutation(n)] = np.arange(n) % folds
-    return fold
 
 
 def cv_lambda(ap_by_lam: np.ndarray, lams, folds: int, seed: int = 0):
