@@ -91,6 +91,15 @@ def _m(fam: str, text: str, cutoff=None, **kw) -> Measure:
     return make(family(fam), text, cutoff=cutoff, name=text, **kw)
 
 
+def _peer_call(text: str, peer: str, what: str):
+    """``(text stripped, name, positional, keyword)`` of a peer's call (:func:`_call`);
+    ConventionError "``text`` is not ``what``" when it does not parse as one."""
+    c = _call(text, peer)
+    if c is None:
+        raise ConventionError(f"{text!r} is not {what}")
+    return (text.strip(), *c)
+
+
 def _call(text: str, peer: str):
     """``name(args)`` with Python literal arguments -> (name, positional, keyword) or None."""
     mt = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*", text, re.S)
@@ -398,11 +407,7 @@ _BINARY = {g: 1.0 for g in range(1, 32)}  # Spark: every grade >= 1 is relevant
 
 
 def _spark(text: str, opts: dict) -> list[Measure]:
-    c = _call(text, "spark")
-    s = text.strip()
-    if c is None:
-        raise ConventionError(f"{text!r} is not a Spark RankingMetrics method")
-    name, args, kw = c
+    s, name, args, kw = _peer_call(text, "spark", "a Spark RankingMetrics method")
     if kw:
         raise ConventionError(f"{text} (spark): RankingMetrics methods take k positionally")
     k = args[0] if args else None
@@ -426,11 +431,7 @@ def _spark(text: str, opts: dict) -> list[Measure]:
 # ---------------------------------------------------------------------------------------------
 
 def _elasticsearch(text: str, opts: dict) -> list[Measure]:
-    c = _call(text, "elasticsearch")
-    s = text.strip()
-    if c is None:
-        raise ConventionError(f"{text!r} is not an Elasticsearch rank_eval metric")
-    name, args, kw = c
+    s, name, args, kw = _peer_call(text, "elasticsearch", "an Elasticsearch rank_eval metric")
     if args:
         raise ConventionError(f"{text} (elasticsearch): give the parameters by name")
     k = kw.pop("k", 10)

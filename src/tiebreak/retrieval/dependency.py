@@ -52,7 +52,7 @@ from .intervals import (
     jit,
     merge_cdf_kernel,
 )
-from .kernels import sort_result  # trec_eval order: score desc, then docno rank desc
+from .kernels import _select  # top k in trec_eval order: score desc, then docno rank desc
 from .models import _bm25_impact_topk  # the first pass of the two-stage kernel
 from .weights import collection_stats
 
@@ -214,30 +214,13 @@ def _empty():
 
 @jit
 def _select_topk(sc, docs, rank, k):
-    """Top ``k`` of the documents ``docs[:len(sc)]`` with scores ``sc``, best first in trec_eval
-    order (score descending, then docno rank descending). A partition finds the k-th largest
-    score; only the documents scoring at least that (ties at the cut included) are sorted:
-    first by rank descending, then stably by score descending."""
+    """Top ``k`` of the documents ``docs[:len(sc)]`` (int32) with scores ``sc`` (float64), best
+    first in trec_eval order (score descending, then docno rank descending):
+    :func:`tiebreak.retrieval.kernels._select`."""
     n = len(sc)
-    if n > k:
-        if k == 0:
-            return np.empty(0, np.int32), np.empty(0, np.float64)
-        thr = np.partition(sc, n - k)[n - k]
-        m = 0
-        for i in range(n):
-            if sc[i] >= thr:
-                m += 1
-        cand = np.empty(m, np.int64)
-        j = 0
-        for i in range(n):
-            if sc[i] >= thr:
-                cand[j] = i
-                j += 1
-    else:
-        cand = np.arange(n)
-    od, os_ = sort_result(docs[cand], sc[cand], rank)
-    kk = min(k, od.size)
-    return od[:kk].copy(), os_[:kk].copy()
+    if k <= 0 or n == 0:
+        return np.empty(0, np.int32), np.empty(0, np.float64)
+    return _select(docs, sc, n, rank, k)
 
 
 @jit
