@@ -428,3 +428,32 @@ def test_two_term_exhaustive_reads_the_longer_list_once(indexes):
             for q, g in zip(qs, got):
                 _same(g, retrieve(idx, q, k, "bm25", "maxscore", **kw))
                 _same(g, bm25(idx, q, k, **kw))
+
+
+def test_auto_algorithm_rule_and_results(indexes):
+    """``auto`` (retrieve_many's and ``tiebreak search``'s default) is MaxScore for a float
+    bm25/vsm top k up to AUTO_MAXSCORE_K and exhaustive otherwise (the rule fitted in
+    benchmarks/bench_pruning.py), and returns exhaustive's documents, scores and order."""
+    from tiebreak.retrieval.topk import AUTO_MAXSCORE_K, auto_algorithm
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    assert auto_algorithm(1, "bm25") == "maxscore"
+    assert auto_algorithm(AUTO_MAXSCORE_K, "vsm") == "maxscore"
+    assert auto_algorithm(AUTO_MAXSCORE_K + 1, "bm25") == "exhaustive"
+    assert auto_algorithm(10, "ql") == "exhaustive"          # a prior: not measured
+    assert auto_algorithm(10, "bm25", quantize=8) == "exhaustive"
+    idx = indexes[2]
+    rng = np.random.default_rng(11)
+    qs = [[f"t{i}" for i in rng.integers(0, 200, rng.integers(1, 6))] for _ in range(40)]
+    for k in (1, 10, 100):
+        for name in ("bm25", "ql"):
+            st_auto, st_exh = np.zeros(2, np.int64), np.zeros(2, np.int64)
+            got = retrieve_many(idx, qs, k, name, stats=st_auto)
+            ref = retrieve_many(idx, qs, k, name, "exhaustive", stats=st_exh)
+            for g, r in zip(got, ref):
+                _same(g, r)
+            if auto_algorithm(k, name) == "maxscore":
+                assert st_auto[0] < st_exh[0]        # pruned: fewer postings scored
+            else:
+                assert st_auto[0] == st_exh[0]
+            _same(retrieve(idx, qs[0], k, name, "auto"), ref[0])

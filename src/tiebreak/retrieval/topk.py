@@ -17,11 +17,31 @@ import numpy as np
 from . import kernels as K
 from .weights import _flat
 
-__all__ = ["ALGORITHMS", "Plan", "run_plan", "bound_arrays", "KTH"]
+__all__ = ["ALGORITHMS", "Plan", "run_plan", "bound_arrays", "KTH", "auto_algorithm"]
 
 #: rank-safe algorithms; "saat" is impact-ordered score-at-a-time (:mod:`.saat`), dispatched by
 #: :func:`tiebreak.retrieval.traversal.retrieve` (saat builds on this module, not the reverse)
 ALGORITHMS = ("exhaustive", "maxscore", "bmw", "saat")
+
+#: ``algorithm="auto"`` (the default of :func:`tiebreak.retrieval.traversal.retrieve_many`, so of
+#: ``tiebreak search``): MaxScore for a float (unquantised) bm25 or vsm top k of at most this
+#: many documents, exhaustive otherwise. Fitted on ``benchmarks/bench_pruning.py
+#: --skip-vaswani --zipf-docs 300000 --queries 10000 --frequency-drawn --algorithms-only``
+#: (BM25, 10,000 queries of 2-5 terms drawn by collection frequency, one core): per query,
+#: k = 10: exhaustive 0.70 ms CPU, MaxScore 0.24 (0.34x), BMW 0.56 (0.81x), saat 1.73 (2.47x);
+#: k = 1000: see docs/performance.md. Models with a document prior (ql) and quantised impacts
+#: were not measured and stay exhaustive.
+AUTO_MAXSCORE_K = 10
+#: the term scorers the ``auto`` rule was measured on
+AUTO_MODELS = ("bm25", "vsm")
+
+
+def auto_algorithm(k: int, model: str, quantize=None) -> str:
+    """The algorithm ``"auto"`` stands for (:data:`AUTO_MAXSCORE_K`): ``"maxscore"`` or
+    ``"exhaustive"``; every choice returns the same documents, scores and order."""
+    if quantize is None and model in AUTO_MODELS and 1 <= int(k) <= AUTO_MAXSCORE_K:
+        return "maxscore"
+    return "exhaustive"
 
 
 @dataclass

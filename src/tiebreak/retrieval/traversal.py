@@ -41,7 +41,18 @@ import numpy as np
 
 from . import kernels as K
 from .quantize import QUANTIZERS
-from .topk import ALGORITHMS, KTH, Plan, _bounds, _rank, _scratch, _theta0, bound_arrays, run_plan
+from .topk import (
+    ALGORITHMS,
+    KTH,
+    Plan,
+    _bounds,
+    _rank,
+    _scratch,
+    _theta0,
+    auto_algorithm,
+    bound_arrays,
+    run_plan,
+)
 from .weights import TERM_SCORERS, TermScorer, _flat, query_term_ids, term_scorer
 
 __all__ = ["ALGORITHMS", "Plan", "plan", "retrieve", "retrieve_many", "query_batch", "impacts",
@@ -107,10 +118,11 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
     model : str or TermScorer
         A :class:`~tiebreak.retrieval.weights.TermScorer` object, or the name of one
         (``"bm25"``, ``"ql"``, ``"vsm"``; then built from ``params``).
-    algorithm : {"exhaustive", "maxscore", "bmw", "saat"}
+    algorithm : {"exhaustive", "maxscore", "bmw", "saat", "auto"}
         Rank-safe: all four return the same documents, scores and order ("saat": impact-ordered
         score-at-a-time, :mod:`tiebreak.retrieval.saat`; with ``rho`` it certifies only the
-        band ends).
+        band ends); "auto": the one measured fastest for the model and k
+        (:func:`tiebreak.retrieval.topk.auto_algorithm`).
     quantize : int, optional
         Impact bits (1..16); scores become integer sums.
     quantizer : {"linear", "geometric"}
@@ -144,6 +156,7 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
     k = int(k)
     if k < 1:
         raise ValueError("k must be >= 1")
+    algorithm = _resolve(algorithm, k, model, quantize)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     if quantize is not None and not 1 <= int(quantize) <= 16:
@@ -179,6 +192,15 @@ def retrieve(index, query_terms, k: int = 1000, model="bm25",
     return d, s.astype(np.float64)
 
 
+def _resolve(algorithm: str, k: int, model, quantize) -> str:
+    """``algorithm``, with ``"auto"`` replaced by :func:`~tiebreak.retrieval.topk.
+    auto_algorithm`'s choice for ``k``, ``model`` (a name or a term scorer) and ``quantize``."""
+    if algorithm != "auto":
+        return algorithm
+    return auto_algorithm(k, model if isinstance(model, str) else getattr(model, "name", ""),
+                          quantize)
+
+
 def query_batch(index, queries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct in-vocabulary term ids of every query, vectorised over the batch.
 
@@ -194,14 +216,17 @@ def query_batch(index, queries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def retrieve_many(index, queries, k: int = 1000, model="bm25",
-                  algorithm: str = "exhaustive", quantize: int | None = None,
+                  algorithm: str = "auto", quantize: int | None = None,
                   quantizer: str = "linear", rho=None, budget: int | None = None,
                   stats: np.ndarray | None = None, band_method: str = "exact",
                   **params) -> list[tuple[np.ndarray, np.ndarray]]:
     """:func:`retrieve` for a list of queries (each a list of analysed terms), with the
     exhaustive / maxscore / bmw loop over queries inside one compiled call. Same arguments,
-    results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query."""
+    results and errors as :func:`retrieve`; returns one ``(docids, scores)`` per query.
+    ``algorithm="auto"`` (the default) runs the one measured fastest for the model and k
+    (:func:`tiebreak.retrieval.topk.auto_algorithm`)."""
     k = int(k)
+    algorithm = _resolve(algorithm, k, model, quantize)
     band = None
     if rho is not None and budget is None and band_method == "exact" and k >= 1 \
             and algorithm != "saat":
