@@ -147,7 +147,7 @@ def _arrays(index):
     rank = getattr(index, "docno_rank", None)
     if rank is None:
         docnos = np.asarray(index.docnos)
-        rank = np.empty(len(docnos), np.int64)
+        rank = np.empty(len(docnos), np.int32)
         rank[np.argsort(docnos, kind="stable")] = np.arange(len(docnos))
     arrs = (
         np.asarray(index.post_ptr, np.int64),
@@ -156,7 +156,7 @@ def _arrays(index):
         np.asarray(index.pos_ptr, np.int64),
         np.asarray(index.pos, np.int32),
         np.asarray(index.doclen, np.int32),
-        np.asarray(rank, np.int64),
+        np.asarray(rank, np.int32),      # the docno ranks every top-k kernel takes (int32)
     )
     maxdl = int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1))
     st = collection_stats(index)     # the whole collection's df / cf on a shard

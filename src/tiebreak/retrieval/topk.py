@@ -29,8 +29,10 @@ ALGORITHMS = ("exhaustive", "maxscore", "bmw", "saat")
 #: --skip-vaswani --zipf-docs 300000 --queries 10000 --frequency-drawn --algorithms-only``
 #: (BM25, 10,000 queries of 2-5 terms drawn by collection frequency, one core): per query,
 #: k = 10: exhaustive 0.70 ms CPU, MaxScore 0.24 (0.34x), BMW 0.56 (0.81x), saat 1.73 (2.47x);
-#: k = 1000: see docs/performance.md. Models with a document prior (ql) and quantised impacts
-#: were not measured and stay exhaustive.
+#: k = 1000: exhaustive 1.14 ms, MaxScore 1.51 (1.33x), BMW 2.42 (2.13x), saat 6.24 (5.49x)
+#: (docs/performance.md). k between 10 and 1000 was not measured: the rule keeps MaxScore to
+#: the largest k where it was measured faster. Models with a document prior (ql) and quantised
+#: impacts were not measured and stay exhaustive.
 AUTO_MAXSCORE_K = 10
 #: the term scorers the ``auto`` rule was measured on
 AUTO_MODELS = ("bm25", "vsm")
@@ -147,6 +149,15 @@ def _scratch(index, dtype):
     return c[key]
 
 
+def _tscores(index, dtype):
+    """Scratch scores (N + 1,) of ``dtype`` for :func:`tiebreak.retrieval.kernels.taat`, kept
+    on the index."""
+    key = ("tscores", np.dtype(dtype).str)
+    if key not in index._cache:
+        index._cache[key] = np.empty(index.num_docs + 1, dtype)
+    return index._cache[key]
+
+
 def _rank(index):
     c = index._cache
     if "rank" not in c:
@@ -165,19 +176,17 @@ def run_plan(index, p: Plan, k: int, algorithm: str = "exhaustive",
     rank = _rank(index)
     if algorithm == "exhaustive" and (k > KTH[-1] or p.has_prior):
         acc, seen, touched = _scratch(index, p.zarr.dtype)
+        # every argument given (no starting threshold): one compiled signature per dtype
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
-                      rank, k, stats)
+                      rank, k, stats, -np.inf, _tscores(index, p.zarr.dtype))
     ub, pbound, tol, blk_ptr, blk_last, bmax, bmin = _bounds(index, p)
     pmin = float(index._cache[("priormax",) + p.key][1]) if p.has_prior else 0.0
     th0 = float(_theta0(index, p.key, p.imp, p.tids, p.w, np.zeros(p.tids.size, np.int64), 1, k,
                         tol, float(p.pw), pmin)[0])
     if algorithm == "exhaustive":
         acc, seen, touched = _scratch(index, p.zarr.dtype)
-        key = ("tscores", p.zarr.dtype.str)
-        if key not in index._cache:
-            index._cache[key] = np.empty(index.num_docs + 1, p.zarr.dtype)
         return K.taat(pp, pd, p.imp, p.tids, p.w, p.prior, p.pw, p.has_prior, acc, seen, touched,
-                      rank, k, stats, th0, index._cache[key])
+                      rank, k, stats, th0, _tscores(index, p.zarr.dtype))
     if algorithm == "maxscore":
         return K.maxscore(pp, pd, p.imp, p.tids, p.w, ub, pbound, tol, p.prior, p.pw,
                           p.has_prior, p.zarr, index.num_docs, rank, k, th0, stats)

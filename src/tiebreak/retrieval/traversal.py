@@ -98,7 +98,8 @@ def plan(index, model, query_terms, quantize: int | None = None,
     zarr = np.zeros(1, np.int64 if integer else np.float64)
     if prior is None:
         prior = np.zeros(0, zarr.dtype)
-    return Plan(tids, w, imp, key, prior, pw, prior.size > 0, zarr)
+    # the prior's weight in the score dtype: the kernels compile for one signature per dtype
+    return Plan(tids, w, imp, key, prior, zarr.dtype.type(pw), prior.size > 0, zarr)
 
 
 def retrieve(index, query_terms, k: int = 1000, model="bm25",
