@@ -445,7 +445,7 @@ def test_auto_algorithm_rule_and_results(indexes):
     idx = indexes[2]
     rng = np.random.default_rng(11)
     qs = [[f"t{i}" for i in rng.integers(0, 200, rng.integers(1, 6))] for _ in range(40)]
-    for k in (1, 10, 100):
+    for k in (1, AUTO_MAXSCORE_K, AUTO_MAXSCORE_K + 1):
         for name in ("bm25", "ql"):
             st_auto, st_exh = np.zeros(2, np.int64), np.zeros(2, np.int64)
             got = retrieve_many(idx, qs, k, name, stats=st_auto)

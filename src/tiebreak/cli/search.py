@@ -93,7 +93,7 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
               type=click.Choice(["auto", "exhaustive", "maxscore", "bmw", "saat"]),
               default=None,
               help="bm25/ql traversal (also the bm25/ql first pass of --rerank): auto (default: "
-                   "MaxScore for bm25/vsm top-k up to 10, else exhaustive, as measured fastest; "
+                   "MaxScore for bm25/vsm top-k up to 100, else exhaustive, as measured fastest; "
                    "exhaustive for --rerank), exhaustive, or rank-safe MaxScore / block-max "
                    "WAND / impact-ordered score-at-a-time (same documents, scores and tie "
                    "order).")

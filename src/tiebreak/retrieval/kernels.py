@@ -511,7 +511,7 @@ def maxscore(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, 
             p = pos[i]
             e = end[i]
             if p < e and pd[p] < d:
-                p = _next_geq(pd, p, e, d)
+                p = _next_geq(pd, p, e, np.int64(d))
                 pos[i] = p
             if p < e and pd[p] == d:
                 c = ws[i] * imp[p]
@@ -611,7 +611,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
             if x < e and blk_last[x] < pdoc:
                 x += 1
                 if x < e and blk_last[x] < pdoc:
-                    x = _next_geq(blk_last, x, e, pdoc)
+                    x = _next_geq(blk_last, x, e, np.int64(pdoc))
                 bi[t] = x
             if x < e:
                 v = wf[t] * (np.float64(bmax[x]) if wf[t] >= 0 else np.float64(bmin[x]))
@@ -644,7 +644,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
                 for j in range(piv):
                     t = ordr[j]
                     if cd[t] < pdoc:
-                        p = _next_geq(pd, pos[t], end[t], pdoc)
+                        p = _next_geq(pd, pos[t], end[t], np.int64(pdoc))
                         pos[t] = p
                         cd[t] = pd[p] if p < end[t] else n_docs
         else:
@@ -654,7 +654,7 @@ def bmw(pp, pd, imp, tids, w, ub, pbound, tol, prior, pw, has_prior, zarr, n_doc
             for j in range(piv + 1):
                 t = ordr[j]
                 if cd[t] < nxt:
-                    p = _next_geq(pd, pos[t], end[t], nxt)
+                    p = _next_geq(pd, pos[t], end[t], np.int64(nxt))
                     pos[t] = p
                     cd[t] = pd[p] if p < end[t] else n_docs
     stats[0] += scored
@@ -888,7 +888,7 @@ def exact_scores(pp, pd, imp, tids, w, prior, pw, has_prior, zarr, docs):
         s = zarr[0]
         for qi in range(tids.size):
             t = tids[qi]
-            j = _next_geq(pd, pp[t], pp[t + 1], d)
+            j = _next_geq(pd, pp[t], pp[t + 1], np.int64(d))
             if j < pp[t + 1] and pd[j] == d:
                 s += w[qi] * imp[j]
         if has_prior:
