@@ -40,9 +40,9 @@ PEERS = {
 NOT_APPLICABLE = {
     "ir_measures": [
         (r"\btest_providers\b", "provider selection and each provider's own availability"),
-        (r"\btest_(cwl_eval|gdeval|pyndeval|ranx|judged|accuracy|runtime)\b",
-         "a named provider's own test (cwl_eval, gdeval, pyndeval, ranx, judged, accuracy, "
-         "runtime): tiebreak has one implementation per measure"),
+        (r"\btest_(cwl_eval|gdeval|pyndeval|ranx)\b",
+         "a named provider's own test (cwl_eval, gdeval, pyndeval, ranx): providers tiebreak "
+         "does not name (one implementation per measure)"),
         (r"\btest_util\b.*.*(ir_datasets|irds|pandas_.*provider)", "ir_datasets download"),
     ],
     "pytrec_eval": [],
@@ -56,7 +56,11 @@ NOT_APPLICABLE = {
 CONFTEST = '''
 import sys, importlib
 sys.modules[{alias!r}] = importlib.import_module({module!r})
+for sub in {subs!r}:  # the peer's submodules the tests import from: the same module
+    sys.modules[{alias!r} + "." + sub] = sys.modules[{alias!r}]
 '''
+#: submodules of each peer that its tests import names from
+SUBMODULES = {"ir_measures": ["measures"], "pytrec_eval": [], "ranx": []}
 
 
 def extract(peer: str, dest: Path, itself: bool) -> Path:
@@ -72,7 +76,8 @@ def extract(peer: str, dest: Path, itself: bool) -> Path:
         out.write_bytes(subprocess.run(["git", "-C", str(git), "show", f"{commit}:{f}"],
                                        check=True, capture_output=True).stdout)
     if not itself:
-        (root / "conftest.py").write_text(CONFTEST.format(alias=alias, module=module))
+        (root / "conftest.py").write_text(CONFTEST.format(alias=alias, module=module,
+                                                          subs=SUBMODULES[peer]))
     return root
 
 
@@ -81,7 +86,9 @@ def _pytest(peer: str, itself: bool) -> tuple[dict, str]:
     with tempfile.TemporaryDirectory() as tmp:
         root = extract(peer, Path(tmp), itself)
         xml = Path(tmp) / "out.xml"
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        src = str(Path(__file__).resolve().parents[1] / "src")  # this tree's tiebreak
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=os.pathsep.join(
+            [src, *filter(None, [os.environ.get("PYTHONPATH")])]))
         tests = [str(root / p) for p in PEERS[peer][2] if p.startswith("tests")]
         cmd = [sys.executable, "-m", "pytest", *tests, "-q", "-p", "no:cacheprovider",
                "-o", "addopts=", "-n", "0", "--continue-on-collection-errors", f"--junitxml={xml}", "--rootdir", str(root),

@@ -179,6 +179,8 @@ def _ir_measures(text: str, opts: dict) -> list[Measure]:
         raise _err("ir_measures", text, "Compat(normalize=False) is RBO with the ideal ranking "
                    "without the normalisation for finite ideal rankings; tiebreak has only the "
                    "normalised form", "Compat(p=...)")
+    if name == "Compat":  # ir_measures' ideal ranking (unretrieved relevant documents at 0)
+        kw.setdefault("ideal", "ir_measures")
     inner = ",".join(f"{k}={v!r}" for k, v in kw.items())
     ours = name + (f"({inner})" if inner else "") + (f"@{cut}" if cut else "")
     return [m.with_(name=s) for m in parse_measure_list(ours)]
