@@ -91,7 +91,8 @@ def _pytest(peer: str, itself: bool) -> tuple[dict, str]:
             [src, *filter(None, [os.environ.get("PYTHONPATH")])]))
         tests = [str(root / p) for p in PEERS[peer][2] if p.startswith("tests")]
         cmd = [sys.executable, "-m", "pytest", *tests, "-q", "-p", "no:cacheprovider",
-               "-o", "addopts=", "-n", "0", "--continue-on-collection-errors", f"--junitxml={xml}", "--rootdir", str(root),
+               "-o", "addopts=", "-n", "0", "--continue-on-collection-errors",
+               f"--junitxml={xml}", "--rootdir", str(root),
                "-o", "python_files=*_test.py test_*.py *_tests.py"]
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
         if not xml.exists():

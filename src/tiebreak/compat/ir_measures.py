@@ -273,11 +273,11 @@ def _tuples(x, value: str, what: str) -> dict:
         try:
             q, doc, v = t.query_id, t.doc_id, getattr(t, value)
         except AttributeError:
+            kind = "Qrel" if value == "relevance" else "ScoredDoc"
             raise ValueError(
                 f"{what}: item {i} is a {type(t).__name__}, not a tuple with fields "
-                f"query_id, doc_id, {value} (e.g. ir_measures.{'Qrel' if value == 'relevance' else 'ScoredDoc'}"
-                f"); {what} may also be a dict {{qid: {{docno: {value}}}}}, a DataFrame or a "
-                "path") from None
+                f"query_id, doc_id, {value} (e.g. ir_measures.{kind}); {what} may also be a "
+                f"dict {{qid: {{docno: {value}}}}}, a DataFrame or a path") from None
         d.setdefault(str(q), {})[str(doc)] = int(v) if value == "relevance" else float(v)
     return d
 
@@ -415,7 +415,8 @@ def iter_calc(measures, qrels, run, regime: str | None = None):
     """Yield ``Metric(query_id, measure, value)`` for every qrels topic and measure.
 
     Raises :class:`tiebreak.io.InputError` for bad qrels or runs, ValueError naming the
-    argument for items without the fields ``query_id``, ``doc_id``, ``relevance``/``score``, and :class:`tiebreak.measures.MeasureError` for an unknown measure."""
+    argument for items without the fields ``query_id``, ``doc_id``, ``relevance``/``score``,
+    and :class:`tiebreak.measures.MeasureError` for an unknown measure."""
     return _Evaluator(measures, qrels, regime).iter_calc(run)
 
 
@@ -501,6 +502,6 @@ measures = sys.modules[__name__]  # ``ir_measures.measures``: the measure object
 
 __all__ = ["Measure", "Metric", "Qrel", "ScoredDoc", "CalcResults", "calc", "calc_aggregate",
            "evaluator", "iter_calc", "parse_measure", "parse_trec_measure", "read_trec_qrels",
-           "read_trec_run", "providers", "pytrec_eval", "compat", "judged", "accuracy", "NumQ", "MAP", "MRR",
-           "BPref", "NDCG", "Precision", "Recall", "RPrec", "MAP_IA",
+           "read_trec_run", "providers", "pytrec_eval", "compat", "judged", "accuracy", "NumQ",
+           "MAP", "MRR", "BPref", "NDCG", "Precision", "Recall", "RPrec", "MAP_IA",
            *(n for n in IRM_NAMES if n.isidentifier())]
