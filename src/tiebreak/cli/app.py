@@ -251,9 +251,12 @@ def study_group() -> None:
 @click.option("--line-counts", is_flag=True,
               help="List in the warnings what became of every input line (read, comment, "
                    "blank, evaluated, dropped); JSON output always has them.")
+@click.option("--define", "define", multiple=True, metavar="FILE.py|MODULE",
+              help="Run this Python file (or import this module) first: the measures it "
+                   "defines with tiebreak.define_measure can then be named with -m.")
 def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
              wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
-             samples, seed, chunk_topics, dask_address, line_counts):
+             samples, seed, chunk_topics, dask_address, line_counts, define):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
@@ -264,7 +267,7 @@ def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic,
 
     run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
         sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
-        seed, dask_address, line_counts, chunk_topics)
+        seed, dask_address, line_counts, chunk_topics, define)
 
 
 @main.command("measures")

@@ -37,7 +37,7 @@ import re
 import sys
 from collections import namedtuple
 
-from ..measures.conventions import IRM_NAMES
+from ..measures.conventions import IRM_NAMES, _user_defined
 
 Metric = namedtuple("Metric", ["query_id", "measure", "value"])
 Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance", "iteration"], defaults=["0"])
@@ -148,7 +148,8 @@ def parse_measure(text) -> Measure:
         raise TypeError(f"a measure must be a string such as 'nDCG@10' or a Measure, not "
                         f"{type(text).__name__}")
     m = re.fullmatch(r"\s*([^\s(@]+)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*", text, re.S)
-    if not m or m.group(1) not in IRM_NAMES and m.group(1) != "NumQ":
+    if not m or m.group(1) not in IRM_NAMES and m.group(1) != "NumQ" \
+            and not _user_defined(m.group(1)):
         from ..measures.conventions import convention
 
         convention("ir_measures").parse(text)  # raises the convention's error
