@@ -141,5 +141,6 @@ def define_measure(name: str, per_topic_fn: Callable, *, linear: bool = False,
 
 
 def user_measures() -> dict[str, Family]:
-    """The families :func:`define_measure` registered, by name."""
+    """The families :func:`define_measure` registered, by name (the table of built-in
+    measures, ``tiebreak measures``, leaves them out)."""
     return dict(_USER)
