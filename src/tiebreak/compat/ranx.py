@@ -173,7 +173,31 @@ class Run(_Ranked):
         self.mean_scores: dict = {}
 
 
+def _arrays(x) -> bool:
+    """ranx's low-level input: one array (or a list of arrays) of ``[doc_id, value]`` rows
+    per query, already in ranking order."""
+    if isinstance(x, np.ndarray):
+        return x.ndim in (2, 3)
+    return isinstance(x, (list, tuple)) or type(x).__name__ == "List"
+
+
+def _from_arrays(x) -> dict:
+    rows = [x] if isinstance(x, np.ndarray) and x.ndim == 2 else list(x)
+    out: dict = {}
+    for i, a in enumerate(rows):
+        a = np.asarray(a, dtype=np.float64)
+        if a.ndim != 2 or (a.size and a.shape[1] != 2):
+            raise ValueError(f"query {i}: expected rows of [doc_id, value], got shape "
+                             f"{a.shape}")
+        d = out.setdefault(str(i), {})
+        for doc, v in a:
+            d.setdefault(repr(float(doc)), float(v))  # a repeated doc id: the first row
+    return out
+
+
 def _data(x, cls) -> dict:
+    if _arrays(x):
+        return cls(_from_arrays(x)).data
     if isinstance(x, _Ranked):
         return x.data
     if isinstance(x, dict):
@@ -192,7 +216,7 @@ def _metrics(metrics) -> list[str]:
 
 
 def _per_topic(qrels: dict, run: dict, metrics: list[str], make_comparable: bool,
-               regime: str) -> tuple[list[str], np.ndarray]:
+               regime: str, ranked: bool = False) -> tuple[list[str], np.ndarray]:
     """(qrels topics, values (n_metrics, n_topics)) under ranx's topic rules."""
     from ..evaluation import Evaluator
     from ..io.frames import qrels_from_dict, run_from_dict
@@ -205,7 +229,10 @@ def _per_topic(qrels: dict, run: dict, metrics: list[str], make_comparable: bool
                          f"{only_q}, run only: {only_r}); pass make_comparable=True to score "
                          "a missing topic 0 and drop unjudged ones, as ranx does")
     # scores descending, ties in the order given; the "file" regime keeps that order
-    kept = {q: dict(sorted(run[q].items(), key=lambda kv: -kv[1])) for q in rt if q in qrels}
+    kept = {q: run[q] if ranked else dict(sorted(run[q].items(), key=lambda kv: -kv[1]))
+            for q in rt if q in qrels}
+    if ranked and regime == "file":  # arrays are in ranking order already: no re-sort
+        kept = {q: {d: float(len(v) - i) for i, d in enumerate(v)} for q, v in kept.items()}
     ev = Evaluator(qrels_from_dict(qrels), metrics, [regime], convention="ranx",
                    average="run-topics")
     cols = []
@@ -232,7 +259,8 @@ def evaluate(qrels, run, metrics, return_mean: bool = True, make_comparable: boo
     ``mean_scores``. Raises ValueError when the query ids differ and ``make_comparable`` is
     False (ranx refuses that too), MeasureError for a name ranx does not have."""
     ms = _metrics(metrics)
-    qt, vals = _per_topic(_data(qrels, Qrels), _data(run, Run), ms, make_comparable, regime)
+    qt, vals = _per_topic(_data(qrels, Qrels), _data(run, Run), ms, make_comparable, regime,
+                          ranked=_arrays(run))
     means = vals.mean(axis=1) if len(qt) else np.zeros(len(ms))
     if isinstance(run, Run):
         for m, v, mu in zip(ms, vals, means):
