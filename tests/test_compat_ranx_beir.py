@@ -72,7 +72,7 @@ def test_ranx_run_qrels_io_compare_fuse(tmp_path):
     other = tr.Run({"q1": {"d2": 1.0, "d1": 0.5}, "q2": {"d9": 1.0, "d3": 0.9}}, name="b")
     rep = tr.compare(Q, [run, other], ["map", "mrr"], max_p=0.5)
     df = rep.to_dataframe()
-    assert list(df["Model"]) == ["a", "b"]
+    assert list(df["model_names"]) == ["a", "b"]
     assert df.loc[1, "mrr"] == 1.0 and "\\begin{tabular}" in rep.to_latex()
     fused = tr.fuse([run, other], norm="min-max", method="sum")
     # q1 by hand: min-max of a: d1 1, d2 .875, d3 .875, d4 0; b: d2 1, d1 0 -> d2 1.875 first
@@ -127,3 +127,21 @@ def test_beir_on_dl2020_bitua(shared_data):
     assert res.ties["NDCG@10"] == (0.53547, 0.53663) and res.expected["NDCG@10"] == 0.53605
     with pytest.raises(ValueError, match="no query of the qrels"):
         tbeir.evaluate(q, {"nope": {"a": 1.0}}, [10])
+
+
+def test_ranx_add_multi_std_and_report_dict():
+    qrels, run = tr.Qrels(), tr.Run(name="m")
+    qrels.add_multi(["q1", "q2"], [["d1", "d2"], ["d3"]], [[1, 2], [1]])
+    run.add_multi(["q1", "q2"], [["d1", "d2", "d3"], ["d3", "d4"]], [[0.9, 0.8, 0.7], [1, 2]])
+    res = tr.evaluate(qrels, run, ["mrr"], return_std=True)
+    # q1: d1 relevant at rank 1 (RR 1); q2: d4 (2.0) then d3 (RR 1/2); population sd 1/4
+    assert res == {"mrr": {"mean": 0.75, "std": 0.25}} and run.std_scores == {"mrr": 0.25}
+    other = tr.Run({"q1": {"d3": 1.0, "d1": 0.5}, "q2": {"d3": 1.0}}, name="o")
+    for test in ("student", "fisher", "tukey", "wilcoxon"):
+        rep = tr.compare(qrels, [run, other], ["mrr"], stat_test=test)
+        d = rep.to_dict()
+        assert d["model_names"] == ["m", "o"] and d["stat_test"] == test
+        assert 0 < d["m"]["comparisons"]["o"]["mrr"] <= 1
+        assert rep.get_stat_test_label(test) in rep.to_latex()
+    # per topic: m has RR (1, 1/2), o (1/2, 1): one win, one loss each
+    assert d["m"]["win_tie_loss"]["o"]["mrr"] == {"W": 1, "T": 0, "L": 1}

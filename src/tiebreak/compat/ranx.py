@@ -107,6 +107,20 @@ class _Ranked:
 
         return cls.from_df(pd.read_parquet(path), q_id_col, doc_id_col, score_col, name)
 
+    def add(self, q_id: str, doc_ids, scores) -> None:
+        """Add (or replace) one query's documents and values."""
+        if len(doc_ids) != len(scores):
+            raise ValueError(f"query {q_id}: {len(doc_ids)} doc_ids but {len(scores)} scores")
+        cast = int if self._kind == "qrels" else float
+        self.data[str(q_id)] = {str(d): cast(v) for d, v in zip(doc_ids, scores)}
+
+    def add_multi(self, q_ids, doc_ids, scores) -> None:
+        """Add several queries: ``doc_ids[i]`` and ``scores[i]`` belong to ``q_ids[i]``."""
+        if not len(q_ids) == len(doc_ids) == len(scores):
+            raise ValueError("q_ids, doc_ids and scores must have the same length")
+        for q, d, v in zip(q_ids, doc_ids, scores):
+            self.add(q, d, v)
+
     # -- writers and views ----------------------------------------------------------------
     def save(self, path, kind: str | None = None) -> None:
         """Write a TREC file (default) or ``.json`` (by extension or ``kind``)."""
@@ -171,6 +185,7 @@ class Run(_Ranked):
         super().__init__(data, name)
         self.scores: dict = {}
         self.mean_scores: dict = {}
+        self.std_scores: dict = {}
 
 
 def _arrays(x) -> bool:
@@ -249,10 +264,11 @@ def _per_topic(qrels: dict, run: dict, metrics: list[str], make_comparable: bool
     return qt, np.nan_to_num(vals, nan=0.0)
 
 
-def evaluate(qrels, run, metrics, return_mean: bool = True, make_comparable: bool = False,
-             regime: str = DEFAULT_REGIME, **_ignored):
+def evaluate(qrels, run, metrics, return_mean: bool = True, return_std: bool = False,
+             make_comparable: bool = False, regime: str = DEFAULT_REGIME, **_ignored):
     """ranx's ``evaluate``: one metric gives a float (``return_mean=False``: an array of
-    per-topic values, qrels topic order), several a dict ``{metric: float or array}``.
+    per-topic values, qrels topic order; ``return_std=True``: ``{"mean": .., "std": ..}``,
+    the population standard deviation over topics), several a dict ``{metric: ...}``.
 
     ``qrels`` / ``run``: :class:`Qrels` / :class:`Run`, dicts ``{qid: {docno: value}}``,
     paths or DataFrames. A :class:`Run` gets ``scores`` (``{metric: {qid: value}}``) and
@@ -262,11 +278,16 @@ def evaluate(qrels, run, metrics, return_mean: bool = True, make_comparable: boo
     qt, vals = _per_topic(_data(qrels, Qrels), _data(run, Run), ms, make_comparable, regime,
                           ranked=_arrays(run))
     means = vals.mean(axis=1) if len(qt) else np.zeros(len(ms))
+    sds = vals.std(axis=1) if len(qt) else np.zeros(len(ms))
     if isinstance(run, Run):
-        for m, v, mu in zip(ms, vals, means):
+        for m, v, mu, sd in zip(ms, vals, means, sds):
             run.scores[m] = dict(zip(qt, v.tolist()))
             run.mean_scores[m] = float(mu)
-    out = {m: (float(mu) if return_mean else v) for m, v, mu in zip(ms, vals, means)}
+            run.std_scores[m] = float(sd)
+    if return_std:
+        out = {m: {"mean": float(mu), "std": float(sd)} for m, mu, sd in zip(ms, means, sds)}
+    else:
+        out = {m: (float(mu) if return_mean else v) for m, v, mu in zip(ms, vals, means)}
     return out[ms[0]] if isinstance(metrics, str) else out
 
 
@@ -282,22 +303,44 @@ class Report:
         self.pvalues = pvalues        # (metrics, runs, runs)
         self.max_p, self.stat_test, self.regime = max_p, stat_test, regime
 
+    LABELS = {"student": "paired Student's t-test", "fisher": "Fisher's randomization test",
+              "tukey": "Tukey's HSD test", "wilcoxon": "Wilcoxon signed-rank test"}
+
+    def get_stat_test_label(self, stat_test: str) -> str:
+        return self.LABELS[stat_test]
+
     def better_than(self, i: int, j: int) -> list[int]:
         return [b for b in range(len(self.model_names)) if b != i
                 and self.means[i, j] > self.means[b, j] and self.pvalues[j, i, b] <= self.max_p]
 
     def to_dict(self) -> dict:
-        return {n: {"scores": {m: float(self.means[i, j]) for j, m in enumerate(self.metrics)},
-                    "comparisons": {}, "win_tie_loss": {}} | {
-                    "superior_to": {m: [self.model_names[b] for b in self.better_than(i, j)]
-                                    for j, m in enumerate(self.metrics)}}
-                for i, n in enumerate(self.model_names)}
+        """``{"stat_test", "model_names", "metrics", NAME: {"scores", "comparisons",
+        "win_tie_loss"}}``; ``comparisons[other][metric]`` is the pair's p-value."""
+        out: dict = {"stat_test": self.stat_test, "model_names": list(self.model_names),
+                     "metrics": list(self.metrics)}
+        names = self.model_names
+        for i, n in enumerate(names):
+            T = self.per_topic.shape[2]
+            out[n] = {
+                "scores": {m: float(self.means[i, j]) for j, m in enumerate(self.metrics)},
+                "comparisons": {o: {m: float(self.pvalues[j, i, b])
+                                    for j, m in enumerate(self.metrics)}
+                                for b, o in enumerate(names) if b != i},
+                "win_tie_loss": {o: {m: {
+                    "W": int((self.per_topic[i, j] > self.per_topic[b, j]).sum()),
+                    "T": int((self.per_topic[i, j] == self.per_topic[b, j]).sum()),
+                    "L": int((self.per_topic[i, j] < self.per_topic[b, j]).sum())}
+                    for j, m in enumerate(self.metrics)} for b, o in enumerate(names)
+                    if b != i and T},
+            }
+        return out
 
     def to_dataframe(self):
+        """One row per run: ``model_names`` and one column per metric (the means)."""
         import pandas as pd
 
         df = pd.DataFrame(self.means, columns=self.metrics)
-        df.insert(0, "Model", self.model_names)
+        df.insert(0, "model_names", self.model_names)
         return df
 
     def _cell(self, i, j, digits):
@@ -314,8 +357,10 @@ class Report:
             for i, n in enumerate(self.model_names)]
         return "\n".join(["\\begin{table*}[ht]", "\\centering", f"\\begin{{tabular}}{{{cols}}}",
                           "\\toprule", head + " \\\\", "\\midrule", *rows, "\\bottomrule",
-                          "\\end{tabular}", f"\\caption{{{self.stat_test} test, p $\\leq$ "
-                          f"{self.max_p}; tie regime {self.regime}}}", "\\end{table*}"])
+                          "\\end{tabular}",
+                          f"\\caption{{{self.get_stat_test_label(self.stat_test)}, "
+                          f"p $\\leq$ {self.max_p}; tie regime {self.regime}}}",
+                          "\\end{table*}"])
 
     def __str__(self) -> str:
         from tabulate import tabulate
@@ -333,8 +378,9 @@ def compare(qrels, runs, metrics, max_p: float = 0.01, stat_test: str = "student
             int = 1000, random_seed: int = 42, **_ignored) -> Report:
     """ranx's ``compare``: evaluate every run, then each pair with a paired test
     (``student``: :func:`tiebreak.stats.significance.paired_t`; ``fisher``: the sign-flip
-    randomization test with ``n_permutations`` and ``random_seed``; ``wilcoxon``), and
-    return a :class:`Report`."""
+    randomization test with ``n_permutations`` and ``random_seed``; ``tukey``: Tukey's HSD
+    over all the runs, :func:`tiebreak.stats.significance.family_pvalues`; ``wilcoxon``),
+    and return a :class:`Report`."""
     from ..stats import significance as sig
 
     ms = _metrics(metrics)
@@ -346,6 +392,12 @@ def compare(qrels, runs, metrics, max_p: float = 0.01, stat_test: str = "student
     P = np.stack(per)
     n = len(runs)
     pv = np.ones((len(ms), n, n))
+    if stat_test == "tukey":
+        ii, jj = np.triu_indices(n, 1)
+        for j in range(len(ms)):
+            p = sig.family_pvalues(P[:, j], ii, jj, "tukey")
+            pv[j, ii, jj] = pv[j, jj, ii] = p
+        return Report(names, ms, P.mean(axis=2), P, pv, max_p, stat_test, regime)
     for j in range(len(ms)):
         for a in range(n):
             for b in range(a + 1, n):
@@ -357,8 +409,8 @@ def compare(qrels, runs, metrics, max_p: float = 0.01, stat_test: str = "student
                 elif stat_test == "wilcoxon":
                     p = sig.wilcoxon(x, y).pvalue
                 else:
-                    raise ValueError(f"stat_test must be 'student', 'fisher' or 'wilcoxon', "
-                                     f"not {stat_test!r}")
+                    raise ValueError(f"stat_test must be 'student', 'fisher', 'tukey' or "
+                                     f"'wilcoxon', not {stat_test!r}")
                 pv[j, a, b] = pv[j, b, a] = p
     return Report(names, ms, P.mean(axis=2), P, pv, max_p, stat_test, regime)
 
