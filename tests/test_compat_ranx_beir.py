@@ -145,3 +145,18 @@ def test_ranx_add_multi_std_and_report_dict():
         assert rep.get_stat_test_label(test) in rep.to_latex()
     # per topic: m has RR (1, 1/2), o (1/2, 1): one win, one loss each
     assert d["m"]["win_tie_loss"]["o"]["mrr"] == {"W": 1, "T": 0, "L": 1}
+
+
+def test_ranx_data_structure_methods():
+    q = tr.Qrels({"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1}})
+    q.set_relevance_level(2)  # grade 2 becomes 1, lower grades 0
+    assert q.qrels == {"q1": {"d1": 0, "d2": 1, "d3": 2}, "q2": {"d1": 0}}
+    r = tr.Run({"q1": {"d1": 0.1, "d2": 0.3}, "q9": {"d1": 1.0}})
+    r.add_score("q1", "d3", 0.2)
+    assert r.sorted is False
+    r.sort()
+    assert list(r.run["q1"]) == ["d2", "d3", "d1"] and r.sorted
+    assert r.make_comparable(q).run == {"q1": {"d2": 0.3, "d3": 0.2, "d1": 0.1}, "q2": {}}
+    assert [a.shape for a in r.to_typed_list()] == [(3, 2), (0, 2)]
+    assert [tr.get_file_kind(f) for f in ("a.json", "a.parq", "a.gz", "a.txt")] == \
+        ["json", "parquet", "gz", "trec"]

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 
-__all__ = ["Qrels", "Run", "Report", "evaluate", "compare", "fuse"]
+__all__ = ["Qrels", "Run", "Report", "evaluate", "compare", "fuse", "get_file_kind"]
 
 DEFAULT_REGIME = "file"
+data_structures = qrels = run = sys.modules[__name__]  # ranx's submodules of these names
 
 
 def _read_trec(path, kind: str) -> dict:
@@ -64,6 +66,13 @@ class _Ranked:
         self.data = {str(q): {str(d): cast(v) for d, v in docs.items()}
                      for q, docs in data.items()}
         self.name = name
+        self.sorted = False
+
+    @property
+    def qrels(self) -> dict:  # ranx's attribute names: Qrels.qrels, Run.run
+        return self.data
+
+    run = qrels
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
@@ -75,8 +84,9 @@ class _Ranked:
         """A TREC file (plain or gzip), ``.json`` or ``.parquet`` (``kind`` overrides the
         extension: ``trec``, ``json``, ``parquet``)."""
         p = str(path)
-        kind = kind or ("json" if p.endswith(".json") else
-                        "parquet" if p.endswith(".parquet") else "trec")
+        kind = kind or get_file_kind(p)
+        if kind == "gz":
+            kind = "trec"  # tiebreak's readers open gzip themselves
         if kind == "json":
             with open(p) as f:
                 return cls(json.load(f), name)
@@ -113,6 +123,26 @@ class _Ranked:
             raise ValueError(f"query {q_id}: {len(doc_ids)} doc_ids but {len(scores)} scores")
         cast = int if self._kind == "qrels" else float
         self.data[str(q_id)] = {str(d): cast(v) for d, v in zip(doc_ids, scores)}
+        self.sorted = False
+
+    def add_score(self, q_id: str, doc_id: str, score) -> None:
+        """Add (or replace) one document's value."""
+        cast = int if self._kind == "qrels" else float
+        self.data.setdefault(str(q_id), {})[str(doc_id)] = cast(score)
+        self.sorted = False
+
+    def sort(self) -> None:
+        """Order each query's documents by value, descending (ties: the order given)."""
+        self.data = {q: dict(sorted(d.items(), key=lambda kv: -kv[1]))
+                     for q, d in self.data.items()}
+        self.sorted = True
+
+    def to_typed_list(self) -> list:
+        """One array of ``[doc_id, value]`` rows per query, value descending."""
+        if not self.sorted:
+            self.sort()
+        return [np.array(list(d.items()), dtype=object).reshape(-1, 2)
+                for d in self.data.values()]
 
     def add_multi(self, q_ids, doc_ids, scores) -> None:
         """Add several queries: ``doc_ids[i]`` and ``scores[i]`` belong to ``q_ids[i]``."""
@@ -176,6 +206,22 @@ class Qrels(_Ranked):
     _kind = "qrels"
     _value = "score"
 
+    def set_relevance_level(self, rel_lvl: int = 1) -> None:
+        """Shift the grades so that ``rel_lvl`` becomes 1 (lower grades 0), as ranx does."""
+        self.data = {q: {d: max(v - (rel_lvl - 1), 0) for d, v in docs.items()}
+                     for q, docs in self.data.items()}
+
+
+def get_file_kind(path) -> str:
+    """ranx's file kinds by extension: ``json``, ``parquet`` (``.parquet``, ``.parq``),
+    ``gz`` (gzipped TREC), ``lz4``, else ``trec``."""
+    p = str(path)
+    for ext, kind in ((".json", "json"), (".parquet", "parquet"), (".parq", "parquet"),
+                      (".gz", "gz"), (".lz4", "lz4")):
+        if p.endswith(ext):
+            return kind
+    return "trec"
+
 
 class Run(_Ranked):
     """ranx's Run: ``{qid: {docno: score}}``; ``evaluate`` fills ``scores`` and
@@ -186,6 +232,13 @@ class Run(_Ranked):
         self.scores: dict = {}
         self.mean_scores: dict = {}
         self.std_scores: dict = {}
+
+    def make_comparable(self, qrels) -> Run:
+        """This run on the queries of ``qrels``: a query it lacks gets an empty ranking, one
+        the qrels lack is dropped (ranx's ``make_comparable``); returns ``self``."""
+        q = _data(qrels, Qrels)
+        self.data = {k: self.data.get(k, {}) for k in q}
+        return self
 
 
 def _arrays(x) -> bool:
