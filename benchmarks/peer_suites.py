@@ -58,10 +58,14 @@ import sys, importlib
 sys.modules[{alias!r}] = importlib.import_module({module!r})
 for sub in {subs!r}:  # the peer's submodules the tests import from: the same module
     sys.modules[{alias!r} + "." + sub] = sys.modules[{alias!r}]
+for sub, attr in {attrs!r}.items():  # ... or an object of it
+    sys.modules[{alias!r} + "." + sub] = getattr(sys.modules[{alias!r}], attr)
 '''
 #: submodules of each peer that its tests import names from
 SUBMODULES = {"ir_measures": ["measures"], "pytrec_eval": [],
               "ranx": ["data_structures", "data_structures.qrels", "data_structures.run"]}
+#: attributes of the tiebreak module that stand for a peer's submodule
+SUBMODULE_ATTRS = {"ranx": {"fusion": "fusion"}}
 
 
 def extract(peer: str, dest: Path, itself: bool) -> Path:
@@ -80,7 +84,8 @@ def extract(peer: str, dest: Path, itself: bool) -> Path:
             out.write_bytes(blob.stdout)
     if not itself:
         (root / "conftest.py").write_text(CONFTEST.format(alias=alias, module=module,
-                                                          subs=SUBMODULES[peer]))
+                                                          subs=SUBMODULES[peer],
+                                                          attrs=SUBMODULE_ATTRS.get(peer, {})))
     return root
 
 

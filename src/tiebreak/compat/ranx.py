@@ -480,10 +480,43 @@ def fuse(runs, norm: str = "min-max", method: str = "wsum", params: dict | None 
 
     params = dict(params or {})
     extra = {k: v for k, v in kw.items() if k in inspect.signature(tb_fuse).parameters}
-    fused = tb_fuse([run_from_dict(_data(r, Run)) for r in runs], method=method,
-                    norm=None if norm is None else norm, weights=params.pop("weights", None),
-                    name=name, **params, **extra)
-    d: dict = {}
+    datas = [_data(r, Run) for r in runs]
+    d: dict = {q: {} for x in datas for q in x}  # a query no run answered stays, empty
+    fused = tb_fuse([run_from_dict({q: v for q, v in x.items() if v} or
+                                   {"": {}}) for x in datas], method=method,
+                    norm="none" if norm is None else norm,
+                    weights=params.pop("weights", None), name=name, **params, **extra)
     for i in range(len(fused)):
         d.setdefault(fused.topics[fused.topic[i]], {})[fused.docno(i)] = float(fused.score[i])
     return Run(d, name=name or f"{method}")
+
+
+def _fusion_fn(method: str, ranx_name: str):
+    def fn(runs, *args, **kw):
+        params = {}
+        if method == "wsum":
+            params["weights"] = kw.pop("weights", args[0] if args else None)
+        elif method == "rrf":
+            params["k"] = kw.pop("k", args[0] if args else 60)
+        return fuse(runs, norm=None, method=method, params=params, name=ranx_name, **kw)
+    fn.__name__ = ranx_name
+    fn.__doc__ = (f"ranx's ``fusion.{ranx_name}``: :func:`fuse` with method ``{method}`` on "
+                  "the scores as they are (no normalisation).")
+    return fn
+
+
+class fusion:  # noqa: N801  (ranx's module name)
+    """``ranx.fusion``: one function per fusion method tiebreak has, on raw scores."""
+
+    comb_sum = staticmethod(_fusion_fn("sum", "comb_sum"))
+    comb_mnz = staticmethod(_fusion_fn("mnz", "comb_mnz"))
+    comb_anz = staticmethod(_fusion_fn("anz", "comb_anz"))
+    comb_max = staticmethod(_fusion_fn("max", "comb_max"))
+    comb_min = staticmethod(_fusion_fn("min", "comb_min"))
+    comb_med = staticmethod(_fusion_fn("med", "comb_med"))
+    wsum = staticmethod(_fusion_fn("wsum", "weighted_sum"))
+    rrf = staticmethod(_fusion_fn("rrf", "rrf"))
+    isr = staticmethod(_fusion_fn("isr", "isr"))
+    log_isr = staticmethod(_fusion_fn("log_isr", "log_isr"))
+    bordafuse = staticmethod(_fusion_fn("bordafuse", "bordafuse"))
+    condorcet = staticmethod(_fusion_fn("condorcet", "condorcet"))
