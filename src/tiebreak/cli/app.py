@@ -230,8 +230,11 @@ def study_group() -> None:
 @click.option("--verbose", is_flag=True,
               help="Print every run's input warnings (by default, with more than 3 runs, one "
                    "line per kind of warning with a count).")
-@click.option("--score-precision", type=click.Choice(E.SCORE_PRECISIONS), default="float64",
-              show_default=True, help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval.")
+@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
+              help="Round scores as a number format stores them before evaluating: float64, "
+                   "float32 (emulates trec_eval <= 9.0.8 and pytrec_eval), float16, bfloat16, "
+                   "int8 (min-max scale per topic), int8-global, bits:K (K mantissa bits), "
+                   "decimals:D (as %.Df prints them).")
 @click.option("--average", type=click.Choice(E.AVERAGES), default="qrels",
               show_default=True, help="qrels: every qrels topic, missing ones score 0 "
                                       "(trec_eval -c); run-topics: only topics the run has.")

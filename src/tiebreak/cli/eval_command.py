@@ -23,7 +23,7 @@ CONVENTIONS = ("trec_eval", "ir_measures", "ranx", "ntcireval", "trectools", "sk
                "elasticsearch", "cwl", "sample_eval")
 FORMATS = ("table", "tsv", "json")
 NAME_BY = ("tag", "file")
-SCORE_PRECISIONS = ("float64", "float32")
+SCORE_PRECISIONS = ("float64", "float32")  # and every score format (tiebreak.ranking.formats)
 AVERAGES = ("qrels", "run-topics")
 ON_DUPLICATE = ("error", "first")
 
@@ -44,7 +44,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str, object]] = {
     "name_by": (("--name-by",), "choice", NAME_BY),
     "quiet": (("--quiet",), "flag", None),
     "verbose": (("--verbose",), "flag", None),
-    "score_precision": (("--score-precision",), "choice", SCORE_PRECISIONS),
+    "score_precision": (("--score-precision",), "str", None),
     "average": (("--average",), "choice", AVERAGES),
     "on_duplicate": (("--on-duplicate",), "choice", ON_DUPLICATE),
     "jobs": (("-j", "--jobs"), "int", 0),
@@ -180,6 +180,14 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
 
     k = _chunk_topics(chunk_topics)
     from .._native.process import imports as paused_gc
+
+    if score_precision not in SCORE_PRECISIONS:
+        from ..ranking.formats import parse_format
+
+        try:
+            score_precision = str(parse_format(score_precision, "--score-precision"))
+        except ValueError as e:
+            _fail(str(e))
 
     with paused_gc():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
         from ..evaluation import Evaluator

@@ -499,13 +499,16 @@ def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: 
 
 
 def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "trec_eval",
-                 jobs: int = 1, convention=None, **kw) -> CompareResult:
+                 jobs: int = 1, convention=None, score_precision: str = "float64",
+                 **kw) -> CompareResult:
     """Evaluate ``runs`` (Run objects, paths, DataFrames or dicts) against ``qrels`` in the
     regimes a comparison needs, then :func:`compare` them; ``kw`` goes to :func:`compare`.
     To keep the per-topic values too, call :class:`~tiebreak.evaluation.Evaluator` with
     :func:`needed_regimes` and then :func:`compare`. ``convention``: read the measure names
-    as a peer spells them (:mod:`tiebreak.measures.conventions`)."""
-    ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention)
+    as a peer spells them (:mod:`tiebreak.measures.conventions`); ``score_precision``: round
+    the scores to a score format first (:mod:`tiebreak.ranking.formats`)."""
+    ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention,
+                   score_precision=score_precision)
     res = ev.evaluate(runs, jobs=jobs)
     return compare(res, baseline, regime=regime, **kw)
 
@@ -527,7 +530,7 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
 
 
 def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
-                         convention=None):
+                         convention=None, score_precision="float64"):
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
     file when it is not among them) in the regimes a comparison needs. Returns
     ``(qrels, EvalResult, baseline index or None)``."""
@@ -549,7 +552,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     # column (as 'tiebreak eval' does)
     ev = Evaluator(qrels_spec if isinstance(qrels_spec, str) else as_qrels(qrels_spec),
                    list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
-                   convention=convention if measures else None)
+                   convention=convention if measures else None,
+                   score_precision=score_precision)
     q = ev.qrels
     if jobs <= 0:
         from .._native.parallel import cpus
@@ -643,8 +647,12 @@ def compare_options(f):
               type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
                                  "sklearn", "spark", "elasticsearch", "cwl"]),
               help="Read every -m name as PEER spells it (as in 'tiebreak eval').")
+@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
+              help="Round scores as a number format stores them first (as in 'tiebreak eval': "
+                   "float32, float16, bfloat16, int8, int8-global, bits:K, decimals:D).")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt, convention):
+                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt, convention,
+                score_precision):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -657,10 +665,15 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     from ..cli.common import _fail
     from ..io import InputError
     from ..measures import MeasureError
+    from ..ranking.formats import parse_format
 
     try:
+        score_precision = parse_format(score_precision, "--score-precision")
+    except ValueError as e:
+        _fail(str(e))
+    try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
-                                            name_by, convention)
+                                            name_by, convention, score_precision)
         c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
                     all_pairs=all_pairs, regime=regime, level=level, n=resamples,
                     seed=seed)
