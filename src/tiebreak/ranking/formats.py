@@ -162,14 +162,17 @@ def _decimals(x: np.ndarray, d: int) -> np.ndarray:
     return out
 
 
-def _int8(s: np.ndarray, topic: np.ndarray, n: int, scope: str):
+def _int8(s: np.ndarray, topic: np.ndarray, n: int, scope: str, bounds=None):
     """The int8 codes (float64, -128 .. 127, NaN kept) of a min–max scale per topic or for the
-    whole run: code = rint((s - lo) / (hi - lo) · 255) - 128; ±inf take the end codes."""
+    whole run (``bounds``: its (lo, hi), default those of ``s``): code = rint((s - lo) /
+    (hi - lo) · 255) - 128; ±inf take the end codes."""
     finite = np.isfinite(s)
     if scope == "global":
-        f = s[finite]
-        lo = np.full(n, f.min() if len(f) else np.inf)
-        hi = np.full(n, f.max() if len(f) else -np.inf)
+        if bounds is None:
+            f = s[finite]
+            bounds = (f.min(), f.max()) if len(f) else (np.inf, -np.inf)
+        lo = np.full(n, float(bounds[0]))
+        hi = np.full(n, float(bounds[1]))
     else:
         lo, hi = _extrema(s, topic, n, finite)
     a, b = lo[topic], hi[topic]
@@ -182,7 +185,7 @@ def _int8(s: np.ndarray, topic: np.ndarray, n: int, scope: str):
     return code
 
 
-def round_scores(scores, fmt, topic=None, n_topics: int | None = None
+def round_scores(scores, fmt, topic=None, n_topics: int | None = None, bounds=None
                  ) -> tuple[np.ndarray, dict[str, int]]:
     """Round ``scores`` as the score format ``fmt`` would store them.
 
@@ -196,6 +199,9 @@ def round_scores(scores, fmt, topic=None, n_topics: int | None = None
         merged are per topic. None: one topic.
     n_topics : int, optional
         Default ``topic.max() + 1``.
+    bounds : (float, float), optional
+        ``int8-global``: the smallest and largest finite score of the whole run when
+        ``scores`` is a part of it (default: those of ``scores``).
 
     Returns
     -------
@@ -222,7 +228,7 @@ def round_scores(scores, fmt, topic=None, n_topics: int | None = None
         raise ValueError(f"topic has shape {topic.shape}, scores {s.shape}")
     n = int(n_topics) if n_topics is not None else (int(topic.max()) + 1 if len(topic) else 0)
     if f.kind == "int8":
-        out = _int8(s, topic, n, f.scope)
+        out = _int8(s, topic, n, f.scope, bounds)
         overflow = int(np.isinf(s).sum())
     else:
         if f.name == "float32":
