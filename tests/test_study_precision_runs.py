@@ -72,8 +72,11 @@ def test_command_writes_tables(dl20, tmp_path):
                                   "--format", "tsv"])
     assert r.exit_code == 0, r.output
     head = r.stdout.splitlines()
-    assert head[0].split("\t")[:2] == ["format", "measure"]
-    assert [x.split("\t")[0] for x in head[1:]] == ["float64", "bfloat16", "int8"]
+    assert head[0] == "2 systems, 45 topics; each format against full precision (expected " \
+        "values; tie range = optimistic - realistic mean)"
+    assert head[1].split("\t")[:2] == ["format", "measure"]
+    assert [x.split("\t")[0] for x in head[2:5]] == ["float64", "bfloat16", "int8"]
+    assert head[5].startswith("AP: the system ranking first changes (tau < 1) at ")
     assert (tmp_path / "pairs.tsv").exists()
     r = CliRunner().invoke(main, ["study", "precision-runs", str(qrels.name), *paths[:2],
                                   "--score-format", "float8", "--out", str(tmp_path)])

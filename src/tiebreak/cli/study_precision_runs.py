@@ -73,7 +73,15 @@ def precision_runs_cmd(qrels, runs, formats, measures, rhos, alpha, out_dir, fmt
 
         for m in study.metrics:
             written += figure(study, tabs, m, os.path.join(out_dir, f"change_{_slug(m)}"))
+    from ..studies.precision_runs import first_changes
+
+    click.echo(f"{len(study.systems)} systems, {len(study.topics)} topics; each format against "
+               "full precision (expected values; tie range = optimistic - realistic mean)")
     click.echo(summary(tabs["formats"], fmt), nl=False)
+    for m in study.metrics:
+        tau, sig = first_changes(tabs["formats"], m)
+        click.echo(f"{m}: the system ranking first changes (tau < 1) at {tau}; the significance "
+                   f"of a pair first changes at {sig} (formats by bits, most first)")
     for f, w in study.warnings.items():
         for k, v in (w or {}).items():
             click.echo(f"tiebreak: note: {f}: {k}: {v}", err=True)
