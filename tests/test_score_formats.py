@@ -192,3 +192,42 @@ def test_cli_and_trec_eval_agree_with_the_api():
                                   "--format", "tsv", "--score-precision", "decimals:0"])
     assert r.exit_code == 0
     assert float(r.stdout.split()[-1]) == res.mean[0, 0, 0]
+
+
+def test_search_score_precision(tmp_path):
+    """The engine's final scores in a format: the same documents as the exact run, scores
+    rounded, the new ties in trec_eval order (score descending, docno descending)."""
+    import json
+
+    docs = [(f"d{i}", " ".join(["x"] * (i % 4 + 1) + ["y"] * (i % 3) + ["z"] * i))
+            for i in range(12)]
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps({"docno": d, "text": t}) + "\n" for d, t in docs))
+    (tmp_path / "topics.tsv").write_text("q1\tx y\nq2\tz x\n")
+    r = CliRunner().invoke(main, ["index", str(src), "-o", str(tmp_path / "idx"),
+                                  "--stemmer", "none", "--stopwords", "none", "-q"])
+    assert r.exit_code == 0, r.output
+
+    def search(*extra):
+        r = CliRunner().invoke(main, ["search", str(tmp_path / "idx"), "--topics",
+                                      str(tmp_path / "topics.tsv"), "--tag", "T", "-q", *extra])
+        assert r.exit_code == 0, r.output
+        return [x.split() for x in r.stdout.splitlines()], r.stderr
+
+    exact, _ = search()
+    for spec in ("decimals:0", "float16", "int8"):
+        got, err = search("--score-precision", spec)
+        want = []
+        for q in ("q1", "q2"):
+            rows = [x for x in exact if x[0] == q]
+            s, _ = round_scores(np.array([float(x[4]) for x in rows]), spec)
+            rows = sorted(zip(s, [x[2] for x in rows]), key=lambda p: (p[0], p[1].encode()),
+                          reverse=True)
+            want += [[q, "Q0", d, str(i), repr(float(v)), "T"] for i, (v, d) in
+                     enumerate(rows, 1)]
+        assert got == want, spec
+    got, err = search("--score-precision", "decimals:0")
+    assert len({x[4] for x in got}) < len({x[4] for x in exact})  # the rounding made ties
+    r = CliRunner().invoke(main, ["search", str(tmp_path / "idx"), "--topics",
+                                  str(tmp_path / "topics.tsv"), "--score-precision", "int4"])
+    assert r.exit_code == 2 and "--score-precision" in r.output

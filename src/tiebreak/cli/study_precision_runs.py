@@ -48,7 +48,9 @@ def precision_runs_cmd(qrels, runs, formats, measures, rhos, alpha, out_dir, fmt
     ranking and the pairs whose order or significance changes; one figure per measure
     (change against bits of precision, with banding at rho where m = -log2(rho - 1)).
 
-    RUNS may be files or directories (every run file in them).
+    RUNS may be files or directories (every run file in them). Written to --out:
+    formats.tsv (the table printed), runs.tsv (per run), pairs.tsv (every pair whose order or
+    significance changes), bands.tsv, change_<measure>.png/.svg.
     """
     from ..io import InputError, read_qrels, run_paths
     from ..measures import MeasureError
@@ -63,16 +65,14 @@ def precision_runs_cmd(qrels, runs, formats, measures, rhos, alpha, out_dir, fmt
         _fail(str(e))
     tabs = tables(study, alpha)
     os.makedirs(out_dir, exist_ok=True)
-    written = []
     for name, df in tabs.items():
         p = os.path.join(out_dir, f"{name}.tsv")
         df.to_csv(p, sep="\t", index=False, float_format="%.6g")
-        written.append(p)
     if not no_figures:
         from ..studies.precision_runs import figure
 
         for m in study.metrics:
-            written += figure(study, tabs, m, os.path.join(out_dir, f"change_{_slug(m)}"))
+            figure(study, tabs, m, os.path.join(out_dir, f"change_{_slug(m)}"))
     from ..studies.precision_runs import first_changes
 
     click.echo(f"{len(study.systems)} systems, {len(study.topics)} topics; each format against "
@@ -85,8 +85,6 @@ def precision_runs_cmd(qrels, runs, formats, measures, rhos, alpha, out_dir, fmt
     for f, w in study.warnings.items():
         for k, v in (w or {}).items():
             click.echo(f"tiebreak: note: {f}: {k}: {v}", err=True)
-    for p in written:
-        click.echo(f"wrote {p}", err=True)
 
 
 SUMMARY_COLUMNS = {"format": "format", "measure": "measure", "bits": "bits",

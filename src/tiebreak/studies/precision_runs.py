@@ -258,7 +258,7 @@ def first_changes(fmt_table, measure: str) -> tuple[str, str]:
     and at which a pair's significance changes; "none" when none does."""
     t = fmt_table[fmt_table["measure"] == measure]
     order = t.sort_values("bits", ascending=False, kind="stable")
-    tau = order[order["tau"] < 1]
+    tau = order[order["tau"] < 1 - 1e-12]  # tau-b of an unchanged ranking with ties: 1 - ulp
     sig = order[order["significance_changed"] > 0]
     return (tau["format"].iloc[0] if len(tau) else "none",
             sig["format"].iloc[0] if len(sig) else "none")
