@@ -86,9 +86,6 @@ print(len(res))
 QRELS_ONLY = """
 import sys
 import tiebreak as tb
-from tiebreak._native import ext
-if ext() is None:  # what tiebreak eval loads for a large run without the C extension
-    import tiebreak.io._fast
 tb.Evaluator(sys.argv[1], sys.argv[2:], "all")  # the qrels read from the path, as eval does
 """
 

@@ -34,27 +34,11 @@ FLOORS = {
     "__init__": 10, "__main__": 10,
 }
 
-# Upward imports still to be removed (each a known debt, named; the list only shrinks): the click
-# commands that still live beside their study's code, and studies that call the public facade.
-KNOWN_UPWARD = {
-    ("tiebreak.report", "tiebreak.cli.common"),
-    ("tiebreak.report", "tiebreak"),
-    ("tiebreak.stats.compare", "tiebreak.cli.common"),
-    ("tiebreak.studies.study_bands", "tiebreak.cli.common"),
-    ("tiebreak.studies.study_precision", "tiebreak.cli.common"),
-    ("tiebreak.studies.study_proximity", "tiebreak.cli.common"),
-    ("tiebreak.studies.study_ties", "tiebreak.cli.common"),
-    ("tiebreak.studies.study_proximity", "tiebreak"),
-    ("tiebreak.studies.reproduce.items_cabanac2010", "tiebreak"),
-    ("tiebreak.studies.reproduce.items_lu2018_ch2", "tiebreak"),
-    ("tiebreak.studies.reproduce.items_lu2018_ch4", "tiebreak"),
-    ("tiebreak.studies.reproduce.items_lu2018_ch5", "tiebreak"),
-    ("tiebreak.studies.reproduce.items_ymt2016", "tiebreak"),
-}
+# Upward imports still to be removed (each a known debt, named; the list only shrinks; none left).
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
-# Circles still to be broken (the list only shrinks): the proximity study's click command
-# imports the selection study, which builds on the proximity study's models.
-KNOWN_CIRCLES = [["tiebreak.studies.proximity_select", "tiebreak.studies.study_proximity"]]
+# Circles still to be broken (the list only shrinks; none left).
+KNOWN_CIRCLES: list[list[str]] = []
 
 
 def modules() -> dict[str, tuple[Path, bool]]:

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tiebreak.io._arrays as arrays_mod
 import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
 from tiebreak.io import InputError, read_qrels, read_run
@@ -156,5 +155,4 @@ def real_run(shared_data):
     import gzip
 
     p = shared_data / "trec_covid" / "round1" / "runs" / "10x10.prf.unipd.it.gz"
-    arrays_mod._read_without_fast = 0
     return gzip.decompress(p.read_bytes())

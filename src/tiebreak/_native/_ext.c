@@ -1,11 +1,12 @@
 /* tiebreak._native._ext: the compiled kernels of the evaluation command path in plain C99 over the
  * CPython C API, so that reading runs and qrels and ordering their lines needs no numba.
  *
- * The reader kernels do exactly what the numba kernels of tiebreak/io/_fast.py do (same fields,
- * same decimal parsing, same numbering of distinct strings in order of first appearance) and
- * decline on the same inputs: the caller then runs the strict Python reader, which accepts the
- * input or names the file, line and field of the problem. The ranking kernels compute what
- * tiebreak/ranking/_loops.py computes (same additions in the same order). Arrays cross the
+ * The reader kernels split fields, parse decimals correctly rounded (Eisel-Lemire, exact
+ * fallback) and number distinct strings in order of first appearance, and decline on any input
+ * the strict Python reader (the definition) might read differently: the caller then runs that
+ * reader, which accepts the input or names the file, line and field of the problem. The ranking
+ * kernels compute what the numpy code of tiebreak/ranking computes (same additions in the same
+ * order). Arrays cross the
  * boundary as buffers: the Python wrappers (tiebreak/io/_cfast.py, tiebreak/ranking/_cloops.py)
  * pass numpy arrays in and wrap the returned bytearrays with numpy.frombuffer, so no numpy
  * header is needed to build this module.
@@ -111,7 +112,7 @@ static double eisel_lemire(uint64_t w, int64_t q) {
 /* a[i:e] as a decimal number ([+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?):
  * returns 1 when it is not one; else 0 with *out the value, *slow set when the caller must parse
  * it exactly (more than 18 significant digits, subnormal, undecided), *has_exp when it is
- * written with an exponent. Step for step the numba kernel tiebreak.io._fast._decimal. */
+ * written with an exponent. */
 static int parse_decimal(const uint8_t *a, Py_ssize_t i, Py_ssize_t e, double *out, int *slow,
                          int *has_exp) {
     int neg = 0, dot = 0, inexact = 0;

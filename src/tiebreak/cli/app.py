@@ -33,7 +33,7 @@ from .common import (  # noqa: F401 - the commands' shared helpers, as tiebreak.
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
 LAZY_COMMANDS: dict[str, str] = {
-    "ties": "tiebreak.studies.ties:ties_cmd",
+    "ties": "tiebreak.cli.ties:ties_cmd",
     "study": "tiebreak.cli.app:study_group",
     "trec_eval": "tiebreak.trec_eval.cli:trec_eval_cmd",
     "index": "tiebreak.cli.index:index_cmd",
@@ -41,8 +41,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "models": "tiebreak.cli.search:models_cmd",
     "pool": "tiebreak.cli.judgments:pool_cmd",
     "estimate": "tiebreak.cli.judgments:estimate_cmd",
-    "compare": "tiebreak.stats.compare:compare_cmd",
-    "report": "tiebreak.report:report_cmd",
+    "compare": "tiebreak.cli.compare:compare_cmd",
+    "report": "tiebreak.cli.report:report_cmd",
     "reproduce": "tiebreak.cli.reproduce:reproduce_cmd",
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
@@ -52,14 +52,14 @@ LAZY_COMMANDS: dict[str, str] = {
 
 # Studies (``tiebreak study NAME``), registered the same way.
 LAZY_STUDIES: dict[str, str] = {
-    "bands": "tiebreak.studies.study_bands:bands_cmd",
-    "ties": "tiebreak.studies.study_ties:ties_cmd",
+    "bands": "tiebreak.cli.study_bands:bands_cmd",
+    "ties": "tiebreak.cli.study_ties:ties_cmd",
     "depth": "tiebreak.cli.study_depth:depth_cmd",
     "dropout": "tiebreak.cli.study_dropout:dropout_cmd",
     "estimate": "tiebreak.cli.study_estimate:study_estimate_cmd",
-    "precision": "tiebreak.studies.study_precision:precision_cmd",
+    "precision": "tiebreak.cli.study_precision:precision_cmd",
     "precision-runs": "tiebreak.cli.study_precision_runs:precision_runs_cmd",
-    "proximity": "tiebreak.studies.study_proximity:proximity_cmd",
+    "proximity": "tiebreak.cli.study_proximity:proximity_cmd",
     "power": "tiebreak.cli.study_power:power_cmd",
     "error-rate": "tiebreak.cli.study_power:error_rate_cmd",
 }

@@ -479,10 +479,7 @@ class Evaluator:
 
     def _iter(self, runs, jobs: int, on_duplicate: str, name_by: str = "tag", client=None):
         from .._native.parallel import imap
-        from ..io._arrays import expect_files
-
         runs = list(runs)
-        expect_files(runs)  # enough to read? load the compiled reader once, before forking
 
         if client is not None:  # the evaluator (qrels included) goes to every worker once
             yield from imap(_work, list(runs), 1, (self, on_duplicate, name_by), client=client)

@@ -26,19 +26,12 @@ import base64
 import io
 import math
 
-import click
 import numpy as np
 
 from ..evaluation import EvalResult
-from ..stats.compare import (
-    CompareResult,
-    compare,
-    compare_options,
-    evaluate_for_compare,
-    input_warnings,
-)
+from ..stats.compare import CompareResult
 
-__all__ = ["build_report", "report_cmd"]
+__all__ = ["build_report"]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:72em;
@@ -248,11 +241,15 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
         A complete HTML5 document that needs no network (figures as ``data:`` URIs).
     """
     import datetime
+    from importlib.metadata import PackageNotFoundError, version
     from importlib.resources import files
 
     import jinja2
 
-    from .. import __version__
+    try:   # the installed distribution's version (pyproject.toml), read without the facade
+        __version__ = version("tiebreak")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        __version__ = "unknown"
 
     base = c.baseline or c.systems[0]
     topic_sections = []
@@ -274,44 +271,3 @@ def build_report(res: EvalResult, c: CompareResult, warnings: list[str] | None =
                        for m in c.measures],
         topic_sections=topic_sections, warnings=warnings or [])
     return page + "\n"
-
-
-@click.command("report", short_help="Write a self-contained HTML report comparing runs.")
-@click.argument("qrels")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@compare_options
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
-              default="report.html", show_default=True, help="HTML file to write ('-': stdout).")
-@click.option("--title", default="tiebreak comparison", show_default=True, help="Page title.")
-def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs, regime,
-               level, resamples, seed, jobs, name_by, quiet, verbose, output, title):
-    """Write one self-contained HTML page comparing RUNS.
-
-    It holds the comparison table of 'tiebreak compare' (same options), each system's tie range
-    per measure, per-topic differences against the baseline (default: the first run) with the
-    span of tie orders, and the input warnings. The page loads nothing from the network.
-    """
-    from ..cli.common import _fail
-    from ..io import InputError
-    from ..measures import MeasureError
-    try:
-        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
-                                            name_by)
-        c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
-                    all_pairs=all_pairs, regime=regime, level=level, n=resamples, seed=seed)
-    except (InputError, MeasureError, ValueError) as e:
-        _fail(str(e))
-    warn = input_warnings(q, res)
-    page = build_report(res, c, warn, title, q.name, inputs=list(runs))
-    if output == "-":
-        click.echo(page, nl=False)
-    else:
-        from ..cli.common import open_output
-
-        with open_output(output) as fh:
-            fh.write(page)
-        if not quiet:
-            click.echo(f"tiebreak: wrote {output}", err=True)
-    if not quiet:
-        for line in (warn if verbose else input_warnings(q, res, False)):
-            click.echo(f"tiebreak: warning: {line}", err=True)

@@ -201,9 +201,6 @@ def main(argv: list[str], out=None, err=None) -> int:
 
             zs = read_zscores(opts.zscore_file)
         rel = opts.files[0]
-        from ..io._arrays import expect_files
-
-        expect_files(opts.files)  # enough input to load the compiled reader first?
         qrels = read_like_trec_eval(rel, "qrels") if opts.rel_format == "qrels" else None
         if qrels is not None:
             _warn(qrels, err)
