@@ -81,3 +81,12 @@ def test_command_writes_tables(dl20, tmp_path):
     r = CliRunner().invoke(main, ["study", "precision-runs", str(qrels.name), *paths[:2],
                                   "--score-format", "float8", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "--score-format" in r.output
+
+
+def test_reproduce_item_without_data():
+    from tiebreak.studies.reproduce import Context, items, run_item, verdict_of
+
+    item = items()["ymt2016:table3-formats"]
+    cells = run_item(item, Context(data=None))
+    assert verdict_of(cells) == "not-reproducible-here"
+    assert "data" in cells[0].note
