@@ -79,9 +79,11 @@ def precision_runs_cmd(qrels, runs, formats, measures, rhos, alpha, out_dir, fmt
                "full precision (expected values; tie range = optimistic - realistic mean)")
     click.echo(summary(tabs["formats"], fmt), nl=False)
     for m in study.metrics:
-        tau, sig = first_changes(tabs["formats"], m)
-        click.echo(f"{m}: the system ranking first changes (tau < 1) at {tau}; the significance "
-                   f"of a pair first changes at {sig} (formats by bits, most first)")
+        got = first_changes(tabs["formats"], m)
+        (bt, bs), (lt, ls) = got["binary"], got["linear"]
+        click.echo(f"{m}: finest format where the system ranking changes (tau < 1): {bt} "
+                   f"(binary), {lt} (linear grids); where a pair's significance changes: {bs} "
+                   f"(binary), {ls} (linear grids)")
     for f, w in study.warnings.items():
         for k, v in (w or {}).items():
             click.echo(f"tiebreak: note: {f}: {k}: {v}", err=True)

@@ -252,16 +252,22 @@ def tables(study: FormatStudy, alpha: float = 0.05, ratios=RATIOS) -> dict:
             "bands": pd.DataFrame(band_rows)}
 
 
-def first_changes(fmt_table, measure: str) -> tuple[str, str]:
-    """The first format, going from the most bits to the fewest among the binary formats and
-    then the linear grids in table order, at which the ranking by ``measure`` changes (τ < 1)
-    and at which a pair's significance changes; "none" when none does."""
+def first_changes(fmt_table, measure: str) -> dict[str, tuple[str, str]]:
+    """Where the ranking by ``measure`` first changes (Kendall τ < 1) and where a pair's
+    significance first changes, going from the finest format to the coarsest, separately for
+    the binary formats (by mantissa bits) and the linear grids (int8, decimals:D; by the bits of
+    their step): ``{"binary": (format, format), "linear": (format, format)}``, "none" where
+    no format of the group changes it."""
     t = fmt_table[fmt_table["measure"] == measure]
-    order = t.sort_values("bits", ascending=False, kind="stable")
-    tau = order[order["tau"] < 1 - 1e-12]  # tau-b of an unchanged ranking with ties: 1 - ulp
-    sig = order[order["significance_changed"] > 0]
-    return (tau["format"].iloc[0] if len(tau) else "none",
-            sig["format"].iloc[0] if len(sig) else "none")
+    lin = t["format"].str.startswith(("int8", "decimals"))
+    out = {}
+    for group, sel in (("binary", ~lin), ("linear", lin)):
+        order = t[sel].sort_values("bits", ascending=False, kind="stable")
+        tau = order[order["tau"] < 1 - 1e-12]  # tau-b of an unchanged ranking with ties: 1 - ulp
+        sig = order[order["significance_changed"] > 0]
+        out[group] = (tau["format"].iloc[0] if len(tau) else "none",
+                      sig["format"].iloc[0] if len(sig) else "none")
+    return out
 
 
 def figure(study: FormatStudy, tabs: dict, measure: str, stem: str) -> list[str]:
