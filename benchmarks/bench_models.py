@@ -30,6 +30,10 @@ stopped once the 10th score is above the next bound), and at the end every cost 
 issue 25 (SDM <= 1.5x, FDM <= 2x, Lkp <= 1.3x per document, two-stage K = 100 <= 1.3x query
 time) with its ratio in this run and met / NOT met.
 
+``--pruning`` instead compares SDM by upper bounds of its window potentials
+(:mod:`tiebreak.retrieval.proxprune`, rank-safe) with exhaustive SDM at depths 10, 100 and
+1000: query times, speed-up, share of candidates scored and identity of the rankings.
+
 Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
 its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
 with an empty cache directory (full compile).
@@ -320,10 +324,11 @@ def map_sweep(ks):
                       + " ".join(f"{100 * (m / full - 1):+7.2f}" for m in row))
 
 
-def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2, seed=0):
-    """Two-stage timing on a synthetic collection: Zipf(1.07) term ids over a 200,000-term
-    vocabulary, Poisson(avg_len) document lengths; queries of 2-5 terms drawn from the same
-    Zipf law without its 20 most frequent ranks. No judgments: time only."""
+def synthetic_collection(n_docs: int, avg_len: int, n_queries: int, seed: int, workdir: Path):
+    """A synthetic index in ``workdir`` and its queries: Zipf(1.07) term ids over a
+    200,000-term vocabulary, Poisson(avg_len) document lengths; queries of 2-5 terms drawn from
+    the same Zipf law without its 20 most frequent ranks (terms without postings dropped, then
+    queries left with fewer than 2 terms)."""
     from tiebreak.index import Analyzer
     from tiebreak.index.build import build_index_from_tokens
 
@@ -339,19 +344,24 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
     queries = [[terms[i + 20] for i in rng.choice(vocab - 20, size=int(rng.integers(2, 6)),
                                                   p=q20, replace=False)]
                for _ in range(n_queries)]
+    t = time.perf_counter()
+    idx = build_index_from_tokens(workdir / "zipf", [f"D{i}" for i in range(n_docs)],
+                                  flat, ptr, terms, Analyzer("none", "none"))
+    del flat
+    queries = [q for q in ([t for t in q if idx.df[idx.term_id(t)] > 0] for q in queries)
+               if len(q) >= 2]
+    print(f"\nsynthetic: {n_docs:,} documents, {int(lens.sum()):,} tokens, {len(queries)} "
+          f"queries (index {time.perf_counter() - t:.0f} s); documents scored per query: "
+          f"median {int(np.median([n_scored(idx, q) for q in queries])):,}")
+    return idx, queries
+
+
+def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2, seed=0):
+    """Two-stage timing on a synthetic collection (:func:`synthetic_collection`). No
+    judgments: time only."""
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
-        idx = build_index_from_tokens(Path(tmp) / "zipf", [f"D{i}" for i in range(n_docs)],
-                                      flat, ptr, terms, Analyzer("none", "none"))
-        del flat
-        # drop the query terms the sample never used (no postings), then the queries left with
-        # fewer than 2 terms
-        queries = [q for q in ([t for t in q if idx.df[idx.term_id(t)] > 0] for q in queries)
-                   if len(q) >= 2]
+        idx, queries = synthetic_collection(n_docs, avg_len, n_queries, seed, Path(tmp))
         n_queries = len(queries)
-        print(f"\nsynthetic: {n_docs:,} documents, {int(lens.sum()):,} tokens, {n_queries} "
-              f"queries (index {time.perf_counter() - t:.0f} s); documents scored per query: "
-              f"median {int(np.median([n_scored(idx, q) for q in queries])):,}")
         fns = _two_stage_fns(idx, ks, bm25_2)
         ti = interleaved(fns, queries, repeat)
         tp = passes(fns, queries, repeat)
@@ -362,6 +372,40 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
             print(f"{K:6d} {ti[2 + j] / ti[0]:21.2f} {tp[2 + j] / tp[0]:16.2f}")
             if K == 100:
                 MEASURED.append(("rerank100", f"synthetic {n_docs // 1000}k", ti[2 + j] / ti[0]))
+
+
+def pruning(idx, sets: dict, repeat: int, ks=(10, 100, 1000)):
+    """SDM by upper bounds (:func:`tiebreak.retrieval.dependency.sdm_bounds`) against exhaustive
+    SDM: per query set and depth k, the summed query time of each (best of ``repeat`` passes,
+    interleaved per query), the speed-up, the share of candidates whose positions were read,
+    and whether every ranking is identical (documents and order). The pair statistics are
+    built first for every query of the sets (timed on their own)."""
+    from tiebreak.retrieval import dependency as dep
+    from tiebreak.retrieval.dependency import build_pair_statistics, sdm_bounds
+
+    t = time.perf_counter()
+    n = build_pair_statistics(idx, [q for qs in sets.values() for q in qs])
+    print(f"\npruned SDM (bounds): term-pair statistics of {n} adjacent pairs built in "
+          f"{time.perf_counter() - t:.2f} s (once per index; exhaustive SDM recounts per query)")
+    print(f"{'queries':8} {'n':>4} {'k':>5} {'exhaustive s':>13} {'bounds s':>9} {'speed-up':>9} "
+          f"{'scored %':>9} {'identical':>9}")
+    for name, qs in sets.items():
+        for k in ks:
+            same = True
+            scored = cand = 0
+            for q in qs:
+                st = {}
+                a = dep.sdm(idx, q, k)
+                b = sdm_bounds(idx, q, k, stats=st)
+                same &= bool(np.array_equal(a[0], b[0])) and bool(
+                    np.allclose(a[1], b[1], rtol=1e-12, atol=0))
+                scored += st.get("scored", 0)
+                cand += st.get("candidates", 0)
+            fns = [lambda q, k=k: dep.sdm(idx, q, k), lambda q, k=k: sdm_bounds(idx, q, k)]
+            tt = interleaved(fns, qs, repeat)
+            print(f"{name:8} {len(qs):4d} {k:5d} {tt[0]:13.3f} {tt[1]:9.3f} "
+                  f"{tt[0] / tt[1]:8.2f}x {100 * scored / max(cand, 1):8.1f}% "
+                  f"{'yes' if same else 'NO':>9}")
 
 
 def main(argv=None):
@@ -377,6 +421,8 @@ def main(argv=None):
                     help="also: two-stage timing on a synthetic Zipf collection of N documents")
     ap.add_argument("--synthetic-len", type=int, default=40)
     ap.add_argument("--synthetic-queries", type=int, default=200)
+    ap.add_argument("--pruning", action="store_true",
+                    help="only the pruned-SDM comparison (bounds against exhaustive)")
     ap.add_argument("--skip-models", action="store_true",
                     help="skip the per-document model costs (Table 4.8) and start-up")
     args = ap.parse_args(argv)
@@ -404,6 +450,15 @@ def main(argv=None):
         print(f"\nshort queries: {len(short)}, {lens.mean():.2f} terms on average, "
               f"{scored.mean():.0f} documents scored per query on average")  # fmt: skip
 
+        if args.pruning:
+            pruning(idx, {"short": short, "full": [q for q in full if len(q) >= 2]},
+                    args.repeat)
+            if args.synthetic_docs:
+                with tempfile.TemporaryDirectory() as tmp2:
+                    sidx, sq = synthetic_collection(args.synthetic_docs, args.synthetic_len,
+                                                    args.synthetic_queries, 0, Path(tmp2))
+                    pruning(sidx, {"zipf": sq}, args.repeat)
+            return
         if not args.skip_models:
             from tiebreak.retrieval.cost import model_fn
             from tiebreak.retrieval.registry import MODELS as REGISTRY

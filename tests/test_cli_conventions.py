@@ -106,19 +106,29 @@ def click_option():
     return click.Option
 
 
-def test_progress_plain_lines_off_a_terminal():
+def test_progress_silent_off_a_terminal():
+    """One progress style: a bar on a terminal, nothing when stderr is redirected or quiet."""
     import io
 
     from tiebreak.evaluation.output import Progress
 
-    buf = io.StringIO()  # not a terminal: one line per stage, no escape codes
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    buf = io.StringIO()  # not a terminal: nothing at all
     with Progress(3, "estimate", "topics", stream=buf) as bar:
         for _ in range(3):
             bar.update(1)
-    lines = buf.getvalue().splitlines()
-    assert lines[0] == "[estimate] 3 topics" and re.fullmatch(r"\[estimate\] done in \d+\.\d s",
-                                                               lines[1])
-    assert "\x1b" not in buf.getvalue() and "\r" not in buf.getvalue()
+    assert buf.getvalue() == ""
+    tty = Tty()
+    with Progress(3, "estimate", "topics", stream=tty) as bar:
+        bar.update(3)
+    assert "estimate" in tty.getvalue() and "/3" in tty.getvalue()
+    tty = Tty()
+    with Progress(3, "estimate", "topics", stream=tty, enabled=False) as bar:
+        bar.update(3)
+    assert tty.getvalue() == ""
 
 
 def test_search_default_tag_names_non_default_parameters():

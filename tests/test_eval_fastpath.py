@@ -69,6 +69,7 @@ def _both(fn):
     return fast, slow
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(["qrels", "run-topics"]))
 def test_every_regime_bit_identical(case, average):

@@ -5,7 +5,6 @@ in-process, for output, errors, usage and help (which still go through click).""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import click
@@ -70,34 +69,48 @@ def test_the_parser_declines_clustered_short_options():
 
 
 def _defaults() -> dict:
-    return {k: p.default for k, p in inspect.signature(eval_command.run).parameters.items()
-            if p.default is not inspect.Parameter.empty}
+    return dict(eval_command.DEFAULTS)
 
 
-def test_the_option_table_is_the_click_command():
-    """Every option of the click command is in :data:`eval_command.OPTIONS` with the same
-    spellings, kind, choices, bounds and default; nothing else is."""
-    defaults = _defaults()
+def test_the_click_command_is_built_from_the_option_table():
+    """Every option of the click command comes from :data:`eval_command.OPTIONS` with the same
+    spellings, kind, choices, bounds, default and help; nothing else is; and what click gives
+    for the bare command line is the table's defaults."""
     seen = set()
-
     for p in eval_cmd.params:
         if not isinstance(p, click.Option) or p.name == "help":
             continue
         seen.add(p.name)
-        opts, kind, detail = eval_command.OPTIONS[p.name]
-        assert tuple(p.opts + p.secondary_opts) == opts
+        o = eval_command.OPTIONS[p.name]
+        assert tuple(p.opts + p.secondary_opts) == o.opts
         want = "flag" if p.is_flag else "many" if p.multiple else \
             "choice" if isinstance(p.type, click.Choice) else \
             "int" if isinstance(p.type, click.types.IntParamType) else "str"
-        assert kind == want, p.name
-        if kind == "choice":
-            assert tuple(p.type.choices) == detail
-        if kind == "int":
-            assert getattr(p.type, "min", None) == detail
+        assert o.kind == want, p.name
+        assert p.help == o.help
+        if o.kind == "choice":
+            assert tuple(p.type.choices) == o.choices
+        if o.kind == "int":
+            assert (getattr(p.type, "min", None), getattr(p.type, "max", None)) == (o.lo, o.hi)
     assert seen == set(eval_command.OPTIONS)
     given = _click_params([QRELS, RUN])
     assert given.pop("qrels") == QRELS and given.pop("runs") == (RUN,)
-    assert given == defaults
+    assert given == _defaults()
+
+
+def test_the_ranges_are_declared_in_the_table():
+    """The whole-number options carry their ranges (a negative seed, job count or sample count
+    is a usage error, from click and from the parser alike)."""
+    assert {k: (o.lo, o.hi) for k, o in eval_command.OPTIONS.items() if o.kind == "int"} == {
+        "jobs": (0, None), "samples": (1, None), "seed": (0, None)}
+    for opt in ("--seed", "-j", "--samples"):
+        assert eval_command.parse_args([opt, "-1", QRELS, RUN]) is None
+        assert _click_params([opt, "-1", QRELS, RUN]) is None
+
+
+def test_run_refuses_an_unknown_option():
+    with pytest.raises(TypeError, match="no_such"):
+        eval_command.run(QRELS, (RUN,), no_such=1)
 
 
 @pytest.mark.parametrize("args", [

@@ -80,6 +80,7 @@ def test_commands_found():
     assert {"eval", "trec_eval", "search", "pool", "report"} <= set(COMMANDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMMANDS)
 def test_full_stdout_is_one_line_exit_1(name, small, capsys):
     args = command_lines(small).get(name, [name, "--help"])
@@ -101,7 +102,7 @@ def test_missing_output_directory(tmp_path, small, capsys):
         in err
     dest = tmp_path / "nodir" / "r.tsv"
     # (no item of a paper named 'none': nothing computed, an empty table written)
-    code, err = invoke(["reproduce", "--all", "--seed", "none", "-o", str(dest)], capsys,
+    code, err = invoke(["reproduce", "--all", "--paper", "none", "-o", str(dest)], capsys,
                        os.devnull)
     assert code == 1 and f"tiebreak: error: {dest}: no such file or directory" in err, err
 
@@ -137,7 +138,7 @@ def test_index_error_is_one_line(small, tmp_path, capsys):
 @pytest.mark.parametrize("args", [
     ["report", QRELS, RUN, RUN, "-o", "/dev/full"],
     ["estimate", "--qrels", QRELS, "--depth", "5", "--gains", "/dev/full", RUN],
-    ["reproduce", "--all", "--seed", "none", "-o", "/dev/full"],
+    ["reproduce", "--all", "--paper", "none", "-o", "/dev/full"],
 ])
 def test_full_output_file_is_named(args, capsys):
     code, err = invoke(args, capsys, os.devnull)

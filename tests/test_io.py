@@ -395,6 +395,7 @@ def test_compiled_decimal_parser_matches_float_on_random_doubles():
     assert [np.signbit(v) for v in got] == [np.signbit(float(t)) for t in toks]
 
 
+@pytest.mark.slow
 def test_run_records_which_scores_have_an_exponent(shared_data):
     from tiebreak.studies.ties import exponent_lines
 

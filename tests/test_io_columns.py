@@ -66,6 +66,7 @@ def near_regular(draw, k: int) -> bytes:
     return b"".join(lines)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(near_regular(6))
 def test_run_columns_equal_the_line_loop(data):
@@ -73,6 +74,7 @@ def test_run_columns_equal_the_line_loop(data):
     assert a == b
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(near_regular(4))
 def test_qrels_columns_equal_the_line_loop(data):
@@ -124,6 +126,7 @@ def test_sorted_codes_is_a_byte_order_unique(tokens, same_length):
     assert uniq.dtype == np.dtype(f"U{max(map(len, tokens))}")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.from_regex(rb"\A[+-]?[0-9]{1,19}\Z|\A[0-9a+-]{1,3}\Z", fullmatch=True),
                 min_size=1, max_size=30))

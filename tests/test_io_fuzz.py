@@ -218,6 +218,7 @@ LINE_OPS = ["none", "glue", "split", "drop_tag", "extra", "same_number", "python
             "huge_score", "blank", "comment", "short"]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(op=st.sampled_from(LINE_OPS), text=st.sampled_from(["none", "bom", "crlf", "cr"]),
        where=st.integers(0, 4498), how=st.integers(0, 3))
@@ -274,6 +275,7 @@ QRELS_OPS = ["none", "glue", "drop_field", "python_rel", "huge_rel", "float_rel"
              "comment", "plus_rel"]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(op=st.sampled_from(QRELS_OPS), text=st.sampled_from(["none", "bom", "crlf", "cr"]),
        where=st.integers(0, 8000))
@@ -386,6 +388,7 @@ def decimal_token(draw) -> str:
     return "+" + repr(abs(x))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(decimal_token(), min_size=1, max_size=60))
 def test_fast_decimal_parser_is_correctly_rounded(tokens):

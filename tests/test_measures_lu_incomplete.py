@@ -24,9 +24,31 @@ def dl20(shared_data):
     return f, run, tb.read_qrels(str(shared_data / fr.DL20[0]))
 
 
-def _plain(qd, docs, name):
+def _plain(qd, docs, name, top=3, topic="q"):
     """The formulas, written from the papers, for one topic (docs in rank order)."""
     judged = {d: v for d, v in qd.items() if v >= 0}
+    if name == "RPref":
+        r = {d: min(v / top, 1.0) for d, v in judged.items()}
+        num, neg = sum(r.values()), sum(1 - x for x in r.values())
+        s, above = 0.0, []
+        for d in docs:
+            if d not in r:
+                continue
+            ri = r[d]
+            if ri > 0:
+                pen = sum((ri - rj) / ri for rj in above if rj < ri)
+                s += ri * (1 - (pen / neg if neg else 0.0))
+            above.append(ri)
+        return s / num if num else 0.0
+    if name.startswith("SubAP"):
+        import zlib
+
+        rate, seed = 0.3, 7
+        kept = [d for d in docs if d in judged or zlib.crc32(
+            f"{seed}\t{topic}\t{d}".encode()) / 2 ** 32 < rate]
+        R = sum(v >= 1 for v in judged.values())
+        hits = [i for i, d in enumerate(kept) if judged.get(d, 0) >= 1]
+        return sum((n + 1) / (i + 1) for n, i in enumerate(hits)) / R if R else 0.0
     R = sum(v >= 1 for v in judged.values())
     N = sum(v < 1 for v in judged.values())
     if name in ("RankEff", "bpref_10"):
@@ -56,7 +78,8 @@ def _plain(qd, docs, name):
 
 def test_against_the_papers_formulas(dl20):
     f, run, qrels = dl20
-    names = ["RankEff", "bpref_10", "GAP(thresholds=(0.2,0.3,0.5))"]
+    names = ["RankEff", "bpref_10", "GAP(thresholds=(0.2,0.3,0.5))", "RPref",
+             "SubAP(rate=0.3,seed=7)"]
     res = tb.evaluate(qrels, [run], names + ["AP", "GAP(thresholds=(1,))", "RBP(p=0.8)",
                                               "RBP_rm", "RBP_rm(lam=0.3)",
                                               "RBP_rm(alpha=0.4)"],
@@ -66,7 +89,8 @@ def test_against_the_papers_formulas(dl20):
         docs = sorted(run[q], key=lambda d: -run[q][d])
         for n in names:
             got = res.value(res.runs[0], n, "trec_eval", q)
-            assert got == pytest.approx(_plain(qd.get(q, {}), docs, n), abs=1e-12), (n, q)
+            assert got == pytest.approx(_plain(qd.get(q, {}), docs, n, topic=q),
+                                        abs=1e-12), (n, q)
         v = {n: res.value(res.runs[0], n, "trec_eval", q) for n in res.measures}
         base, dl = v["RBP(p=0.8)"], v["RBP_resid(p=0.8)"]
         assert v["GAP(thresholds=(1,))"] == pytest.approx(v["AP"], abs=1e-12)
@@ -78,7 +102,29 @@ def test_against_the_papers_formulas(dl20):
     assert not np.allclose(res.mean[0, 0], res.mean[0, 1])
 
 
+def test_rpref_and_subap_by_hand():
+    # grades a 2, b 1, c 0, d 2 (top grade 2): r = 1, 1/2, 0, 1; sum r 5/2, sum (1 - r) 3/2.
+    # Ranking c, b, u (unjudged), a: c adds 0; b: (1/2 - 0)/(1/2) = 1 below it, 1/2 (1 - 2/3);
+    # a: (1 - 0) + (1 - 1/2) = 3/2 = sum (1 - r): 0. RPref = (1/6) / (5/2) = 1/15.
+    qrels = {"1": {"a": 2, "b": 1, "c": 0, "d": 2}}
+    run = {"1": {"c": 5.0, "b": 4.0, "u": 3.0, "a": 2.0}}
+    names = ["RPref", "RankEff", "SubAP(rate=0)", "SubAP(rate=1)", "AP",
+             "AP(judged_only=True)"]
+    v = tb.evaluate(qrels, [run], names, regimes=["trec_eval"]).mean[0, :, 0]
+    assert v[0] == pytest.approx(1 / 15, abs=1e-15)
+    # SubAP at rate 0 drops u (AP over judged documents: b 1/2, a 2/3 of R 3), at rate 1 is AP
+    assert v[2] == pytest.approx((1 / 2 + 2 / 3) / 3, abs=1e-15) == v[5]
+    assert v[3] == pytest.approx((1 / 2 + 2 / 4) / 3, abs=1e-15) == v[4]
+    # binary grades: RPref is RankEff ((r_i - r_j)/r_i = 1 for each non-relevant one above)
+    # (ranking b, c, u, a: b has none above, a has c: RankEff (1 + 0) / 3)
+    binary = {"1": {d: min(x, 1) for d, x in qrels["1"].items()}}
+    run2 = {"1": {"b": 5.0, "c": 4.0, "u": 3.0, "a": 2.0}}
+    b = tb.evaluate(binary, [run2], ["RPref", "RankEff"], regimes=["trec_eval"]).mean[0, :, 0]
+    assert b[0] == pytest.approx(b[1], abs=1e-15) and b[0] == pytest.approx(1 / 3, abs=1e-15)
+
+
 @pytest.mark.parametrize("name", ["RankEff", "bpref_10", "GAP(thresholds=(0.5,0.5))",
+                                  "RPref", "SubAP(rate=0.5)",
                                   "RBP_rm(p=0.5)", "NCU(stop='rb')", "NCU(utility='P')"])
 def test_expected_is_the_mean_over_tie_orders(name):
     """Brute force: a topic with a tied group of five (relevant of two grades, judged

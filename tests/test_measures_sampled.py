@@ -376,6 +376,7 @@ def test_expected_is_the_mean_over_tie_orders(name):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_unbiased_totals_and_variance_estimates_by_simulation():
     rng = np.random.default_rng(7)
     D = 80

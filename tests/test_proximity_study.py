@@ -24,6 +24,31 @@ def test_delta_buckets():
         "[50,100)": 1, ">=100": 1, "base=0": 1}
 
 
+def test_robustness_by_hand():
+    from tiebreak.studies import proximity_robustness as pr
+
+    # five topics; topic 4 has one term (left out). AP against BOW:
+    #   OW: -50 %, -30 %, +10 %, (0 %), -20 %     UW: 0 %, -30 %, +20 %, (0 %), +5 %
+    bow = np.array([0.4, 0.5, 0.5, 0.3, 0.2])
+    ap = {"BOW": bow, "BOW+OW": bow * [0.5, 0.7, 1.1, 1.0, 0.8],
+          "BOW+UW": bow * [1.0, 0.7, 1.2, 1.0, 1.05], "SDM": bow.copy(), "FDM": bow * 0.8}
+    lengths = np.array([2, 3, 5, 1, 2])
+    rows = {r[0]: r for r in pr.robustness_rows(ap, lengths)}
+    assert rows["BOW+OW"][1] == 4 and rows["BOW+OW"][-1] == 2       # -50 % and -30 %
+    assert rows["BOW+UW"][-1] == 1 and rows["FDM"][-1] == 0          # -20 % is no loss
+    # buckets of OW: <=-50 1, (-50,-10] 2 (-30 and -20), (-10,0) 0, =0 0, [10,50) 1
+    assert rows["BOW+OW"][2:6] == [1, 2, 0, 0] and rows["BOW+OW"][7] == 1
+    by = {(r[0], r[1]): r for r in pr.by_length_rows(ap, lengths)}
+    assert by[("BOW+OW", "2")][2] == 2 and by[("BOW+OW", "2")][3] == pytest.approx(
+        (-0.2 - 0.04) / 2)
+    assert by[("BOW+OW", "5+")][2] == 1 and ("BOW+OW", "4") not in by
+    # Table 3.3: OW loses, UW does not: topics 0 (-0.2) and 4 (-0.04); topic 1 UW loses too
+    out = pr.ow_outliers(ap, lengths, ["t0", "t1", "t2", "t3", "t4"])
+    assert [r[0] for r in out] == ["t0", "t4"] and out[0][3] == pytest.approx(-0.2)
+    t = pr.order_test(ap, lengths)
+    assert t == {"ow_losses": 2, "uw_losses": 1, "ow_only": 1, "uw_only": 0, "p": 1.0}
+
+
 def test_cv_lambda_uses_only_training_topics():
     rng = np.random.default_rng(0)
     n = 40
@@ -94,6 +119,15 @@ def test_study_command(tmp_path):
         mean = sum(int(f["topics"]) * float(f[f"AP_test_{col}"]) for f in folds) / n
         got = next(float(x["AP"]) for x in rows if x["model"] == name)
         assert got == pytest.approx(mean, abs=1e-3)
+    # robustness against BOW (Fig. 3.3): every topic of >= 2 terms in one bucket per model
+    rob = list(csv.DictReader(open(out / "robustness.tsv"), delimiter="\t"))
+    assert [x["model"] for x in rob] == ["BOW+OW", "BOW+UW", "SDM", "FDM"]
+    from tiebreak.studies.study_proximity import delta_buckets
+
+    labels = delta_buckets([0.0], [1.0])[0]
+    assert all(sum(int(x[b]) for b in labels) == int(x["topics"]) for x in rob)
+    assert (out / "robustness_length.tsv").exists() and (out / "ow_outliers.tsv").exists()
+    assert "McNemar exact p" in r.output
     heat = list(csv.DictReader(open(out / "heatmap.tsv"), delimiter="\t"))
     from tiebreak.retrieval.dependency import lkp
 

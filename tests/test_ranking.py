@@ -1,3 +1,4 @@
+
 """ranking.orderings: the sort by topic then score (file order inside ties) on inputs that are
 already in that order (the usual run file, where the sort is skipped) and on any other order."""
 
@@ -6,6 +7,7 @@ import io
 import os
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +89,7 @@ def _both_paths():
     yield using(_cloops)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=6),
        st.lists(st.one_of(st.integers(-5, 5), st.floats(-1e3, 1e3, allow_nan=False),
@@ -185,6 +188,7 @@ def test_lookup_merge_equals_binary_search(qdocs, rdocs):
     assert all(g == got[0] for g in got)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9), st.integers(0, 3)),
                 min_size=1, max_size=40, unique_by=lambda x: x[:2]),

@@ -134,6 +134,7 @@ def _same_index(a, b):
         np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)))
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_builds_the_same_shards(shared_data, tmp_path, monkeypatch):
     pytest.importorskip("distributed", reason="Dask not installed: pip install 'tiebreak[dask]'")
     from tiebreak.evaluation import dask_client

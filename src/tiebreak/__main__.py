@@ -8,7 +8,8 @@ ms of a 0.15 s process):
 * ``tiebreak trec_eval``: its arguments are trec_eval's own, which the group passes through
   unprocessed, so the process goes straight to :func:`tiebreak.trec_eval.cli.run_process`;
 * ``tiebreak eval`` in its common form (files and the command's options in their plain
-  spellings, :func:`tiebreak.cli.eval_command.parse_args`): the command's body
+  spellings, :func:`tiebreak.cli.eval_command.parse_args`, built from the same option table as
+  the click command): the command's body
   :func:`tiebreak.cli.eval_command.run` with the same arguments click would give it; anything else
   (``--help``, a usage error) goes through click.
 

@@ -163,6 +163,7 @@ def irregular_run(draw) -> bytes:
     return text.encode("utf-8")
 
 
+@pytest.mark.slow
 @FUZZ
 @given(irregular_run())
 def test_irregular_runs_same_result_or_same_error(monkeypatch, data):

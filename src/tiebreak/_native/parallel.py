@@ -28,7 +28,8 @@ def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
 
     ``shared`` (e.g. parsed qrels) reaches the workers through fork, never pickled; results
     are pickled back. Falls back to this process where fork is unavailable or ``jobs <= 1``.
-    ``progress``: a label for a tqdm progress bar on stderr (None: no bar).
+    ``progress``: a label for a tqdm progress bar on stderr when it is a terminal (None, or a
+    redirected stderr: no bar).
 
     ``client``: a ``dask.distributed.Client`` (see :func:`dask_client`): ``shared`` is sent to
     every worker once, items go out as tasks of up to 16 items (``jobs`` is ignored), results
@@ -36,9 +37,9 @@ def imap(fn: Callable, items: Iterable, jobs: int, shared=None,
     """
     items = list(items)
     bar = None
-    if progress is not None:
-        import sys
+    import sys
 
+    if progress is not None and sys.stderr.isatty():
         from tqdm import tqdm
 
         bar = tqdm(total=len(items), desc=progress, file=sys.stderr, leave=False)

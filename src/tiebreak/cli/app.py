@@ -26,9 +26,12 @@ from .common import (  # noqa: F401 - the commands' shared helpers, as tiebreak.
     dask_option,
     open_client,
     open_output,
+    renamed_option,
     resolve_jobs,
+    split_list,
     split_qrels,
 )
+from .options import click_options
 
 # Commands that live in their own modules: name -> "module:attribute" (imported on first use, so
 # start-up stays fast). Add one line per command.
@@ -47,6 +50,9 @@ LAZY_COMMANDS: dict[str, str] = {
     "fuse": "tiebreak.cli.runs:fuse_cmd",
     "run": "tiebreak.cli.runs:run_cmd",
     "qrels": "tiebreak.cli.qrels:qrels_group",
+    "repro": "tiebreak.cli.repro:repro_cmd",
+    "correlate": "tiebreak.cli.correlate:correlate_cmd",
+    "verify": "tiebreak.cli.verify:verify_cmd",
 }
 
 
@@ -97,6 +103,7 @@ COMMAND_HELP: dict[str, str] = {
     "band": "Write a deliberately tied (banded or rounded) version of a run.",
     "bounds": "Worst-case change of RR / RBP from averaging inside bands (YMT 2016, Table 2).",
     "compare": "Significance tests between runs, flagging wins that depend on tie order.",
+    "correlate": "Rank correlation (tau, tau_AP, tau_b, Spearman, RBO) of two eval results.",
     "estimate": "Estimate deep RBP scores from shallow qrels (Lu 2018, ch. 6).",
     "eval": "Evaluate runs against qrels under every treatment of tied scores.",
     "example": "Print the paths of a shipped example (qrels, then run).",
@@ -107,12 +114,14 @@ COMMAND_HELP: dict[str, str] = {
     "pool": "Build a judgment pool, or simulate a shallower one from deep qrels.",
     "qrels": "Commands on qrels: convert, compare and test the conclusions they support.",
     "report": "Write a self-contained HTML report comparing runs.",
+    "repro": "Reproduction measures (Breuer et al. 2020) and the share of the gap ties explain.",
     "reproduce": "Our numbers beside the seed papers' tables and figures, with verdicts.",
     "run": "Edit a run: top-k cut, topic filter, normalisation, dedup, rank from score.",
     "search": "Search an index for every topic and write a TREC run.",
     "study": "Studies: bands, ties, depth, estimate, precision, proximity.",
     "ties": "Tie prevalence and run hygiene of runs (YMT 2016, Cabanac et al. 2010).",
     "trec_eval": "Drop-in trec_eval 10.0, plus --regime for tie regimes.",
+    "verify": "Check expected values (eval --write-expected) within each run's tie range.",
 }
 STUDY_HELP: dict[str, str] = {
     "bands": "Deliberate banding of runs (YMT 2016, Section 4: Figs. 3-4, Table 3).",
@@ -206,70 +215,15 @@ def study_group() -> None:
 @main.command("eval")
 @click.argument("qrels", type=click.Path(allow_dash=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help="Measure, repeatable: AP, nDCG@10, P@10, RR, R@1000, 'RBP(p=0.8)', bpref, "
-                   "ERR@20, Success@10, Judged@10, 'AP(rel=2)', or trec_eval names map, P_5, "
-                   "ndcg_cut_10, recip_rank ... Default: AP nDCG@10 P@10 RR R@1000 "
-                   "RBP(p=0.8) bpref.")
-@click.option("--regime", "regimes", multiple=True, metavar="REGIME", help=REGIME_HELP)
-@click.option("--convention", metavar="PEER",
-              type=click.Choice(E.CONVENTIONS),
-              help="Read every -m name as PEER spells it, with PEER's parameters and defaults.")
-@click.option("-g", "ntcir_gains", metavar="G1:G2:...",
-              help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ...")
-@click.option("-q", "--per-topic", is_flag=True, help="Also print one row per topic.")
-@click.option("--format", "fmt", type=click.Choice(E.FORMATS), default="table",
-              show_default=True, help="table: readable grid; tsv: run measure regime qid value "
-                                      "(full precision); json: records.")
-@click.option("--header", is_flag=True, help="tsv: a first row naming the columns.")
-@click.option("--wide", is_flag=True, help="Runs x measures: one row per run, one column per "
-                                           "measure (and regime); tsv adds a header row.")
-@click.option("--sort", "sort_by", metavar="MEASURE",
-              help="--wide: order the runs by this measure, best first.")
-@click.option("--name-by", type=click.Choice(E.NAME_BY), default="tag", show_default=True,
-              help="Name runs by their run tag (column 6), or by their file name.")
-@click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
-@click.option("--verbose", is_flag=True,
-              help="Print every run's input warnings (by default, with more than 3 runs, one "
-                   "line per kind of warning with a count).")
-@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
-              help="Round scores as a number format stores them before evaluating: float64, "
-                   "float32 (emulates trec_eval <= 9.0.8 and pytrec_eval), float16, bfloat16, "
-                   "int8 (min-max scale per topic), int8-global, bits:K (K mantissa bits), "
-                   "decimals:D (as %.Df prints them).")
-@click.option("--average", type=click.Choice(E.AVERAGES), default="qrels",
-              show_default=True, help="qrels: every qrels topic, missing ones score 0 "
-                                      "(trec_eval -c); run-topics: only topics the run has.")
-@click.option("--on-duplicate", type=click.Choice(E.ON_DUPLICATE), default="error",
-              show_default=True, help="A docno twice in one topic: stop, or keep the first line.")
-@click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
-              help="Processes that read and evaluate run files in parallel (0 = all cores).")
-@click.option("--samples", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Random orderings per tied group for 'expected' values without a closed "
-                   "form (a note on stderr gives the largest standard error).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sampling.")
-@click.option("--chunk-topics", metavar="K", default=None,
-              help="Evaluate each run K topics at a time: memory bounded by K topics, not by "
-                   "the run (every value identical). Runs of 16 MiB or more are read and "
-                   "evaluated piece by piece without it.")
-@dask_option()
-@click.option("--line-counts", is_flag=True,
-              help="List in the warnings what became of every input line (read, comment, "
-                   "blank, evaluated, dropped); JSON output always has them.")
-def eval_cmd(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header,
-             wide, sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs,
-             samples, seed, chunk_topics, dask_address, line_counts):
+@click_options(E.OPTIONS)
+def eval_cmd(qrels, runs, **options):
     """Evaluate RUNS against QRELS under every treatment of tied scores.
 
     RUNS and QRELS may be plain or gzipped; '-' reads standard input; a directory means every
     run file in it; QRELS may also be irds:DATASET_ID (ir_datasets). Runs are named by their
     run tag (column 6), else by file name (see --name-by). Warnings go to standard error.
     """
-    from .eval_command import run
-
-    run(qrels, runs, measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide,
-        sort_by, name_by, quiet, verbose, score_precision, average, on_duplicate, jobs, samples,
-        seed, dask_address, line_counts, chunk_topics)
+    E.run(qrels, runs, **options)
 
 
 @main.command("measures")
@@ -360,9 +314,12 @@ def band_cmd(run, rho, digits, order, tag, on_duplicate):
 
 @main.command("bounds")
 @click.option("--rho", "rhos", multiple=True, metavar="RHO",
-              help="Band growth factor, repeatable. Default: 1.1 1.2 1.4 1.7 2.0.")
-@click.option("--metric", "metrics", multiple=True, metavar="METRIC",
-              help="RR or 'RBP(p=P)', repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85).")
+              help="Band growth factor, repeatable or comma-separated (as 'study bands "
+                   "--rho'). Default: 1.1,1.2,1.4,1.7,2.0.")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="RR or 'RBP(p=P)', repeatable or comma-separated. Default: RR, RBP(p=0.5), "
+                   "RBP(p=0.85).")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--depth", type=click.IntRange(min=0, max=10**7), default=1000,
               show_default=True, help="Ranks covered by the bands.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv"]), default="table",
@@ -376,7 +333,8 @@ def bounds_cmd(rhos, metrics, depth, fmt):
     from ..ranking.bands import DEFAULT_BOUND_METRICS, DEFAULT_RHOS, bounds_table
 
     try:
-        t = bounds_table(rhos or DEFAULT_RHOS, metrics or DEFAULT_BOUND_METRICS, depth)
+        t = bounds_table(split_list(rhos) or DEFAULT_RHOS,
+                         split_list(metrics) or DEFAULT_BOUND_METRICS, depth)
     except (ValueError, TypeError) as e:
         _fail(str(e))
     click.echo(t.to_text(fmt), nl=False)

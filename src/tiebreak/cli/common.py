@@ -8,12 +8,7 @@ import sys
 
 import click
 
-REGIME_HELP = (
-    "Tie regime, repeatable or comma-separated: file, trec_eval, realistic, optimistic, lower, "
-    "upper, expected, or all (these seven); also score-rank (score descending, then the rank "
-    "column, as Yang et al. 2016 re-sort). Default: trec_eval,expected,realistic,optimistic,"
-    "lower,upper."
-)
+from .options import REGIME_HELP  # noqa: F401 - the regime option's text, shared
 
 
 def _fail(msg: str) -> None:
@@ -91,3 +86,97 @@ class open_output:
         if isinstance(e, OSError) and e.filename is None:
             raise OSError(e.errno, e.strerror, self.path) from None
         return False
+
+
+def split_list(values) -> list[str]:
+    """The items of a list option, in the one list syntax of every command: the option
+    repeated, each value comma-separated (``-m AP -m P@10,RR`` -> ``[AP, P@10, RR]``); blanks
+    around items and empty items are dropped. ``values``: a string or an iterable of strings
+    (None: no items). A comma inside parentheses stays in its item (``RBP(p=0.8,d=10)``)."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    out = []
+    for v in values:
+        depth, start = 0, 0
+        for i, ch in enumerate(v):
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                out.append(v[start:i])
+                start = i + 1
+        out.append(v[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def note_renamed(old: str, new: str) -> None:
+    """The deprecation note of an old option spelling, on stderr."""
+    click.echo(f"tiebreak: note: {old} is deprecated (kept for one release): use {new}",
+               err=True)
+
+
+def renamed_option(old: str, param: str, new: str, **kw):
+    """A hidden option spelled ``old`` (an earlier release's name of ``new``) for a command
+    whose parameter ``param`` is now given as ``new``: its value goes to ``param`` with a
+    deprecation note on stderr (:func:`note_renamed`). For a repeatable option
+    (``multiple=True``) the old values are added to the new ones; otherwise giving both is a
+    usage error. ``kw``: click's option arguments (type, multiple, ...) of the old spelling.
+    Apply it below the command's ``@click.command`` like an option."""
+    import functools
+
+    hidden = f"_renamed_{param}_{old.lstrip('-').replace('-', '_')}"
+
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*a, **k):
+            value = k.pop(hidden)
+            if value is None or value == ():
+                return f(*a, **k)
+            note_renamed(old, new)
+            if kw.get("multiple"):
+                k[param] = tuple(k.get(param) or ()) + tuple(value)
+            else:
+                ctx = click.get_current_context()
+                src = ctx.get_parameter_source(param)
+                if src is not None and src.name == "COMMANDLINE":
+                    raise click.UsageError(f"give {new} or its old spelling {old}, not both")
+                k[param] = value
+            return f(*a, **k)
+
+        return click.option(old, hidden, hidden=True, default=None if not kw.get("multiple")
+                            else (), **kw)(wrapper)
+
+    return decorate
+
+
+def write_rows(rows: list[dict], fmt: str, fh, columns: list[str] | None = None,
+               nleft: int = 1, title: str | None = None) -> None:
+    """Write records (dicts with the same keys) as ``table`` (the readable grid, floats to 4
+    decimals), ``tsv`` (a header row and full precision) or ``json`` (a list of objects; NaN as
+    null). ``columns`` chooses and orders the keys (default: the first row's); ``title`` is a line
+    above a table (tables only)."""
+    from ..evaluation.output import dump_json, grid
+
+    cols = columns or (list(rows[0]) if rows else [])
+    if fmt == "json":
+        dump_json([{c: r.get(c) for c in cols} for r in rows], fh)
+        return
+
+    def cell(v, precise):
+        if isinstance(v, float):
+            if v != v:
+                return "-" if not precise else "nan"
+            return repr(v) if precise else f"{v:.4f}"
+        return str(v)
+
+    if fmt == "tsv":
+        fh.write("\t".join(cols) + "\n")
+        for r in rows:
+            fh.write("\t".join(cell(r.get(c), True) for c in cols) + "\n")
+        return
+    if title:
+        fh.write(title + "\n")
+    fh.write(grid(cols, [[cell(r.get(c), False) for c in cols] for r in rows], nleft))

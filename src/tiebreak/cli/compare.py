@@ -7,8 +7,37 @@ from __future__ import annotations
 import click
 
 from ..stats.compare import FORMATS
+from .common import _fail, split_list
 
-__all__ = ["compare_cmd", "compare_options"]
+__all__ = ["compare_cmd", "compare_options", "regimes"]
+
+REGIMES = ("trec_eval", "file", "expected", "realistic", "optimistic", "lower", "upper")
+
+
+def regimes(given) -> list[str]:
+    """The regimes of ``--regime`` (repeatable or comma-separated, :func:`split_list`), each
+    once, in the order given; ``["trec_eval"]`` when none is given. Exit status 2 for a name
+    that is not one of :data:`REGIMES`."""
+    out = list(dict.fromkeys(split_list(given))) or ["trec_eval"]
+    bad = [r for r in out if r not in REGIMES]
+    if bad:
+        _fail(f"--regime {', '.join(bad)}: not one of {', '.join(REGIMES)}")
+    return out
+
+
+def _joined(results, fmt: str) -> str:
+    """The text of one comparison per regime in ``fmt``: one table after another; TSV with one
+    header row; JSON, a list of the comparisons' documents when there are several."""
+    if len(results) == 1:
+        return results[0].format(fmt)
+    texts = [c.format(fmt) for c in results]
+    if fmt == "tsv":
+        return texts[0] + "".join(t.split("\n", 1)[1] for t in texts[1:])
+    if fmt == "json":
+        import json
+
+        return json.dumps([json.loads(t) for t in texts], indent=1) + "\n"
+    return "\n".join(texts)
 
 
 def compare_options(f):
@@ -35,10 +64,10 @@ def compare_options(f):
                      default=0.05, show_default=True, help="Significance level."),
         click.option("--all-pairs", is_flag=True,
                      help="Compare every pair of systems instead of each against the baseline."),
-        click.option("--regime", default="trec_eval", show_default=True,
-                     type=click.Choice(["trec_eval", "file", "expected", "realistic",
-                                        "optimistic", "lower", "upper"]),
-                     help="Tie regime of the reported means and tests."),
+        click.option("--regime", "regime", multiple=True, metavar="REGIME",
+                     help="Tie regime of the reported means and tests, repeatable or "
+                          f"comma-separated (one comparison each): {', '.join(REGIMES)}. "
+                          "Default: trec_eval."),
         click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True),
                      default=0.95, show_default=True, help="Confidence level of the interval."),
         click.option("--resamples", type=click.IntRange(min=1), default=10000,
@@ -52,7 +81,7 @@ def compare_options(f):
                      show_default=True,
                      help="Name runs by their run tag (column 6), or by their file name."),
         click.option("--quiet", is_flag=True,
-                     help="Do not print input warnings (they go to stderr)."),
+                     help="Do not print input warnings (they go to stderr) or a progress bar."),
         click.option("--verbose", is_flag=True,
                      help="Print every run's input warnings (by default, with more than 3 "
                           "runs, one line per kind of warning with a count)."),
@@ -93,22 +122,22 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     from ..measures import MeasureError
     from ..ranking.formats import parse_format
     from ..stats.compare import compare, evaluate_for_compare, input_warnings
-    from .common import _fail
 
+    regs = regimes(regime)
     try:
         score_precision = parse_format(score_precision, "--score-precision")
     except ValueError as e:
         _fail(str(e))
     try:
-        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
-                                            name_by, convention, score_precision)
-        c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
-                    all_pairs=all_pairs, regime=regime, level=level, n=resamples,
-                    seed=seed)
+        q, res, bidx = evaluate_for_compare(qrels, runs, measures, regs, baseline, jobs,
+                                            name_by, convention, quiet, score_precision)
+        cs = [compare(res, bidx, test=test, correction=correction, alpha=alpha,
+                      all_pairs=all_pairs, regime=r, level=level, n=resamples, seed=seed)
+              for r in regs]
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))
-    click.echo(c.format(fmt), nl=False)
-    for note in c.notes:
+    click.echo(_joined(cs, fmt), nl=False)
+    for note in dict.fromkeys(n for c in cs for n in c.notes):
         click.echo(f"tiebreak: note: {note}", err=True)
     if not quiet:
         for line in input_warnings(q, res, verbose):

@@ -1,14 +1,14 @@
 """``tiebreak eval``: the command's body (:func:`run`) and its options (:data:`OPTIONS`), without
 click.
 
-The click command :func:`tiebreak.cli.eval_cmd` parses the options and calls :func:`run`; a
-console process (:mod:`tiebreak.__main__`) parses the common form itself with
-:func:`parse_args` -- ``tiebreak eval QRELS RUN... [-m M]... [--format F] ...``, every option of
-the command in its plain spellings -- and calls the same :func:`run` through the one error path
+The options are declared once, in :data:`OPTIONS`; the click command
+:func:`tiebreak.cli.app.eval_cmd` is built from that table and calls :func:`run`; a console
+process (:mod:`tiebreak.__main__`) parses the common form with the parser built from the same
+table (:func:`parse_args`) -- ``tiebreak eval QRELS RUN... [-m M]... [--format F] ...``, every
+option in its plain spellings -- and calls the same :func:`run` through the one error path
 (:func:`tiebreak._native.process.run_standalone`), so a one-run ``tiebreak eval`` does not import
-click
-and its command table (about 10 ms of a 0.15 s process; scripts call it once per run). Anything
-else (``--help``, a misspelt option, a value click would refuse, a clustered short option)
+click and its command table (about 10 ms of a 0.15 s process; scripts call it once per run).
+Anything else (``--help``, a misspelt option, a value click would refuse, a clustered short option)
 returns None from :func:`parse_args` and goes through click, which prints its own message.
 """
 
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import sys
 
+from .options import REGIME_HELP, Option, defaults, parse
+
 __all__ = ["OPTIONS", "parse_args", "run"]
 
-# Choices of the options with a fixed set of values (click.Choice in tiebreak.cli).
+# Choices of the options with a fixed set of values.
 CONVENTIONS = ("trec_eval", "ir_measures", "ranx", "ntcireval", "trectools", "sklearn", "spark",
                "elasticsearch", "cwl", "sample_eval")
 FORMATS = ("table", "tsv", "json")
@@ -27,114 +29,83 @@ SCORE_PRECISIONS = ("float64", "float32")  # and every score format (tiebreak.ra
 AVERAGES = ("qrels", "run-topics")
 ON_DUPLICATE = ("error", "first")
 
-# Every option of ``tiebreak eval``: parameter name -> (option strings, kind, detail). Kinds:
-# "flag"; "str"; "many" (repeatable, a tuple); "choice" (detail: the choices); "int" (detail:
-# the smallest value allowed, or None). The defaults are those of :func:`run`; a test checks
-# this table and those defaults against the click command's parameters.
-OPTIONS: dict[str, tuple[tuple[str, ...], str, object]] = {
-    "measures": (("-m", "--measure"), "many", None),
-    "regimes": (("--regime",), "many", None),
-    "convention": (("--convention",), "choice", CONVENTIONS),
-    "ntcir_gains": (("-g",), "str", None),
-    "per_topic": (("-q", "--per-topic"), "flag", None),
-    "fmt": (("--format",), "choice", FORMATS),
-    "header": (("--header",), "flag", None),
-    "wide": (("--wide",), "flag", None),
-    "sort_by": (("--sort",), "str", None),
-    "name_by": (("--name-by",), "choice", NAME_BY),
-    "quiet": (("--quiet",), "flag", None),
-    "verbose": (("--verbose",), "flag", None),
-    "score_precision": (("--score-precision",), "str", None),
-    "average": (("--average",), "choice", AVERAGES),
-    "on_duplicate": (("--on-duplicate",), "choice", ON_DUPLICATE),
-    "jobs": (("-j", "--jobs"), "int", 0),
-    "samples": (("--samples",), "int", 1),
-    "seed": (("--seed",), "int", None),
-    "dask_address": (("--dask",), "str", None),
-    "chunk_topics": (("--chunk-topics",), "str", None),
-    "line_counts": (("--line-counts",), "flag", None),
-}
-
-
-def _option_table() -> dict[str, tuple[str, str, object]]:
-    return {o: (name, kind, detail) for name, (opts, kind, detail) in OPTIONS.items()
-            for o in opts}
-
-
-def _readable_or_absent(path: str) -> bool:
-    """What click.Path(allow_dash=True) accepts without a message: '-', a path that does not
-    exist (the reader names it), or one that exists and is readable."""
-    import os
-
-    if path == "-":
-        return True
-    try:
-        os.stat(path)
-    except (OSError, ValueError):
-        return True  # click passes it on (ValueError: a NUL byte, which click lets through)
-    return os.access(path, os.R_OK)
+_ALL = [
+    Option("measures", ("-m", "--measure"), "many", metavar="MEASURE",
+           help="Measure, repeatable: AP, nDCG@10, P@10, RR, R@1000, 'RBP(p=0.8)', bpref, "
+                "ERR@20, Success@10, Judged@10, 'AP(rel=2)', or trec_eval names map, P_5, "
+                "ndcg_cut_10, recip_rank ... Default: AP nDCG@10 P@10 RR R@1000 "
+                "RBP(p=0.8) bpref."),
+    Option("regimes", ("--regime",), "many", metavar="REGIME", help=REGIME_HELP),
+    Option("convention", ("--convention",), "choice", choices=CONVENTIONS, metavar="PEER",
+           help="Read every -m name as PEER spells it, with PEER's parameters and defaults."),
+    Option("ntcir_gains", ("-g",), "str", metavar="G1:G2:...",
+           help="--convention ntcireval: NTCIREVAL's gain of each relevance level L1, L2, ..."),
+    Option("per_topic", ("-q", "--per-topic"), "flag", help="Also print one row per topic."),
+    Option("fmt", ("--format",), "choice", "table", choices=FORMATS, show_default=True,
+           help="table: readable grid; tsv: run measure regime qid value (full precision); "
+                "json: records."),
+    Option("header", ("--header",), "flag", help="tsv: a first row naming the columns."),
+    Option("wide", ("--wide",), "flag",
+           help="Runs x measures: one row per run, one column per measure (and regime); tsv "
+                "adds a header row."),
+    Option("sort_by", ("--sort",), "str", metavar="MEASURE",
+           help="--wide: order the runs by this measure, best first."),
+    Option("name_by", ("--name-by",), "choice", "tag", choices=NAME_BY, show_default=True,
+           help="Name runs by their run tag (column 6), or by their file name."),
+    Option("quiet", ("--quiet",), "flag",
+           help="Do not print input warnings (they go to stderr) or a progress bar."),
+    Option("verbose", ("--verbose",), "flag",
+           help="Print every run's input warnings (by default, with more than 3 runs, one line "
+                "per kind of warning with a count)."),
+    Option("score_precision", ("--score-precision",), "str", "float64", metavar="FORMAT",
+           show_default=True,
+           help="Round scores as a number format stores them before evaluating: float64, "
+                "float32 (emulates trec_eval <= 9.0.8 and pytrec_eval), float16, bfloat16, "
+                "int8 (min-max scale per topic), int8-global, bits:K (K mantissa bits), "
+                "decimals:D (as %.Df prints them)."),
+    Option("average", ("--average",), "choice", "qrels", choices=AVERAGES, show_default=True,
+           help="qrels: every qrels topic, missing ones score 0 (trec_eval -c); run-topics: "
+                "only topics the run has."),
+    Option("on_duplicate", ("--on-duplicate",), "choice", "error", choices=ON_DUPLICATE,
+           show_default=True, help="A docno twice in one topic: stop, or keep the first line."),
+    Option("jobs", ("-j", "--jobs"), "int", 0, lo=0, show_default="all cores",
+           help="Processes that read and evaluate run files in parallel (0 = all cores)."),
+    Option("samples", ("--samples",), "int", 1000, lo=1, show_default=True,
+           help="Random orderings per tied group for 'expected' values without a closed form "
+                "(a note on stderr gives the largest standard error)."),
+    Option("seed", ("--seed",), "int", 0, lo=0, show_default=True,
+           help="Seed of that sampling."),
+    Option("chunk_topics", ("--chunk-topics",), "str", metavar="K",
+           help="Evaluate each run K topics at a time: memory bounded by K topics, not by the "
+                "run (every value identical). Runs of 16 MiB or more are read and evaluated "
+                "piece by piece without it."),
+    Option("dask_address", ("--dask",), "str", metavar="ADDRESS",
+           help="Evaluate on a Dask cluster: tcp://scheduler:8786, or 'local' for a "
+                "LocalCluster (needs pip install 'tiebreak[dask]')."),
+    Option("line_counts", ("--line-counts",), "flag",
+           help="List in the warnings what became of every input line (read, comment, blank, "
+                "evaluated, dropped); JSON output always has them."),
+    Option("write_expected", ("--write-expected",), "str", metavar="FILE",
+           help="Also write FILE, the expected values (trec_eval regime, tie range "
+                "[realistic, optimistic]) that 'tiebreak verify FILE' checks."),
+]
+#: Every option of ``tiebreak eval`` (parameter name -> :class:`~tiebreak.cli.options.Option`):
+#: the one definition from which the click command (:func:`tiebreak.cli.app.eval_cmd`) and the
+#: click-free parser (:func:`parse_args`) are built, and the defaults of :func:`run`.
+OPTIONS: dict[str, Option] = {o.param: o for o in _ALL}
+DEFAULTS = defaults(OPTIONS)
 
 
 def parse_args(args: list[str]) -> dict | None:
     """The keyword arguments of :func:`run` for ``tiebreak eval ARGS``, exactly as the click
-    command would pass them; None for anything it would answer itself (help, a usage error, a
-    refused value) or that this parser does not take (clustered short options): run those
-    through click. Accepted: ``--opt VALUE``, ``--opt=VALUE``, ``-m VALUE``, ``-mVALUE``,
-    flags, '-' as a file, options anywhere among the files, ``--`` ending the options."""
-    table = _option_table()
-    kw: dict = {}
-    files: list[str] = []
-    i, n = 0, len(args)
-    while i < n:
-        a = args[i]
-        i += 1
-        if a == "--":
-            files.extend(args[i:])
-            break
-        if a[:1] != "-" or a == "-":
-            files.append(a)
-            continue
-        value = None
-        if a.startswith("--"):
-            name, eq, attached = a.partition("=")
-            if eq:
-                value = attached
-        elif len(a) > 2:  # -mVALUE (and clustered flags, which go to click)
-            name, value = a[:2], a[2:]
-        else:
-            name = a
-        spec = table.get(name)
-        if spec is None:
-            return None
-        param, kind, detail = spec
-        if kind == "flag":
-            if value is not None:
-                return None
-            kw[param] = True
-            continue
-        if value is None:
-            if i >= n:
-                return None
-            value = args[i]
-            i += 1
-        if kind == "many":
-            kw[param] = kw.get(param, ()) + (value,)
-        elif kind == "choice":
-            if value not in detail:
-                return None
-            kw[param] = value
-        elif kind == "int":
-            try:
-                v = int(value)
-            except ValueError:
-                return None
-            if detail is not None and v < detail:
-                return None
-            kw[param] = v
-        else:
-            kw[param] = value
-    if len(files) < 2 or not all(_readable_or_absent(f) for f in files):
+    command would pass them (the options not given left out: :func:`run` fills in their
+    defaults); None for anything click would answer itself (help, a usage error, a refused
+    value) or that the parser does not take (clustered short options): run those through
+    click (:func:`tiebreak.cli.options.parse`)."""
+    got = parse(OPTIONS, args)
+    if got is None or len(got[1]) < 2:
         return None
+    kw, files = got
     kw["qrels"], kw["runs"] = files[0], tuple(files[1:])
     return kw
 
@@ -166,16 +137,25 @@ def imports() -> None:
     from ..io import discover  # noqa: F401
 
 
-def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
-        per_topic=False, fmt="table", header=False, wide=False, sort_by=None, name_by="tag",
-        quiet=False, verbose=False, score_precision="float64", average="qrels",
-        on_duplicate="error", jobs=0, samples=1000, seed=0, dask_address=None,
-        line_counts=False, chunk_topics=None) -> None:
+def run(qrels, runs, **options) -> None:
     """Evaluate ``runs`` (paths, '-', directories) against ``qrels`` and print the results:
-    the body of ``tiebreak eval`` (see its ``--help`` for every option). Bad input: a one-line
-    message on stderr and ``SystemExit(2)``; input warnings and notes on stderr.
-    ``chunk_topics``: the text of ``--chunk-topics`` (a positive whole number of topics) or
-    None."""
+    the body of ``tiebreak eval``. ``options``: keyword arguments named as the parameters of
+    :data:`OPTIONS` (see ``tiebreak eval --help``), each defaulting to its entry there;
+    ``chunk_topics`` is the text of ``--chunk-topics`` (a positive whole number of topics) or
+    None; ``write_expected`` a path for :func:`tiebreak.studies.verify.write_expected`. Bad
+    input: a one-line message on stderr and ``SystemExit(2)``; input warnings and notes on
+    stderr. Raises TypeError for an option that :data:`OPTIONS` does not have."""
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"run() got unexpected options: {', '.join(unknown)}")
+    o = {**DEFAULTS, **options}
+    (measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide, sort_by, name_by,
+     quiet, verbose, score_precision, average, on_duplicate, jobs, samples, seed, chunk_topics,
+     dask_address, line_counts, write_expected) = (o[k] for k in (
+        "measures", "regimes", "convention", "ntcir_gains", "per_topic", "fmt", "header", "wide",
+        "sort_by", "name_by", "quiet", "verbose", "score_precision", "average", "on_duplicate",
+        "jobs", "samples", "seed", "chunk_topics", "dask_address", "line_counts",
+        "write_expected"))
     from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
@@ -236,7 +216,7 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
 
         kw["client"] = open_client(dask_address)
     try:
-        if len(paths) > 3 and sys.stderr.isatty():
+        if len(paths) > 3 and sys.stderr.isatty() and not quiet:
             from tqdm import tqdm
 
             with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr,
@@ -247,6 +227,16 @@ def run(qrels, runs, measures=(), regimes=(), convention=None, ntcir_gains=None,
     except (InputError, MeasureError) as e:
         _fail(str(e))
 
+    if write_expected:
+        from ..studies.verify import write_expected as _write_expected
+
+        if qrels == "-" or "-" in paths:
+            _fail("--write-expected needs qrels and runs from files")
+        try:
+            n = _write_expected(res, paths, qrels, write_expected)
+        except (ValueError, ImportError) as e:
+            _fail(str(e))
+        echo_err(f"tiebreak: wrote {n} expected values to {write_expected}")
     out = sys.stdout
     warn_lines = format_warnings(res, lines=True) if line_counts else \
         summarise_warnings(res, verbose)

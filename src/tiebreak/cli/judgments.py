@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from .common import _fail
+from .common import _fail, renamed_option
 from .judgment_options import (
     CONTRIB_HELP,
     ORDER_HELP,
@@ -153,8 +153,10 @@ def _kept(q, P):
 @click.command("estimate")
 @click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Deprecated alias: give QRELS (the shallow judgments) as the first argument.")
-@click.option("--metric", default="RBP(p=0.95)", show_default=True,
-              help="The deep metric: RBP(p=...) (scored to --depth), or the recall-based "
+@renamed_option("--metric", "metric", "-m/--measure", metavar="MEASURE")
+@click.option("-m", "--measure", "metric", default="RBP(p=0.95)", show_default=True,
+              metavar="MEASURE",
+              help="The deep measure: RBP(p=...) (scored to --depth), or the recall-based "
                    "AP@k / nDCG@k (Lu 2018 ch. 7: the fitted gains plugged into AP and nDCG, "
                    "with the exact range over the unjudged documents of the runs' top k).")
 @click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,

@@ -30,10 +30,15 @@ def report_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pai
     from ..report import build_report
     from ..stats.compare import compare, evaluate_for_compare, input_warnings
     from .common import _fail
+    from .compare import regimes
 
+    regs = regimes(regime)
+    if len(regs) > 1:
+        _fail("report shows one comparison: give one --regime")
+    regime = regs[0]
     try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regime, baseline, jobs,
-                                            name_by)
+                                            name_by, quiet=quiet)
         c = compare(res, bidx, test=test, correction=correction, alpha=alpha,
                     all_pairs=all_pairs, regime=regime, level=level, n=resamples, seed=seed)
     except (InputError, MeasureError, ValueError) as e:

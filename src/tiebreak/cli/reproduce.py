@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
-from .common import _fail
+from .common import _fail, renamed_option, split_list
 
 FORMATS = ("table", "tsv", "md")
 
@@ -94,8 +93,10 @@ def _md(results, figures: dict | None = None) -> str:
 @click.option("--list", "list_", is_flag=True, help="List the items and exit.")
 @click.option("--all", "all_", is_flag=True, help="Compute every item.")
 @click.option("--quick", is_flag=True, help="Compute the items that take seconds.")
-@click.option("--seed", "seeds", multiple=True, metavar="SEED",
-              help="Only the items of this paper: ymt2016, cabanac2010 or lu2018 (repeatable).")
+@click.option("--paper", "seeds", multiple=True, metavar="PAPER",
+              help="Only the items of this paper: ymt2016, cabanac2010 or lu2018 (repeatable or "
+                   "comma-separated).")
+@renamed_option("--seed", "seeds", "--paper", multiple=True, metavar="PAPER")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="table; tsv (item cell paper ours verdict note, ours at full precision); md "
                    "(the page docs/reproduction.md).")
@@ -106,7 +107,8 @@ def _md(results, figures: dict | None = None) -> str:
               help="Draw the figures of the computed figure items into this folder (PNG).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, out):
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, out, quiet):
     """Set our numbers beside the papers' own: Yang, Moffat & Turpin (AIRS 2016), Cabanac et
     al. (CLEF 2010), Lu (PhD thesis, RMIT 2018).
 
@@ -114,6 +116,7 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     verdict: exact, within-tolerance, shape-holds, differs (with the reason) or
     not-reproducible-here (with what is missing).
     """
+    from ..evaluation.output import Progress
     from ..studies.reproduce import (
         Context,
         ReproduceError,
@@ -124,7 +127,8 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     )
 
     reg = items()
-    chosen = [i for i in reg.values() if not seeds or i.seed in seeds]
+    papers = split_list(seeds)
+    chosen = [i for i in reg.values() if not papers or i.seed in papers]
     if list_:
         for i in chosen:
             speed = "quick" if i.quick else "slow"
@@ -146,20 +150,22 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     ctx = Context(data=data)
     results = []
     figures: dict[str, str] = {}
-    for i, item in enumerate(chosen, 1):
-        if sys.stderr.isatty():
-            click.echo(f"[reproduce] {i}/{len(chosen)} {item.id}", err=True)
-        cells = run_item(item, ctx)
-        results.append((item, cells))
-        if fig_dir and item.figure is not None:
-            try:
-                Path(fig_dir).mkdir(parents=True, exist_ok=True)
-                png = Path(fig_dir) / (item.id.replace(":", "_") + ".png")
-                item.figure(ctx, png)
-                base = Path(out).resolve().parent if out else Path.cwd()
-                figures[item.id] = os.path.relpath(png.resolve(), base)
-            except ReproduceError as e:
-                click.echo(f"tiebreak: warning: {item.id}: figure not drawn: {e}", err=True)
+    with Progress(len(chosen), "reproduce", "items", enabled=not quiet) as bar:
+        for item in chosen:
+            if bar.bar is not None:
+                bar.bar.set_postfix_str(item.id)
+            cells = run_item(item, ctx)
+            results.append((item, cells))
+            if fig_dir and item.figure is not None:
+                try:
+                    Path(fig_dir).mkdir(parents=True, exist_ok=True)
+                    png = Path(fig_dir) / (item.id.replace(":", "_") + ".png")
+                    item.figure(ctx, png)
+                    base = Path(out).resolve().parent if out else Path.cwd()
+                    figures[item.id] = os.path.relpath(png.resolve(), base)
+                except ReproduceError as e:
+                    click.echo(f"tiebreak: warning: {item.id}: figure not drawn: {e}", err=True)
+            bar.update(1)
     text = _md(results, figures) if fmt == "md" else {"tsv": _tsv, "table": _table}[fmt](results)
     if out:
         from .common import open_output

@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..runs.fusion import FUSION_METHODS, NORMALISATIONS
-from .common import _fail
+from .common import _fail, renamed_option
 
 _NORMS = [n for n in NORMALISATIONS]
 
@@ -46,7 +46,9 @@ OUTPUT_OPT = click.option("-o", "--output", metavar="FILE",
                                       "score-based method (rank-based methods ignore it).")
 @click.option("-w", "--weight", "weights", type=float, multiple=True, metavar="W",
               help="wsum: one weight per run, in order (default 1 each).")
-@click.option("-k", "k", type=float, default=60, show_default=True, help="RRF's constant.")
+@click.option("--rrf-k", "k", type=click.FloatRange(min=0), default=60, show_default=True,
+              help="RRF's constant k in 1/(k + rank).")
+@renamed_option("-k", "k", "--rrf-k", type=click.FloatRange(min=0))
 @click.option("--depth", type=click.IntRange(min=1), help="Keep the first DEPTH documents of "
                                                          "each topic.")
 @click.option("--tag", metavar="TAG", help="Run tag of the output (default: the method).")
@@ -90,8 +92,9 @@ def _topic_list(values, path):
 
 @click.command("run")
 @click.argument("run", type=click.Path(allow_dash=True))
-@click.option("--top", "-k", type=click.IntRange(min=1), metavar="K",
+@click.option("-k", "--depth", "top", type=click.IntRange(min=1), metavar="K",
               help="Keep the first K documents of each topic.")
+@renamed_option("--top", "top", "-k/--depth", type=click.IntRange(min=1), metavar="K")
 @click.option("--topics", "topics", multiple=True, metavar="IDS",
               help="Keep only these topics (comma- or space-separated, repeatable).")
 @click.option("--topics-file", type=click.Path(exists=True, dir_okay=False),

@@ -68,7 +68,7 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
               help="ir_datasets id, TREC topics (<top>), TREC <DOC> queries, SMART queries or "
                    "TSV qid<TAB>text (plain or gz).")
 @click.option("--model", default="bm25", show_default=True, type=click.Choice(MODEL_NAMES))
-@click.option("-k", "k", default=1000, show_default=True, type=click.IntRange(min=1),
+@click.option("-k", "--depth", "k", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Documents per topic.")
 @click.option("--k1", type=float, help="BM25 k1 (default 0.9).")
 @click.option("--b", "b", type=float, help="BM25 b (default 0.4).")

@@ -21,7 +21,7 @@ from ..studies.study_bands import (
     run_study,
     table3,
 )
-from .common import dask_option, open_client
+from .common import dask_option, open_client, renamed_option
 
 __all__ = ["bands_cmd"]
 
@@ -35,8 +35,10 @@ def _split(values) -> list[str]:
               help="Deprecated alias: give QRELS as the first argument.")
 @click.option("--rho", "rhos", default=",".join(DEFAULT_STUDY_RHOS), show_default=True,
               help="Band growth factors, comma-separated (exact decimals, >= 1).")
-@click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Metric, repeatable. Default: RR, RBP(p=0.5), RBP(p=0.85), AP.")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="Measure, repeatable or comma-separated. Default: RR, RBP(p=0.5), "
+                   "RBP(p=0.85), AP.")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--top", type=int, default=None,
               help="Keep the N best systems by MAP (the paper kept 80 of 103).")
 @click.option("--drop-contradictions", is_flag=True,
@@ -54,10 +56,11 @@ def _split(values) -> list[str]:
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Worker processes (0 = all cores).")
 @dask_option("Read, band and evaluate")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
 def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, ratios, fig4_rho, alpha,
-              out_dir, jobs, dask_address, runs):
+              out_dir, jobs, dask_address, runs, quiet):
     """YMT 2016 Section 4: Fig. 3, Table 3 and Fig. 4 for banded versions of RUNS.
 
     RUNS may be files or directories (every run file in them).
@@ -94,11 +97,11 @@ def bands_cmd(qrels, rhos, metrics, top, drop_contradictions, order, ratios, fig
         raise click.BadParameter("ratios must lie in (0, 1]", param_hint="--ratio")
     metric_list = _split(metrics) if metrics else list(DEFAULT_STUDY_METRICS)
     if len(metric_list) != len(set(metric_list)):
-        raise click.BadParameter("a metric is given twice", param_hint="--metric")
+        raise click.BadParameter("a metric is given twice", param_hint="--measure")
 
     study = run_study(read_qrels(qrels), run_paths(runs), rho_list, metric_list, order=order,
                       top=top, drop_contradictions=drop_contradictions, jobs=jobs,
-                      progress=True, client=open_client(dask_address))
+                      progress=not quiet, client=open_client(dask_address))
     for n, why in study.dropped.items():
         if not why.startswith("not in the top"):
             click.echo(f"dropped {n}: {why}", err=True)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from .common import _fail, dask_option, open_client, resolve_jobs
+from .common import _fail, dask_option, open_client, renamed_option, resolve_jobs
 from .judgment_options import (
     CONTRIB_HELP,
     ORDER_HELP,
@@ -35,9 +35,11 @@ from .judgment_options import (
               show_default=True, help="Evaluation depths k.")
 @click.option("--volatility-depths", "vol_depths", default="1-50", show_default=True,
               help="Grid of the volatility matrices (ranges a-b allowed).")
-@click.option("-m", "--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Base metric, repeatable (scored as M@k): AP_b (AP / min(R,k)), AP, nDCG, "
-                   "'RBP(p=0.95)', 'RBP(p=0.8)', ERR, RR, P ... Default: all of these but P.")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="Base measure, repeatable or comma-separated (scored as M@k): AP_b "
+                   "(AP / min(R,k)), AP, nDCG, 'RBP(p=0.95)', 'RBP(p=0.8)', ERR, RR, P ... "
+                   "Default: all of these but P.")
 @click.option("--regime", "regimes", multiple=True, metavar="REGIME",
               help="Tie regime(s) for scoring (default: trec_eval, or file with --ties file).")
 @click.option("--ties", "order", type=click.Choice(["trec_eval", "file", "include"]),

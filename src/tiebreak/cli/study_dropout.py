@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from .common import _fail
+from .common import _fail, renamed_option
 from .judgment_options import CONTRIB_HELP, _contributing, _fmt_table, _load, _split
 
 
@@ -20,8 +20,10 @@ from .judgment_options import CONTRIB_HELP, _contributing, _fmt_table, _load, _s
               help="Shares of each topic's judgments dropped at random.")
 @click.option("--repeats", type=int, default=20, show_default=True,
               help="Random drop-outs per share.")
-@click.option("-m", "--metric", "metrics", default="AP@100,nDCG@100,RBP(p=0.8)@100,P@10",
-              show_default=True, help="Measures with their cutoff (comma-separated).")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              default=("AP@100,nDCG@100,RBP(p=0.8)@100,P@10",), show_default=True,
+              help="Measures with their cutoff, repeatable or comma-separated.")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--leave-one-out", is_flag=True,
               help="Score each contributing run as a new system: judgments of the depth "
                    "--pool-depth pool of the other contributing runs, then the drop-out.")
@@ -60,7 +62,7 @@ def dropout_cmd(qrels, shares, repeats, metrics, leave_one_out, pool_depth, cont
     q, run_objs = _load(qrels, runs, topics)
     try:
         names = _contributing(contributing, run_lists(run_objs, q), q) if contributing else None
-        st = D.run_dropout_study(q, run_objs, share_list, repeats, _split([metrics]), seed,
+        st = D.run_dropout_study(q, run_objs, share_list, repeats, _split(metrics), seed,
                                  leave_one_out, names, pool_depth,
                                  progress=lambda m: click.echo(f"[study dropout] {m}",
                                                                err=True))

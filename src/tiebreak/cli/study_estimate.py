@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .common import _fail, dask_option, open_client, resolve_jobs
+from .common import _fail, dask_option, open_client, renamed_option, resolve_jobs
 from .judgment_options import (
     CONTRIB_HELP,
     _contributing,
@@ -28,7 +28,9 @@ from .judgment_options import (
               help="Shallow pool depths d' to simulate.")
 @click.option("--reference-depth", "depth", type=int, default=100, show_default=True,
               help="Reference depth d: RBP is scored to d.")
-@click.option("--metric", default="RBP(p=0.95)", show_default=True)
+@click.option("-m", "--measure", "metric", default="RBP(p=0.95)", show_default=True,
+              metavar="MEASURE", help="The deep measure, RBP(p=P).")
+@renamed_option("--metric", "metric", "-m/--measure", metavar="MEASURE")
 @click.option("--models", default="lin,zipf,weibull", show_default=True,
               help="Models of the two-stage estimators.")
 @click.option("--loss", "losses", default="a,b", show_default=True, help="Losses: a, b or a,b.")

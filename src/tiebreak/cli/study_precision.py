@@ -40,7 +40,8 @@ def _split(s: str) -> list[str]:
 @click.option("--quantize", "bits", default="4,6,8,12", show_default=True)
 @click.option("-m", "--measure", "measures", multiple=True,
               help=f"Measure, repeatable (default {' '.join(DEFAULT_MEASURES)}).")
-@click.option("-k", "k", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("-k", "--depth", "k", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Documents per topic.")
 @click.option("--repeat", default=3, show_default=True, type=click.IntRange(min=1),
               help="Timing rounds (best is kept).")
 @click.option("--alpha", default=0.05, show_default=True, type=float)

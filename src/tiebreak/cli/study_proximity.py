@@ -26,7 +26,8 @@ __all__ = ["proximity_cmd"]
                                                                        file_okay=False))
 @click.option("--topics", required=True, help="Topics (any format tiebreak search reads).")
 @click.option("--qrels", required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("-k", "k", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("-k", "--depth", "k", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Documents per topic.")
 @click.option("--folds", default=5, show_default=True, type=click.IntRange(min=2))
 @click.option("--lams", default=",".join(f"{x:g}" for x in DEFAULT_LAMS), show_default=True,
               help="lambda grid of the cross-validated Lkp.")
@@ -51,10 +52,15 @@ __all__ = ["proximity_cmd"]
 @click.option("--select-by", default="AP", show_default=True,
               type=click.Choice(["AP", "nDCG@10", "P@10"]),
               help="--select: the measure the oracle and the predictor maximise.")
+@click.option("--learn", "learn", is_flag=True,
+              help="Instead: WSDM with its concept weights learned by coordinate ascent under "
+                   "--folds cross-validation, beside BOW, SDM and FDM; writes learn.tsv, "
+                   "learn_folds.tsv and wsdm_weights.json (reload with "
+                   "tiebreak.studies.wsdm_learn.load_weights).")
 @click.option("-q", "--quiet", is_flag=True)
 def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, out_dir, quiet,
                   table31="ours", extra_models="", select=False, never_model="BM25",
-                  always_model="Lkp", select_by="AP"):
+                  always_model="Lkp", select_by="AP", learn=False):
     """Where does proximity help? Ablations, per-topic changes, extremes, RBP(0.95), lambda by
     cross-validation and the P(relevant) heat map (Lu 2018, ch. 3-4). Writes TSV and PNG files
     into --out and prints the summary table. With --select: does a per-query choice of
@@ -89,6 +95,9 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
         _select_cmd(idx, tops, q, k, folds, seed, out_dir, models, never_model, always_model,
                     select_by, fail)
         return
+    if learn:
+        _learn_cmd(idx, tops, q, k, folds, seed, out_dir, fail)
+        return
     try:
         study = run_study(idx, tops, q, k, folds, lam_grid, seed,
                           progress=not quiet and sys.stderr.isatty(), models=models)
@@ -106,8 +115,41 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
                     for n, (_, c) in MU_CV.items())
     click.echo(f"lambda per fold (CV): {', '.join(f'{x:g}' for x in study['chosen'])}; "
                f"mu per fold (CV): {mus}")
-    click.echo(f"wrote summary.tsv deltas.tsv deltas.png extremes.tsv lambda_cv.tsv "
-               f"ql_mu.tsv heatmap.tsv heatmap.png to {out_dir}", err=True)
+    ot = study.get("order_test")
+    if ot is not None:
+        click.echo(f"losses > 25% against BOW (topics of >= 2 terms): BOW+OW {ot['ow_losses']}, "
+                   f"BOW+UW {ot['uw_losses']}; McNemar exact p = {ot['p']:.3g} "
+                   f"({ot['ow_only']} OW only, {ot['uw_only']} UW only)")
+    click.echo(f"wrote summary.tsv deltas.tsv deltas.png robustness.tsv robustness_length.tsv "
+               f"ow_outliers.tsv extremes.tsv lambda_cv.tsv ql_mu.tsv heatmap.tsv heatmap.png "
+               f"to {out_dir}", err=True)
+
+
+def _learn_cmd(idx, tops, q, k, folds, seed, out_dir, fail):
+    from ..studies.wsdm_learn import learn_table, save_weights
+
+    try:
+        t = learn_table(idx, tops, q, folds, seed, k)
+    except ValueError as e:
+        fail(f"--learn: {e}")
+    L = t["learned"]
+    _write_tsv(os.path.join(out_dir, "learn.tsv"), ["model", "MAP", "nDCG@10", "P@10",
+                                                    "p_AP_vs_SDM"], t["rows"])
+    _write_tsv(os.path.join(out_dir, "learn_folds.tsv"),
+               ["fold", "topics", "u0", "u1", "u2", "v0", "v1", "v2", "train_MAP"],
+               [[f, int((L["fold"] == f).sum()), *w, float(m)]
+                for f, (w, m) in enumerate(zip(L["weights"], L["train_map"]))])
+    save_weights(os.path.join(out_dir, "wsdm_weights.json"), L)
+    click.echo(f"WSDM learned by coordinate ascent, {folds}-fold cross-validation over "
+               f"{len(t['topics'])} topics (seed {seed})")
+    click.echo(f"{'model':8} {'MAP':>7} {'nDCG@10':>8} {'P@10':>7} {'p vs SDM':>9}")
+    for n, m, nd, p10, p in t["rows"]:
+        ps = f"{p:.3g}" if isinstance(p, float) else ""
+        click.echo(f"{n:8} {m:7.4f} {nd:8.4f} {p10:7.4f} {ps:>9}".rstrip())
+    click.echo("weights on all topics (u0 u1 u2 | v0 v1 v2): "
+               + " ".join(f"{x:.4g}" for x in L["all"][:3]) + " | "
+               + " ".join(f"{x:.4g}" for x in L["all"][3:]))
+    click.echo(f"wrote learn.tsv learn_folds.tsv wsdm_weights.json to {out_dir}", err=True)
 
 
 def _model_spec(name: str, models: dict):

@@ -19,7 +19,7 @@ from ..studies.study_ties import (
     summary,
     system_gains,
 )
-from .common import dask_option, open_client
+from .common import dask_option, open_client, renamed_option
 
 __all__ = ["ties_cmd"]
 
@@ -31,8 +31,9 @@ def _fmt(x):
 @click.command("ties")
 @click.option("--qrels", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Deprecated alias: give QRELS as the first argument.")
-@click.option("--metric", "metrics", multiple=True, metavar="MEASURE",
-              help="Extra metric besides AP and RR, repeatable / comma-separated.")
+@click.option("-m", "--measure", "metrics", multiple=True, metavar="MEASURE",
+              help="Extra measure besides AP and RR, repeatable or comma-separated.")
+@renamed_option("--metric", "metrics", "-m/--measure", multiple=True, metavar="MEASURE")
 @click.option("--top", type=int, default=10, show_default=True,
               help="Rows per gain table and systems checked for overlapping MAP ranges.")
 @click.option("--show", type=int, default=5, show_default=True,
@@ -58,11 +59,17 @@ def _fmt(x):
               default=0.0, show_default=True, metavar="FRAC",
               help="Compute summary.tsv without the worst FRAC of systems by trec_eval mean "
                    "(Cabanac et al.: 0.25).")
+@click.option("--stuffing", is_flag=True,
+              help="Also write stuffing.tsv: per run, metric and regime the share of the mean "
+                   "that comes from stuffed tails (Cabanac et al. 2010, section 6).")
+@click.option("--stuff-score", type=float, default=0.0, show_default=True,
+              help="Score of the appended ('stuffed') documents, for --stuffing.")
 @dask_option()
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
 def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_order, pooled,
-             drop, dask_address, runs):
+             drop, stuffing, stuff_score, dask_address, runs, quiet):
     """YMT 2016 Fig. 2 and Cabanac et al. 2010 Tables 2-5: how much ties move scores.
 
     RUNS may be files or directories (every run file in them).
@@ -77,7 +84,7 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
     if len(paths) < 2:
         raise click.ClickException("need at least 2 runs")
     try:
-        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=True,
+        study = run_study(read_qrels(qrels), paths, extra, jobs=jobs, progress=not quiet,
                           client=open_client(dask_address))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
@@ -103,6 +110,18 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
         save(t2, "table2_delta_rc.tsv")
     if t5 is not None:
         save(t5, "table5_pooled.tsv")
+    st = None
+    if stuffing:
+        from ..io import read_run
+        from ..studies.study_ties import STUFFING_REGIMES
+        from ..studies.stuffing import stuffing_table
+
+        try:
+            st = stuffing_table(read_qrels(qrels), [read_run(p) for p in paths],
+                                study.metrics, STUFFING_REGIMES, stuff_score)
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+        save(st, "stuffing.tsv")
     paths_fig, floor = fig2(study, os.path.join(out_dir, "fig2_ranges"), top)
     written += paths_fig
 
@@ -130,6 +149,16 @@ def ties_cmd(qrels, metrics, top, show, alpha, out_dir, jobs, rr_order, gain_ord
                    f"{top})")
         shown = t2[t2["rank"] <= show].drop(columns=["rank"])
         click.echo(shown.to_string(index=False, formatters={c: _fmt for c in shown}))
+    if st is not None:
+        hit = st[(st["docs_stuffed"] > 0) & (st["regime"] == "trec_eval")]
+        click.echo(f"\nStuffing (Cabanac et al. section 6): {hit['run'].nunique()} of "
+                   f"{len(study.systems)} runs end topics with documents of score "
+                   f"{stuff_score:g}; share of the trec_eval mean from those tails:")
+        if len(hit):
+            shown = hit.sort_values("share", ascending=False).head(show * len(study.metrics))
+            cols = ["run", "measure", "topics_stuffed", "docs_stuffed", "rel_stuffed", "mean",
+                    "mean_without", "share"]
+            click.echo(shown[cols].to_string(index=False, formatters={c: _fmt for c in cols}))
     click.echo(f"\nTop {top} systems by trec_eval MAP: MAP intervals [lower, upper] and overlaps")
     click.echo(ov.to_string(index=False, formatters={c: _fmt for c in ov}))
     if floor is not None:

@@ -43,7 +43,8 @@ def _table(df, fh) -> None:
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name (tells runs "
                    "with the same tag apart in --per-run).")
-def ties_cmd(runs, qrels, fmt, per_run, only, name_by):
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def ties_cmd(runs, qrels, fmt, per_run, only, name_by, quiet):
     """Tie prevalence and run hygiene of RUNS (Yang et al. / Cabanac et al. Table 1).
 
     A directory means every run file in it. The definitions are in the documentation of the
@@ -66,7 +67,7 @@ def ties_cmd(runs, qrels, fmt, per_run, only, name_by):
     try:
         paths = run_paths(runs)
         q = read_qrels(qrels) if qrels else None
-        if sys.stderr.isatty() and len(paths) > 1:
+        if sys.stderr.isatty() and len(paths) > 1 and not quiet:
             from tqdm import tqdm
 
             pr, pt = runs_stats(paths, q, tqdm(paths, desc="runs", file=sys.stderr,

@@ -235,9 +235,9 @@ def summarise_warnings(res: EvalResult, verbose: bool = False, max_runs: int = 3
 
 
 class Progress:
-    """Progress of one stage on standard error: a tqdm bar when stderr is a terminal; else one
-    line when the stage starts (``[desc] 30 topics``) and one when it ends (``[desc] done in
-    12.3 s``), so a redirected stderr gets no escape codes.
+    """Progress of one stage on standard error, the one progress style of every command: a tqdm
+    bar when stderr is a terminal; nothing when it is redirected (no escape codes, no status
+    lines in a log) or when ``enabled`` is false (a command's ``--quiet``).
 
     >>> with Progress(30, "estimating", "topics") as bar:   # doctest: +SKIP
     ...     for t in range(30): bar.update(1)
@@ -253,19 +253,11 @@ class Progress:
         self.bar = None
 
     def __enter__(self):
-        import time
-
-        self.t0 = time.perf_counter()
-        if not self.enabled:
-            return self
-        if getattr(self.stream, "isatty", lambda: False)():
+        if self.enabled and getattr(self.stream, "isatty", lambda: False)():
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, desc=self.desc, unit=self.unit[:-1] or self.unit,
                             file=self.stream, leave=False)
-        else:
-            self.stream.write(f"[{self.desc}] {self.total} {self.unit}\n")
-            self.stream.flush()
         return self
 
     def update(self, n: int = 1) -> None:
@@ -273,11 +265,56 @@ class Progress:
             self.bar.update(n)
 
     def __exit__(self, *exc):
-        import time
-
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled and exc[0] is None:
-            self.stream.write(f"[{self.desc}] done in {time.perf_counter() - self.t0:.1f} s\n")
-            self.stream.flush()
         return False
+
+
+def read_records(source) -> list[tuple[str, str, str, str, float]]:
+    """Read what ``tiebreak eval --format tsv`` or ``--format json`` wrote back into
+    ``(run, measure, regime, qid, value)`` tuples (qid ``all`` for the summary rows; a JSON null
+    is NaN). The format is found from the first character (``{`` or ``[``: JSON); a TSV may start
+    with the :data:`TSV_HEADER` row; fields are tab-separated (whitespace accepted).
+
+    Raises :class:`tiebreak.io.InputError` naming the file and line (or JSON record) of a bad
+    row, and OSError for a file that cannot be read."""
+    import json
+
+    from ..io import InputError, open_bytes
+
+    raw, name = open_bytes(source)
+    text = raw.decode("utf-8", "replace")
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{name}:{e.lineno}: not valid JSON ({e.msg})") from None
+        recs = doc.get("results") if isinstance(doc, dict) else doc
+        if not isinstance(recs, list):
+            raise InputError(f"{name}: no 'results' list (write it with tiebreak eval "
+                             "--format json)")
+        out = []
+        for k, r in enumerate(recs):
+            try:
+                v = r["value"]
+                out.append((str(r["run"]), str(r["measure"]), str(r.get("regime", "trec_eval")),
+                            str(r["qid"]), float("nan") if v is None else float(v)))
+            except (KeyError, TypeError, ValueError) as e:
+                raise InputError(f"{name}: record {k + 1}: bad or missing field ({e})") from None
+        return out
+    out = []
+    for lno, line in enumerate(text.splitlines(), 1):
+        f = line.split("\t") if "\t" in line else line.split()
+        if not line.strip():
+            continue
+        if lno == 1 and tuple(x.strip() for x in f) == TSV_HEADER:
+            continue
+        if len(f) != 5:
+            raise InputError(f"{name}:{lno}: {len(f)} fields, expected 5 (run measure regime "
+                             "qid value, as tiebreak eval --format tsv writes)")
+        try:
+            v = float(f[4])
+        except ValueError:
+            raise InputError(f"{name}:{lno}: value {f[4].strip()!r} is not a number") from None
+        out.append((f[0], f[1], f[2], f[3], v))
+    return out

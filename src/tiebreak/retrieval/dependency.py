@@ -57,6 +57,8 @@ from .weights import collection_stats
 
 __all__ = [
     "sdm",
+    "sdm_bounds",
+    "build_pair_statistics",
     "fdm",
     "lkp",
     "lkpf",
@@ -1095,7 +1097,7 @@ def score_with_windows(model: str, index, query_terms, k: int, windows, **params
 
 def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
         window: int = SDM_WINDOW, method: str = "auto",
-        max_prox_terms: int | None = None):  # fmt: skip
+        max_prox_terms: int | None = None, algorithm: str = "exhaustive"):  # fmt: skip
     """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
 
     ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
@@ -1115,9 +1117,62 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     ``max_prox_terms`` (default ``None`` = all, capped at 62; at most 62): the window features
     are built over the highest-IDF distinct terms only, in query order; the unigram part over
     all terms (module docstring: a deliberate deviation).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials, with
+    the pairs' collection counts from a term-pair statistics index
+    (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
+    documents in the same order, scores equal to within float rounding.
     Returns ``(docids int32, scores float64)`` of the top k.
     """
+    if algorithm == "bounds":
+        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
+
+
+def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
+               window: int = SDM_WINDOW, max_prox_terms: int | None = None,
+               stats: dict | None = None):
+    """SDM's top ``k`` by rank-safe pruning with upper bounds of the window potentials
+    (:mod:`tiebreak.retrieval.proxprune`; ``sdm -p algorithm=bounds``): ``(docids int32, scores
+    float64)``, the documents and order of :func:`sdm`, scores equal to within float rounding.
+    The pairs' collection window counts come from the term-pair statistics index
+    (:func:`build_pair_statistics`; computed for the query's pairs on first use). ``stats``: a
+    dict to receive ``candidates`` (documents holding a query term) and ``scored`` (documents
+    whose positions were read). Raises ValueError for bad parameters and on a shard."""
+    from .proxprune import bounds_search
+
+    lt, lo, lu = (float(x) for x in weights)
+    if not mu > 0 or min(lt, lo, lu) < 0:
+        raise ValueError("mu must be > 0 and weights >= 0")
+    k = _check_k(k)
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
+    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    arrays = _arrays(index)
+    coll_len = float(max(collection_stats(index).collection_length, 1))
+    docs, scores, n, ns = bounds_search(
+        index, arrays, tids, qtf, npx, int(window), _dirichlet_part(index, float(mu), coll_len),
+        _log_doclen(index, float(mu)), weights, float(mu), coll_len, k)
+    if stats is not None:
+        stats["candidates"] = int(n)
+        stats["scored"] = int(ns)
+    return _select_topk(scores, docs.astype(np.int32), arrays[6], k)
+
+
+def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
+                          max_prox_terms: int | None = None) -> int:
+    """Fill the term-pair statistics index (:func:`tiebreak.retrieval.proxprune.pair_statistics`)
+    with every adjacent pair of ``queries`` (lists of analysed terms) as :func:`sdm_bounds`
+    forms them; returns the number of pairs stored for ``window``."""
+    from .proxprune import pair_statistics
+
+    pairs = set()
+    for q in queries:
+        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_TERMS, "sdm")
+        pairs.update((int(tids[j]), int(tids[j + 1])) for j in range(npx - 1))
+    pair_statistics(index, sorted(pairs), int(window), _arrays(index))
+    return len(index._cache[("pair-stats", int(window))])
 
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,

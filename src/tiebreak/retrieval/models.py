@@ -39,7 +39,8 @@ from .weights import (  # noqa: F401  (re-exported: the helpers lived here befor
     query_term_ids,
 )
 
-__all__ = ["bm25", "ql", "vsm", "idf_weights", "query_term_ids", "topk_from_scores",
+__all__ = ["bm25", "ql", "vsm", "pl2", "dph", "dfr_bm25", "idf_weights", "query_term_ids",
+           "topk_from_scores",
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
 # ---------------------------------------------------------------- numba kernels
@@ -246,6 +247,40 @@ def vsm(index, query_terms, k: int = 1000, **traversal) -> tuple[np.ndarray, np.
     if k <= 0:
         return _empty()
     return retrieve(index, query_terms, k, VSMScorer(), **traversal)
+
+
+def _dfr(model: str, index, query_terms, k, traversal, **params):
+    from .traversal import retrieve
+    from .weights import DFRScorer
+
+    if traversal.get("quantize") is not None:
+        raise ValueError(f"{model}: quantised impacts are not available")
+    k = int(k)
+    if k <= 0:
+        return _empty()
+    return retrieve(index, query_terms, k, DFRScorer(model=model, **params), **traversal)
+
+
+def pl2(index, query_terms, k: int = 1000, c: float = 1.0,
+        **traversal) -> tuple[np.ndarray, np.ndarray]:
+    """PL2, divergence from randomness (G. Amati and C. J. van Rijsbergen, ACM TOIS 20(4),
+    2002): :class:`tiebreak.retrieval.weights.DFRScorer` ``model="pl2"`` through the traversal
+    layer (exhaustive unless ``algorithm`` says otherwise). ``(docids int32, scores
+    float64)``."""
+    return _dfr("pl2", index, query_terms, k, traversal, c=c)
+
+
+def dph(index, query_terms, k: int = 1000, **traversal) -> tuple[np.ndarray, np.ndarray]:
+    """DPH, the parameter-free DFR model (Amati et al., TREC 2007):
+    :class:`tiebreak.retrieval.weights.DFRScorer` ``model="dph"``."""
+    return _dfr("dph", index, query_terms, k, traversal)
+
+
+def dfr_bm25(index, query_terms, k: int = 1000, c: float = 1.0, k1: float = 1.2,
+             k3: float = 1000.0, **traversal) -> tuple[np.ndarray, np.ndarray]:
+    """DFR_BM25 (Amati 2003's DFR form of BM25 with Normalisation 2):
+    :class:`tiebreak.retrieval.weights.DFRScorer` ``model="dfr_bm25"``."""
+    return _dfr("dfr_bm25", index, query_terms, k, traversal, c=c, k1=k1, k3=k3)
 
 
 def _lazy(name: str):

@@ -287,9 +287,18 @@ def bm25_base(index, tids, qtf, k1, b, idf) -> np.ndarray:
     """BM25 score of every document for the query terms ``tids`` (int (m,)) with frequencies
     ``qtf``: float64 (num_docs,), each term's weighted impacts added in query order (0 for a
     document without a query term). The bag-of-words part of the proximity models."""
-    sc = BM25Scorer(k1=float(k1), b=float(b), idf=idf)
-    _, imp, _ = sc.impacts(index)
-    w_base, _ = sc.weights(index, tids, qtf)
+    return term_base(index, tids, qtf, BM25Scorer(k1=float(k1), b=float(b), idf=idf))
+
+
+def term_base(index, tids, qtf, scorer) -> np.ndarray:
+    """The score of every document under the term scorer ``scorer`` (a
+    :class:`tiebreak.retrieval.weights.TermScorer` without a document prior) for the query
+    terms ``tids`` (int (m,)) with frequencies ``qtf``: float64 (num_docs,), each term's
+    weighted impacts added in query order (0 for a document without a query term)."""
+    _, imp, prior = scorer.impacts(index)
+    if prior is not None:
+        raise ValueError(f"{scorer.name}: a base with a document prior is not supported")
+    w_base, _ = scorer.weights(index, tids, qtf)
     pp = np.asarray(index.post_ptr)
     pd = np.asarray(index.post_docid)
     acc = np.zeros(index.num_docs)
@@ -299,8 +308,13 @@ def bm25_base(index, tids, qtf, k1, b, idf) -> np.ndarray:
     return acc
 
 
-def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None):
-    """(tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w) of one query, or None."""
+#: unigram bases of :func:`pdfr` / :func:`bdfr` besides BM25 (DFR models, their own family)
+DFR_BASES = ("pl2", "dph", "dfr_bm25")
+
+
+def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None, base_model="bm25"):
+    """(tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w) of one query, or None.
+    ``base_model``: ``"bm25"`` (k1, b, idf) or one of :data:`DFR_BASES`."""
     tids, qtf = query_term_ids(index, query_terms)
     if tids.size == 0 or index.num_docs == 0:
         return None
@@ -314,7 +328,12 @@ def _prepare(index, query_terms, k1, b, idf, max_prox_terms=None):
     else:
         nprox = tids.size
     docs, ptr, pos, term = cdf_of(index, tids)
-    base = bm25_base(index, tids, qtf, k1, b, idf)[docs]
+    if base_model == "bm25":
+        base = bm25_base(index, tids, qtf, k1, b, idf)[docs]
+    else:
+        from .weights import DFRScorer
+
+        base = term_base(index, tids, qtf, DFRScorer(model=base_model))[docs]
     knorm_d = index._cache[_knorm(index, float(k1), float(b), "exact")][docs]
     w = idf_weights(index, tids, idf)
     return tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w
@@ -365,11 +384,11 @@ def rs(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: 
 
 
 def _interval_model(name, index, query_terms, k, k1, b, idf, max_prox_terms, p1=0.0, p2=0.0,
-                    lam=1.0, max_terms=16):
+                    lam=1.0, max_terms=16, base="bm25"):
     if not 2 <= int(max_prox_terms) <= max_terms:
         raise ValueError(f"{name}: max_prox_terms must be in [2, {max_terms}], got "
                          f"{max_prox_terms!r}")
-    p = _prepare(index, query_terms, k1, b, idf, max_prox_terms)
+    p = _prepare(index, query_terms, k1, b, idf, max_prox_terms, base)
     if p is None or int(k) <= 0:
         return _empty()
     tids, qtf, nprox, docs, ptr, pos, term, base, knorm_d, w = p
@@ -438,7 +457,8 @@ def amortized(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4
 
 
 def pdfr(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: str = "rw",
-         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12):
+         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12,
+         base: str = "bm25"):
     """BM25 + the DFR term-dependence score of Peng et al. (J. Peng, C. Macdonald, B. He, V.
     Plachouras and I. Ounis, "Incorporating term dependency in the DFR framework", SIGIR 2007)
     with Terrier's ``pBiL`` (binomial randomness, Laplace after-effect, the document as the
@@ -447,76 +467,153 @@ def pdfr(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf
     tokens holding both (non-overlapping, Indri's ``#uwN`` count), ``n = |D| - window + 1``
     (1 when |D| < window; ``pf`` capped at ``n - 0.1``), ``p = 1/n``:
     ``(-lg Gamma(n+1) + lg Gamma(pf+1) + lg Gamma(n-pf+1) - pf log2 p - (n-pf) log2(1-p))
-    / (pf + 1)`` (lg = log2), summed over the pairs, times ``lam``, added to BM25."""
+    / (pf + 1)`` (lg = log2), summed over the pairs, times ``lam``, added to the unigram
+    ``base``: BM25 (``k1``, ``b``, ``idf``; the default) or, as Peng et al. do, a DFR model of
+    the same family (``"pl2"``, ``"dph"``, ``"dfr_bm25"`` at their defaults;
+    :class:`tiebreak.retrieval.weights.DFRScorer`)."""
+    _check_dfr(pairs, base)
+    return _interval_model("pdfr", index, query_terms, k, k1, b, idf, max_prox_terms,
+                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam,
+                           base=base)
+
+
+def _check_dfr(pairs, base):
     if pairs not in ("adjacent", "all"):
         raise ValueError(f"pairs: adjacent or all, not {pairs!r}")
-    return _interval_model("pdfr", index, query_terms, k, k1, b, idf, max_prox_terms,
-                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam)
+    if base != "bm25" and base not in DFR_BASES:
+        raise ValueError(f"base: bm25 or one of {', '.join(DFR_BASES)}, not {base!r}")
 
 
 def bdfr(index, query_terms, k: int = 1000, k1: float = 0.9, b: float = 0.4, idf: str = "rw",
-         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12):
+         lam: float = 1.0, window: int = 5, pairs: str = "adjacent", max_prox_terms: int = 12,
+         base: str = "bm25"):
     """:func:`pdfr` with Terrier's ``pBiL2``: the count normalised by Norm2,
     ``pf' = pf log2(1 + avgdl / n)``, against the average document length as the background
-    (``p = 1 / avgdl``) -- Peng et al.'s binomial model with length normalisation."""
-    if pairs not in ("adjacent", "all"):
-        raise ValueError(f"pairs: adjacent or all, not {pairs!r}")
+    (``p = 1 / avgdl``) -- Peng et al.'s binomial model with length normalisation; ``base``
+    as for :func:`pdfr`."""
+    _check_dfr(pairs, base)
     return _interval_model("bdfr", index, query_terms, k, k1, b, idf, max_prox_terms,
-                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam)
+                           p1=float(window), p2=1.0 if pairs == "adjacent" else 0.0, lam=lam,
+                           base=base)
 
 
 # ------------------------------------------------------------------ positional language model
+#: PLM kernel codes (Lv & Zhai 2009, Section 3.1)
+PLM_KERNELS = {"gaussian": 0, "triangle": 1, "cosine": 2, "circle": 3, "passage": 4}
+
+
 @jit
-def _plm_kernel(ptr, pos, term, qw, pc, dl, sigma, mu, out):
-    """Best-position PLM score of every document (see :func:`plm`)."""
+def _plm_k(kind, d, sigma):
+    """Lv & Zhai's propagation kernel ``k(i, j)`` at distance ``d = |i - j|`` (float)."""
+    if kind == 0:
+        return np.exp(-d * d / (2.0 * sigma * sigma))
+    if d > sigma:
+        return 0.0
+    u = d / sigma
+    if kind == 1:
+        return 1.0 - u
+    if kind == 2:
+        return 0.5 * (1.0 + np.cos(np.pi * u))
+    if kind == 3:
+        return np.sqrt(1.0 - u * u)
+    return 1.0
+
+
+@jit
+def _plm_kernel(ptr, pos, term, qw, pc, dl, sigma, mu, kind, top, beta, out):
+    """PLM score of every document (see :func:`plm`): the mean of the ``top`` best position
+    scores, mixed with the whole-document Dirichlet score (sigma = infinity) by ``beta``."""
     nq = qw.size
-    s2 = 2.0 * sigma * sigma
     root = np.sqrt(2.0 * np.pi) * sigma
     cnt = np.zeros(nq)
+    tf = np.zeros(nq)
+    cap = 1
+    for i in range(ptr.size - 1):
+        cap = max(cap, ptr[i + 1] - ptr[i])
+    best = np.empty(cap)
     for i in range(ptr.size - 1):
         a, b = ptr[i], ptr[i + 1]
         L = np.float64(dl[i])
-        best = -1e300
+        n = 0
         for e in range(a, b):
             x = np.float64(pos[e])
             cnt[:] = 0.0
             for f in range(a, b):
-                d = np.float64(pos[f]) - x
-                cnt[term[f]] += np.exp(-d * d / s2)
-            # the kernel's mass inside the document, positions 0 .. |D|-1
-            z = root * 0.5 * (math.erf((L - 1.0 - x) / (sigma * np.sqrt(2.0)))
-                              - math.erf((0.0 - x) / (sigma * np.sqrt(2.0))))
+                cnt[term[f]] += _plm_k(kind, abs(np.float64(pos[f]) - x), sigma)
+            if kind == 0:
+                # the Gaussian's mass inside positions 0 .. |D|-1 (Lv & Zhai's approximation)
+                z = root * 0.5 * (math.erf((L - 1.0 - x) / (sigma * np.sqrt(2.0)))
+                                  - math.erf((0.0 - x) / (sigma * np.sqrt(2.0))))
+            else:
+                z = 0.0
+                lo = max(0.0, np.ceil(x - sigma))
+                hi = min(L - 1.0, np.floor(x + sigma))
+                j = lo
+                while j <= hi:
+                    z += _plm_k(kind, abs(j - x), sigma)
+                    j += 1.0
             sc = 0.0
             for t in range(nq):
                 sc += qw[t] * np.log((cnt[t] + mu * pc[t]) / (z + mu))
-            if sc > best:
-                best = sc
-        out[i] = best
+            best[n] = sc
+            n += 1
+        srt = np.sort(best[:n])
+        m = min(top, n)
+        s = 0.0
+        for r in range(m):
+            s += srt[n - 1 - r]
+        s /= m
+        if beta > 0.0:
+            tf[:] = 0.0
+            for e in range(a, b):
+                tf[term[e]] += 1.0
+            whole = 0.0
+            for t in range(nq):
+                whole += qw[t] * np.log((tf[t] + mu * pc[t]) / (L + mu))
+            s = (1.0 - beta) * s + beta * whole
+        out[i] = s
 
 
-def plm(index, query_terms, k: int = 1000, sigma: float = 175.0, mu: float = 2000.0):
-    """Positional language model, best position, Gaussian kernel (Y. Lv and C. Zhai,
-    "Positional language models for information retrieval", SIGIR 2009; Lu 2018 §2.2.3).
+def plm(index, query_terms, k: int = 1000, sigma: float = 175.0, mu: float = 2000.0,
+        kernel: str = "gaussian", top: int = 1, beta: float = 0.0):
+    """Positional language model (Y. Lv and C. Zhai, "Positional language models for
+    information retrieval", SIGIR 2009; Lu 2018 §2.2.3).
 
-    At position i of D, ``c'(w, i) = sum_j c(w, j) exp(-(i - j)^2 / (2 sigma^2))`` and
-    ``Z_i = sum_{j=0}^{|D|-1} exp(...)``, approximated by the Gaussian integral over
-    ``[0, |D|-1]`` (``sqrt(2 pi) sigma (Phi((|D|-1-i)/sigma) - Phi(-i/sigma))``, Lv & Zhai's
-    own approximation); ``p(w | D, i) = (c'(w, i) + mu p(w | C)) / (Z_i + mu)`` (Dirichlet);
-    the document scores ``max_i sum_q f_{q,Q} log p(q | D, i)`` (rank-equivalent to the
-    negative KL divergence). **Deviation**: the maximum is taken over the positions of query
-    terms only (the best position is almost always one; the paper scans every position).
-    Defaults sigma 175, mu 2000. Returns ``(docids int32, scores float64)``."""
+    At position i of D, the propagated count ``c'(w, i) = sum_j c(w, j) k(i, j)`` with the
+    ``kernel`` of distance ``d = |i - j|``: ``gaussian`` ``exp(-d^2 / (2 sigma^2))``, and for
+    ``d <= sigma`` (0 beyond) ``triangle`` ``1 - d/sigma``, ``cosine`` (Hamming)
+    ``(1 + cos(pi d / sigma)) / 2``, ``circle`` ``sqrt(1 - (d/sigma)^2)``, ``passage`` 1.
+    ``Z_i = sum_{j=0}^{|D|-1} k(i, j)``, summed exactly for the bounded kernels and, for the
+    Gaussian, approximated by its integral over ``[0, |D|-1]`` (``sqrt(2 pi) sigma
+    (Phi((|D|-1-i)/sigma) - Phi(-i/sigma))``, Lv & Zhai's own approximation).
+    ``p(w | D, i) = (c'(w, i) + mu p(w | C)) / (Z_i + mu)`` (Dirichlet) and a position scores
+    ``S_i = sum_q f_{q,Q} log p(q | D, i)`` (rank-equivalent to the negative KL divergence).
+
+    Document scores (Lv & Zhai's three strategies): ``top = 1`` best position ``max_i S_i``
+    (the default); ``top = k`` multi-position, the mean of the k best ``S_i``; ``beta > 0``
+    multi-sigma over ``R = {sigma, infinity}``, ``(1 - beta) S(sigma) + beta S(infinity)``,
+    where sigma = infinity is the whole-document Dirichlet model
+    ``sum_q f_{q,Q} log((c(q, D) + mu p(q | C)) / (|D| + mu))`` (the combination Lv & Zhai
+    found best). **Deviation**: positions are those of query-term occurrences only (the best
+    position is almost always one; the paper scans every position). Defaults sigma 175,
+    mu 2000. Returns ``(docids int32, scores float64)``. Raises ValueError for a bad kernel,
+    ``sigma``/``mu`` <= 0, ``top`` < 1 or ``beta`` outside [0, 1]."""
+    if kernel not in PLM_KERNELS:
+        raise ValueError(f"plm: kernel must be one of {', '.join(PLM_KERNELS)}, got {kernel!r}")
+    if not sigma > 0 or not mu > 0:
+        raise ValueError("plm: sigma and mu must be > 0")
+    if int(top) < 1 or not 0.0 <= float(beta) <= 1.0:
+        raise ValueError("plm: top must be >= 1 and beta in [0, 1]")
     tids, qtf = query_term_ids(index, query_terms)
     if tids.size == 0 or index.num_docs == 0 or int(k) <= 0:
         return _empty()
-    if not sigma > 0 or not mu > 0:
-        raise ValueError("plm: sigma and mu must be > 0")
     st = collection_stats(index)
     pc = np.asarray(st.cf, np.float64)[tids] / float(st.collection_length)
     docs, ptr, pos, term = cdf_of(index, tids)
-    dl = np.asarray(index.doclen)[docs]
+    dl = np.asarray(index.doclen, np.int64)[docs]
     out = np.zeros(docs.size)
-    _plm_kernel(ptr, pos, term, qtf, pc, dl, float(sigma), float(mu), out)
+    _plm_kernel(ptr, pos, term, qtf, pc, dl, float(sigma), float(mu),
+                np.int64(PLM_KERNELS[kernel]), np.int64(top), float(beta), out)
     return _finish(index, docs, out, k)
 
 

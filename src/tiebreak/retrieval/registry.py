@@ -234,6 +234,24 @@ register(Model(
     "J. M. Ponte and W. B. Croft, SIGIR 1998; C. Zhai and J. Lafferty, \"A study of smoothing "
     "methods for language models applied to information retrieval\", ACM TOIS 22(2), 2004",
     aliases=("lmds",), fixed={"smoothing": "dirichlet"}, traversal=True))
+_AMATI = ("G. Amati and C. J. van Rijsbergen, \"Probabilistic models of information retrieval "
+          "based on measuring the divergence from randomness\", ACM TOIS 20(4), 2002")
+_C = Param("c", 1.0, in_range(0.0, math.inf, lo_open=True), "Normalisation 2 parameter c")
+register(Model(
+    "pl2", "DFR PL2: Poisson randomness, Laplace after-effect, Normalisation 2 (log2)",
+    "term weights", ("stats",), (_C,), "tiebreak.retrieval.models:pl2", _AMATI, traversal=True))
+register(Model(
+    "dph", "DFR DPH: parameter-free hypergeometric model, Popper normalisation (log2)",
+    "term weights", ("stats",), (), "tiebreak.retrieval.models:dph",
+    "G. Amati, E. Ambrosi, M. Bianchi, C. Gaibisso and G. Gambosi, \"FUB, IASI-CNR and "
+    "University of Tor Vergata at TREC 2007 Blog Track\", TREC 2007", traversal=True))
+register(Model(
+    "dfr_bm25", "DFR form of BM25: Normalisation 2 tf, RSJ idf (log2), k3 query factor",
+    "term weights", ("stats",),
+    (_C, Param("k1", 1.2, in_range(0.0, math.inf), "tf saturation"),
+     Param("k3", 1000.0, in_range(0.0, math.inf), "query-frequency saturation")),
+    "tiebreak.retrieval.models:dfr_bm25", "G. Amati, PhD thesis, University of Glasgow, 2003 "
+    "(the DFR derivation of BM25)", traversal=True))
 
 _MRF = ("D. Metzler and W. B. Croft, \"A Markov random field model for term dependencies\", "
         "SIGIR 2005")
@@ -243,7 +261,9 @@ register(Model(
      Param("window", 8, integer(1), "#uwN window of the bigrams"),
      Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
      Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
-           "many highest-IDF terms (default all, <= 62)")),
+           "many highest-IDF terms (default all, <= 62)"),
+     Param("algorithm", "exhaustive", one_of("exhaustive", "bounds"), "bounds: rank-safe "
+           "pruning by upper bounds of the window potentials (term-pair statistics)")),
     "tiebreak.retrieval.dependency:sdm", _MRF))
 register(Model(
     "fdm", "full dependence model, Indri semantics", "dependency", ("stats", "positions"),
@@ -350,10 +370,15 @@ register(Model(
     "different perspective\", ECIR 2008"))
 
 register(Model(
-    "plm", "positional language model, best position, Gaussian kernel, Dirichlet smoothing "
-    "(maximum over the query-term positions)", "positional", ("stats", "positions"),
+    "plm", "positional language model, Dirichlet smoothing, over the query-term positions: "
+    "best position, multi-position (-p top=k) or multi-sigma with sigma=inf (-p beta=b)",
+    "positional", ("stats", "positions"),
     (Param("sigma", 175.0, in_range(0.0, math.inf, lo_open=True), "kernel width"),
-     Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "Dirichlet prior")),
+     Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "Dirichlet prior"),
+     Param("kernel", "gaussian", one_of("gaussian", "triangle", "cosine", "circle", "passage"),
+           "propagation kernel"),
+     Param("top", 1, integer(1), "mean of the top best position scores (1: best position)"),
+     Param("beta", 0.0, in_range(0.0, 1.0), "multi-sigma: weight of sigma = infinity")),
     "tiebreak.retrieval.positional:plm",
     "Y. Lv and C. Zhai, \"Positional language models for information retrieval\", SIGIR 2009"))
 
@@ -369,7 +394,9 @@ for _n, _s in (("pdfr", "pBiL: binomial randomness against the document"),
          Param("window", 5, integer(2), "window length"),
          Param("pairs", "adjacent", one_of("adjacent", "all"), "adjacent pairs (SD) or all"),
          Param("max_prox_terms", 12, integer(2), "pairs over at most this many highest-IDF "
-               "terms")),
+               "terms"),
+         Param("base", "bm25", one_of("bm25", "pl2", "dph", "dfr_bm25"),
+               "unigram part: BM25 (k1, b, idf) or a DFR model at its defaults")),
         f"tiebreak.retrieval.positional:{_n}", _PENG))
 
 register(Model(
@@ -386,6 +413,40 @@ register(Model(
     "B. He, J. X. Huang and X. Zhou, \"Modeling term proximity for probabilistic information "
     "retrieval models\", Information Sciences 181(14), 3017-3031, 2011 (formula read from the "
     "first author's Terrier code, NC)", aliases=("he-window",)))
+
+_TP = "tiebreak.retrieval.termpairs"
+register(Model(
+    "fagan", "tf x idf cosine + statistical phrases: each pair of query terms within a window "
+    "is a cosine dimension weighted (1 + ln tf_p) idf_p", "positional", ("stats", "positions"),
+    (Param("lam", 1.0, in_range(0.0, math.inf), "weight of the phrase dimensions"),
+     Param("window", 5, integer(1), "largest position difference of a phrase's terms"),
+     Param("pairs", "all", one_of("all", "adjacent"), "every pair of query terms or adjacent")),
+    f"{_TP}:fagan",
+    "J. L. Fagan, \"Experiments in automatic phrase indexing for document retrieval\", PhD "
+    "thesis, Cornell University, 1987"))
+_LM_MU = Param("mu", 2000.0, in_range(0.0, math.inf, lo_open=True), "unigram Dirichlet prior")
+_LM_LAM = Param("lam", 0.1, in_range(0.0, 1.0, hi_open=True),
+                "weight of the bigram / biterm probability")
+register(Model(
+    "bigram_lm", "bigram language model: log P(t1|D) + sum log((1-lam) P(ti|D) + "
+    "lam c(t(i-1) ti; D)/c(t(i-1); D))", "positional", ("stats", "positions"),
+    (_LM_MU, _LM_LAM), f"{_TP}:bigram_lm",
+    "F. Song and W. B. Croft, \"A general language model for information retrieval\", "
+    "CIKM 1999"))
+register(Model(
+    "biterm_lm", "biterm language model: the bigram model with order-free adjacent counts over "
+    "min(c(t(i-1)), c(ti))", "positional", ("stats", "positions"),
+    (_LM_MU, _LM_LAM), f"{_TP}:biterm_lm",
+    "M. Srikanth and R. Srihari, \"Biterm language models for document retrieval\", "
+    "SIGIR 2002"))
+register(Model(
+    "locality", "locality model: query-term occurrences spread h_t K(d/s) around them; the "
+    "largest total at a query-term position", "positional", ("stats", "positions"),
+    (Param("kernel", "triangle", one_of("triangle", "cosine", "circle", "arc"), "kernel shape"),
+     Param("spread", 25.0, in_range(0.0, math.inf, lo_open=True), "spread s in positions")),
+    f"{_TP}:locality",
+    "O. de Kretser and A. Moffat, \"Effective document presentation with a locality-based "
+    "similarity heuristic\", SIGIR 1999"))
 
 
 def alias(name: str, model: str, fixed: dict) -> None:

@@ -29,6 +29,7 @@ from .quantize import Quantizer
 
 __all__ = ["collection_stats", "query_term_ids", "idf_weights", "lucene_doclen", "bm25_impacts",
            "ql_impacts", "IDF_VARIANTS", "TermScorer", "BM25Scorer", "QLScorer", "VSMScorer",
+           "DFRScorer",
            "term_scorer", "TERM_SCORERS"]
 
 IDF_VARIANTS = ("rsj", "rw", "lucene")
@@ -439,17 +440,26 @@ class VSMScorer(TermScorer):
     def key(self):
         return ("full-vsm",)
 
+    def inverse_norms(self, index) -> np.ndarray:
+        """``1 / ||D||_2`` of every document (0 for a document without a weighted term),
+        float64 (N,), cached on ``index``."""
+        c = index._cache
+        if ("vsm-inv-norm",) not in c:
+            pp, pd, pt = _flat(index)
+            st = collection_stats(index)
+            N = float(st.num_docs)
+            df = np.asarray(st.df)
+            with np.errstate(divide="ignore"):
+                idf = np.where(df > 0, np.log(N / np.maximum(df, 1)), 0.0)
+            w = (1.0 + np.log(np.asarray(pt, np.float64))) * np.repeat(idf, np.diff(np.asarray(pp)))
+            norm = np.sqrt(np.bincount(np.asarray(pd), weights=w * w, minlength=index.num_docs))
+            c[("vsm-inv-norm",)] = np.where(norm > 0, 1.0 / np.where(norm > 0, norm, 1.0), 0.0)
+        return c[("vsm-inv-norm",)]
+
     def _full(self, index):
-        pp, pd, pt = _flat(index)
-        st = collection_stats(index)
-        N = float(st.num_docs)
-        with np.errstate(divide="ignore"):
-            idf = np.where(np.asarray(st.df) > 0, np.log(N / np.maximum(np.asarray(st.df), 1)), 0.0)
+        _, pd, pt = _flat(index)
         tfw = 1.0 + np.log(np.asarray(pt, np.float64))
-        w = tfw * np.repeat(idf, np.diff(np.asarray(pp)))
-        norm = np.sqrt(np.bincount(np.asarray(pd), weights=w * w, minlength=index.num_docs))
-        inv = np.where(norm > 0, 1.0 / np.where(norm > 0, norm, 1.0), 0.0)
-        return tfw * inv[np.asarray(pd)], None
+        return tfw * self.inverse_norms(index)[np.asarray(pd)], None
 
     def _query(self, index, tids, qtf):
         st = collection_stats(index)
@@ -467,8 +477,90 @@ class VSMScorer(TermScorer):
         return np.where(norm > 0, wq * idf / np.where(norm > 0, norm, 1.0), 0.0), np.zeros(nq)
 
 
+class DFRScorer(TermScorer):
+    """Divergence-from-randomness term weights (G. Amati and C. J. van Rijsbergen,
+    "Probabilistic models of information retrieval based on measuring the divergence from
+    randomness", ACM TOIS 20(4), 2002; G. Amati, PhD thesis, University of Glasgow, 2003),
+    in the forms Terrier implements (log2 throughout, ``lg``):
+
+    * ``pl2`` (Poisson randomness, Laplace after-effect, Normalisation 2):
+      ``tfn = tf lg(1 + c avgdl / |D|)``, ``lam = cf / N``,
+      ``imp = (tfn lg(tfn / lam) + (lam - tfn) lg e + 0.5 lg(2 pi tfn)) / (tfn + 1)``,
+      ``w_q = f_{q,Q}``; ``c`` default 1.
+    * ``dph`` (the parameter-free hypergeometric model with Popper's normalisation; G. Amati,
+      E. Ambrosi, M. Bianchi, C. Gaibisso and G. Gambosi, "FUB, IASI-CNR and University of Tor
+      Vergata at TREC 2007 Blog Track", TREC 2007): ``f = tf / |D|``,
+      ``imp = (1 - f)^2 / (tf + 1) (tf lg((tf avgdl / |D|) (N / cf)) + 0.5 lg(2 pi tf (1 - f)))``
+      (0 when ``f = 1``, where the first factor is 0), ``w_q = f_{q,Q}``.
+    * ``dfr_bm25`` (Amati's DFR reading of BM25, with Normalisation 2):
+      ``tfn = tf lg(1 + c avgdl / |D|)``, ``imp = tfn / (tfn + k1) lg((N - df + 0.5) /
+      (df + 0.5))`` (k1 1.2), ``w_q = (k3 + 1) f_{q,Q} / (k3 + f_{q,Q})`` (k3 1000).
+
+    ``imp`` depends on the term's statistics, so each posting's value is stored; impacts can be
+    negative (PL2 for small ``tfn``, the RSJ idf of frequent terms), and quantisation is not
+    offered. Float64 (P,); no document prior.
+    """
+
+    name = "dfr"
+    PARAMS = {"model": "pl2", "c": 1.0, "k1": 1.2, "k3": 1000.0}
+    quantizable = False
+    MODELS = ("pl2", "dph", "dfr_bm25")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.params["model"] not in self.MODELS:
+            raise ValueError(f"model: expected one of {', '.join(self.MODELS)}, got "
+                             f"{self.params['model']!r}")
+        if not float(self.params["c"]) > 0:
+            raise ValueError(f"c must be > 0, got {self.params['c']!r}")
+
+    @property
+    def key(self):
+        p = self.params
+        return ("full-dfr", p["model"], float(p["c"]), float(p["k1"]))
+
+    def _full(self, index):
+        pp, pd, pt = _flat(index)
+        st = collection_stats(index)
+        N = float(st.num_docs)
+        avgdl = float(st.avgdl)
+        counts = np.diff(np.asarray(pp))
+        tf = np.asarray(pt, np.float64)
+        dl = np.asarray(index.doclen, np.float64)[np.asarray(pd)]
+        m, c = self.params["model"], float(self.params["c"])
+        lg = np.log2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if m == "dph":
+                cf = np.repeat(np.asarray(st.cf, np.float64), counts)
+                f = tf / dl
+                imp = (1.0 - f) ** 2 / (tf + 1.0) * (
+                    tf * lg((tf * avgdl / dl) * (N / cf))
+                    + 0.5 * lg(2.0 * np.pi * tf * (1.0 - f)))
+                return np.where(f < 1.0, imp, 0.0), None
+            tfn = tf * lg(1.0 + c * avgdl / dl)
+            if m == "pl2":
+                lam = np.repeat(np.asarray(st.cf, np.float64) / N, counts)
+                imp = (tfn * lg(tfn / lam) + (lam - tfn) * np.log2(np.e)
+                       + 0.5 * lg(2.0 * np.pi * tfn)) / (tfn + 1.0)
+                return imp, None
+            df = np.repeat(np.asarray(st.df, np.float64), counts)
+            k1 = float(self.params["k1"])
+            return tfn / (tfn + k1) * lg((N - df + 0.5) / (df + 0.5)), None
+
+    def weights(self, index, tids, qtf, integer=False):
+        if integer:
+            raise ValueError(f"{self.params['model']}: quantised impacts are not available")
+        if self.params["model"] == "dfr_bm25":
+            k3 = float(self.params["k3"])
+            return (k3 + 1.0) * qtf / (k3 + qtf), 0.0
+        return qtf.astype(np.float64), 0.0
+
+    def batch_weights(self, index, q_tids, qtf, qid, nq, integer=False):
+        return self.weights(index, q_tids, qtf, integer)[0], np.zeros(nq)
+
+
 #: name -> term scorer class (the models the traversal layer can run)
-TERM_SCORERS = {"bm25": BM25Scorer, "ql": QLScorer, "vsm": VSMScorer}
+TERM_SCORERS = {"bm25": BM25Scorer, "ql": QLScorer, "vsm": VSMScorer, "dfr": DFRScorer}
 
 
 def term_scorer(model, **params) -> TermScorer:
@@ -484,6 +576,8 @@ def term_scorer(model, **params) -> TermScorer:
         if params:
             raise ValueError("parameters go into the scorer, not beside it")
         return model
+    if model in DFRScorer.MODELS:      # pl2, dph, dfr_bm25: the registry's names
+        return DFRScorer(model=model, **params)
     cls = TERM_SCORERS.get(model)
     if cls is None:
         raise ValueError(f"traversal supports models {', '.join(TERM_SCORERS)}, got {model!r}")

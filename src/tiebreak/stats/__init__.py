@@ -29,8 +29,16 @@ scipy is imported inside the functions that need it, so ``import tiebreak`` stay
 from __future__ import annotations
 
 from .corrections import ADJUSTMENTS, adjust, benjamini_hochberg, bonferroni, holm
-from .correlation import kendall_tau, tau_ap
-from .overlap import RBO, rbo
+from .correlation import (
+    COEFFICIENTS,
+    bootstrap_correlations,
+    correlations,
+    kendall_tau,
+    spearman,
+    tau_a,
+    tau_ap,
+)
+from .overlap import RBO, rbo, rbo_at
 from .significance import (
     ALTERNATIVES,
     CORRECTIONS,
@@ -56,5 +64,6 @@ __all__ = [
     "randomization_test", "bootstrap_ci", "kendall_tau", "tau_ap", "discrimination_ratio", "holm",
     "benjamini_hochberg", "bonferroni", "adjust", "bootstrap_test", "paired_pvalues_rows",
     "paired_ci_rows", "effect_size_rows", "all_pairs", "ALTERNATIVES", "TESTS", "CORRECTIONS",
-    "ROW_TESTS", "ADJUSTMENTS", "rbo", "RBO",
+    "ROW_TESTS", "ADJUSTMENTS", "rbo", "RBO", "rbo_at", "tau_a", "spearman", "correlations",
+    "bootstrap_correlations", "COEFFICIENTS",
 ]

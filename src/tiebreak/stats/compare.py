@@ -529,10 +529,13 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
 
 
 def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
-                         convention=None, score_precision="float64"):
+                         convention=None, quiet=False, score_precision="float64"):
     """Shared by ``compare`` and ``report``: read the qrels, evaluate the runs (and the baseline
-    file when it is not among them) in the regimes a comparison needs. Returns
-    ``(qrels, EvalResult, baseline index or None)``."""
+    file when it is not among them) in the regimes a comparison needs (``regime``: the primary
+    regime, or a list of them, one comparison each). Returns
+    ``(qrels, EvalResult, baseline index or None)``. A progress bar on a terminal unless
+    ``quiet``. ``score_precision``: round the scores to a score format first
+    (:mod:`tiebreak.ranking.formats`)."""
     import click
 
     from ..io.discover import find_runs
@@ -550,7 +553,9 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
     # the Evaluator reads a qrels path itself: with a diversity measure it keeps the subtopic
     # column (as 'tiebreak eval' does)
     ev = Evaluator(qrels_spec if isinstance(qrels_spec, str) else as_qrels(qrels_spec),
-                   list(measures) or ["AP", "nDCG@10"], needed_regimes(regime),
+                   list(measures) or ["AP", "nDCG@10"],
+                   list(dict.fromkeys(g for r in ([regime] if isinstance(regime, str) else regime)
+                                      for g in needed_regimes(r))),
                    convention=convention if measures else None,
                    score_precision=score_precision)
     q = ev.qrels
@@ -559,7 +564,7 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
 
         jobs = cpus()
     kw = dict(jobs=jobs if len(paths) >= 4 else 1, name_by=name_by)
-    if len(paths) > 3 and sys.stderr.isatty():
+    if len(paths) > 3 and sys.stderr.isatty() and not quiet:
         from tqdm import tqdm
 
         with tqdm(total=len(paths), desc="evaluating runs", file=sys.stderr, leave=False) as bar:

@@ -78,3 +78,92 @@ def tau_ap(x, y) -> float:
         s2 = np.where(t > 1, ((t - 1) - p * (h[p + t - 1] - h[p])) / (t * (t - 1)), 0.0)
     total = float(np.sum(a_cnt * s1 + g_cnt * s2))
     return 2.0 * total / (n - 1) - 1.0
+
+
+def tau_a(x, y) -> float:
+    """Kendall's tau-a: ``(C - D) / (n (n - 1) / 2)`` over all pairs of systems (a pair tied in x
+    or y is neither concordant nor discordant; Kendall 1938). ``x``, ``y``: 1-D arrays of shape
+    ``(n_systems,)``, at least 2 finite values. Returns a float in [-1, 1]. Raises ValueError on
+    bad input."""
+    x, y = _pair(x, y, "systems")
+    ii, jj = np.triu_indices(x.size, 1)
+    s = np.sign(x[ii] - x[jj]) * np.sign(y[ii] - y[jj])
+    return float(s.sum() / ii.size)
+
+
+def spearman(x, y) -> float:
+    """Spearman's rho (Pearson correlation of the mid-ranks; scipy ``spearmanr``). Same shapes
+    and errors as :func:`tau_a`; NaN when x or y is constant."""
+    x, y = _pair(x, y, "systems")
+    from scipy import stats as st
+
+    return float(st.spearmanr(x, y).statistic)
+
+
+def _ordering(names, v):
+    o = np.argsort(-v, kind="stable")
+    return [names[i] for i in o], [float(v[i]) for i in o]
+
+
+#: The coefficients of :func:`correlations`, in output order.
+COEFFICIENTS = ("tau", "tau_ap", "tau_b", "spearman", "rbo")
+
+
+def correlations(x, y, p: float = 0.9) -> dict[str, float]:
+    """Every rank correlation of two scorings of the same systems (shape ``(n_systems,)``):
+    ``tau`` (tau-a, :func:`tau_a`), ``tau_ap`` (:func:`tau_ap`, y against the reference x),
+    ``tau_b`` (:func:`kendall_tau`), ``spearman`` and ``rbo`` (the extrapolated RBO of the two
+    orderings, best first, equal scores tied: :func:`tiebreak.stats.overlap.rbo` with persistence
+    ``p``). Raises ValueError on bad input."""
+    from .overlap import rbo
+
+    x, y = _pair(x, y, "systems")
+    names = list(range(x.size))
+    sa, ga = _ordering(names, x)
+    sb, gb = _ordering(names, y)
+    return {"tau": tau_a(x, y), "tau_ap": tau_ap(x, y), "tau_b": kendall_tau(x, y),
+            "spearman": spearman(x, y), "rbo": rbo(sa, sb, p, S_groups=ga, T_groups=gb).ext}
+
+
+def bootstrap_correlations(A, B, n: int = 1000, seed=0, p: float = 0.9, level: float = 0.95,
+                           over: str = "topics") -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals of every coefficient of :func:`correlations`.
+
+    ``A``, ``B``: per-topic scores of the same systems, shape ``(n_systems, n_topics)`` with the
+    same topics (``over="topics"``: topics are resampled with replacement, the same sample for A
+    and B, and the means recomputed), or mean scores of shape ``(n_systems,)``
+    (``over="systems"``: systems are resampled, repeated systems dropped, samples with fewer
+    than 3 distinct systems skipped). ``n`` resamples, seeded by ``seed``; ``level`` the
+    coverage. Returns coefficient -> (low, high); NaN samples (a constant ordering) are left out.
+    Raises ValueError on bad shapes or options.
+    """
+    if over not in ("topics", "systems"):
+        raise ValueError(f"over must be 'topics' or 'systems', not {over!r}")
+    if not 0 < level < 1 or int(n) < 1:
+        raise ValueError("level must lie in (0, 1) and n be at least 1")
+    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    if A.shape != B.shape:
+        raise ValueError(f"A and B must have the same shape, got {A.shape} and {B.shape}")
+    rng = np.random.default_rng(seed)
+    vals: dict[str, list[float]] = {k: [] for k in COEFFICIENTS}
+    for _ in range(int(n)):
+        if over == "topics":
+            if A.ndim != 2:
+                raise ValueError("over='topics' needs arrays of shape (n_systems, n_topics)")
+            t = rng.integers(0, A.shape[1], A.shape[1])
+            x, y = A[:, t].mean(axis=1), B[:, t].mean(axis=1)
+        else:
+            s = np.unique(rng.integers(0, A.shape[0], A.shape[0]))
+            if s.size < 3:
+                continue
+            x, y = A[s], B[s]
+        with np.errstate(all="ignore"):
+            for k, v in correlations(x, y, p).items():
+                vals[k].append(v)
+    q = ((1 - level) / 2, 1 - (1 - level) / 2)
+    out = {}
+    for k, v in vals.items():
+        arr = np.asarray(v)
+        arr = arr[~np.isnan(arr)]
+        out[k] = tuple(float(z) for z in np.quantile(arr, q)) if arr.size else (np.nan, np.nan)
+    return out

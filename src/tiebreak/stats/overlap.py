@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RBO", "rbo"]
+__all__ = ["RBO", "rbo", "rbo_at"]
 
 
 @dataclass(frozen=True)
@@ -108,21 +108,8 @@ def rbo(S: Sequence[Hashable], T: Sequence[Hashable], p: float = 0.9, k: int | N
         return RBO(1.0, 1.0, 0.0, 1.0)
     if not S or not T:
         return _one_empty()
-    eS = _entry_depths(S, S_groups)
-    eT = _entry_depths(T, T_groups)
-    if len(S) > len(T):
-        S, T, eS, eT = T, S, eT, eS
-    s, l_ = len(S), len(T)
-    pos_T = {x: i for i, x in enumerate(T)}
-    # depth at which each common item is in both prefixes
-    both = np.array([max(eS[i], eT[pos_T[x]]) for i, x in enumerate(S) if x in pos_T],
-                    dtype=np.int64)
+    s, l_, X, A = _agreement(S, T, S_groups, T_groups)
     D = np.arange(1, l_ + 1, dtype=np.float64)
-    X = np.cumsum(np.bincount(both, minlength=l_ + 1)[1:l_ + 1]).astype(np.float64)
-    nS = np.minimum(np.cumsum(np.bincount(eS, minlength=l_ + 1)[1:l_ + 1]), s)
-    nT = np.cumsum(np.bincount(eT, minlength=l_ + 1)[1:l_ + 1])
-    # agreement: tie-aware up to s; beyond s the short list is taken to go on with new items
-    A = np.where(D <= s, 2.0 * X / np.maximum(nS + nT, 1), X / D)
     w = (1.0 - p) * p ** (D - 1.0)
     kk = s if k is None else min(s, int(k))
     prefix = float(np.sum(w[:kk] * A[:kk]))
@@ -147,6 +134,57 @@ def rbo(S: Sequence[Hashable], T: Sequence[Hashable], p: float = 0.9, k: int | N
            + ((Xl - Xs) / l_ + Xs / s) * p ** l_)
     clip = lambda v: float(min(max(v, 0.0), 1.0))  # noqa: E731
     return RBO(clip(prefix), clip(lo), clip(res), clip(ext))
+
+
+def _agreement(S, T, S_groups, T_groups):
+    """``(s, l, X, A)``: the shorter and longer lengths, and the overlap X_d and agreement A_d
+    (float64, shape (l,)) at depths d = 1..l (the ``groups`` rule of the module docstring)."""
+    eS = _entry_depths(S, S_groups)
+    eT = _entry_depths(T, T_groups)
+    if len(S) > len(T):
+        S, T, eS, eT = T, S, eT, eS
+    s, l_ = len(S), len(T)
+    pos_T = {x: i for i, x in enumerate(T)}
+    # depth at which each common item is in both prefixes
+    both = np.array([max(eS[i], eT[pos_T[x]]) for i, x in enumerate(S) if x in pos_T],
+                    dtype=np.int64)
+    D = np.arange(1, l_ + 1, dtype=np.float64)
+    X = np.cumsum(np.bincount(both, minlength=l_ + 1)[1:l_ + 1]).astype(np.float64)
+    nS = np.minimum(np.cumsum(np.bincount(eS, minlength=l_ + 1)[1:l_ + 1]), s)
+    nT = np.cumsum(np.bincount(eT, minlength=l_ + 1)[1:l_ + 1])
+    # agreement: tie-aware up to s; beyond s the short list is taken to go on with new items
+    A = np.where(D <= s, 2.0 * X / np.maximum(nS + nT, 1), X / D)
+    return s, l_, X, A
+
+
+def rbo_at(S: Sequence[Hashable], T: Sequence[Hashable], p: float = 0.95, depth: int = 1000,
+           S_groups=None, T_groups=None) -> float:
+    """RBO truncated at ``depth`` and normalised by its largest value: with A_d the agreement
+    of :func:`rbo` (ties as there), ``sum_{d<=depth} p^(d-1) A_d / sum_{d<=depth} p^(d-1)``,
+    so identical lists of at least ``depth`` items give 1. Beyond the end of a list its prefix
+    stops growing (A_d = X_d / d). This is the RBO of Breuer et al., "How to measure the
+    reproducibility of system-oriented IR experiments" (SIGIR 2020) as their repro_eval
+    computes it (after Clarke, Vtyurina & Smucker, "Assessing top-k preferences", TOIS 2021).
+
+    Parameters: ``S``, ``T``: sequences of hashable items without repeats (best first); ``p``
+    in (0, 1); ``depth`` >= 1; ``S_groups``/``T_groups``: tie-group labels as in :func:`rbo`.
+    Returns a float in [0, 1]. Raises ValueError on bad input.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must lie in (0, 1), got {p}")
+    if int(depth) < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+    S, T = list(S), list(T)
+    _check(S, "S")
+    _check(T, "T")
+    depth = int(depth)
+    w = p ** np.arange(depth, dtype=np.float64)
+    if not S or not T:
+        return 1.0 if not S and not T else 0.0
+    _, l_, X, A = _agreement(S, T, S_groups, T_groups)
+    if l_ < depth:
+        A = np.r_[A, X[-1] / np.arange(l_ + 1, depth + 1, dtype=np.float64)]
+    return float(np.sum(w * A[:depth]) / np.sum(w))
 
 
 def _one_empty() -> RBO:

@@ -58,6 +58,8 @@ import os
 
 import numpy as np
 
+from .proximity_robustness import EDGES, delta_buckets  # noqa: F401  (re-exported)
+
 __all__ = ["MODELS", "MU_CV", "run_study", "study_models", "delta_buckets", "topic_folds",
            "cv_lambda", "cv_mu"]
 
@@ -74,8 +76,6 @@ MODELS: dict[str, tuple[str, dict]] = {
     "Lkpf": ("lkpf", {}),
 }
 MEASURES = ("AP", "nDCG@10", "P@10", "RBP(p=0.95)")
-#: bucket edges of the per-topic AP change in percent (Figs 3.3, 3.4, 4.7)
-EDGES = (-100.0, -50.0, -10.0, 0.0, 10.0, 50.0, 100.0)
 DEFAULT_LAMS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: Dirichlet mu grid of the cross-validated models of :data:`MU_CV`
 DEFAULT_MUS = (25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 1500.0, 2000.0, 2500.0, 3500.0, 5000.0)
@@ -85,29 +85,6 @@ MU_CV: dict[str, tuple[str, str]] = {
     "SDM-cv": ("sdm", "SDM"),
     "FDM-cv": ("fdm", "FDM"),
 }
-
-
-def delta_buckets(ap, base) -> tuple[list[str], np.ndarray]:
-    """(labels, counts) of the per-topic change ``100 (ap - base) / base`` in the buckets of
-    :data:`EDGES`: ``<= -50``, ``(-50, -10]``, ``(-10, 0)``, ``= 0``, ``(0, 10)``, ``[10, 50)``,
-    ``[50, 100)``, ``>= 100``, plus ``base=0`` (base 0, ap > 0). ``ap``, ``base``: float (n,)."""
-    ap = np.asarray(ap, float)
-    base = np.asarray(base, float)
-    labels = ["<=-50", "(-50,-10]", "(-10,0)", "=0", "(0,10)", "[10,50)", "[50,100)", ">=100",
-              "base=0"]
-    counts = np.zeros(len(labels), int)
-    for a, b in zip(ap, base):
-        if b == 0:
-            counts[3 if a == 0 else 8] += 1
-            continue
-        d = 100.0 * (a - b) / b
-        if d == 0:
-            counts[3] += 1
-        elif d < 0:
-            counts[0 if d <= -50 else 1 if d <= -10 else 2] += 1
-        else:
-            counts[4 if d < 10 else 5 if d < 50 else 6 if d < 100 else 7] += 1
-    return labels, counts
 
 
 def topic_folds(n: int, folds: int, seed: int = 0) -> np.ndarray:
@@ -279,6 +256,34 @@ def _heatmap(index, topics, qrels, k: int, bins: int = 10):
     return xe, ye, p, cnt, hit
 
 
+def _robustness_outputs(study, index, text: dict, out_dir) -> dict | None:
+    """robustness.tsv, robustness_length.tsv, ow_outliers.tsv (module
+    :mod:`tiebreak.studies.proximity_robustness`); returns the order test, or None when a
+    model of the comparison is not in the study."""
+    from . import proximity_robustness as pr
+
+    names = study["names"]
+    if any(m not in names for m in (pr.BASE, *pr.MODELS)):
+        return None
+    ap = {m: study["ap"][names.index(m)] for m in (pr.BASE, *pr.MODELS)}
+    tq = list(study["topics"])
+    an = index.analyzer.analyze
+    lengths = np.array([len({t for t in an(text.get(q, "")) if index.term_id(t) >= 0})
+                        for q in tq])
+    _write_tsv(os.path.join(out_dir, "robustness.tsv"),
+               ["model", "topics", *pr.bucket_labels(), f"loss>{pr.LOSS:g}%"],
+               pr.robustness_rows(ap, lengths))
+    _write_tsv(os.path.join(out_dir, "robustness_length.tsv"),
+               ["model", "length", "topics", "mean_delta_AP", f"loss>{pr.LOSS:g}%"],
+               pr.by_length_rows(ap, lengths))
+    _write_tsv(os.path.join(out_dir, "ow_outliers.tsv"),
+               ["topic", "length", "AP_BOW", *(f"delta_{m}" for m in pr.MODELS)],
+               pr.ow_outliers(ap, lengths, tq))
+    test = pr.order_test(ap, lengths)
+    study["order_test"] = test
+    return test
+
+
 def _qrels_triples(qrels):
     """(topic ids, docnos, relevance values) lists of a Qrels."""
     t = [qrels.topics[i] for i in qrels.topic.tolist()]
@@ -349,6 +354,8 @@ def _outputs(study, index, topics, qrels, k, out_dir, top: int, alpha: float):
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "deltas.png"), dpi=120)
     _write_tsv(os.path.join(out_dir, "deltas.tsv"), ["model", "baseline", *labels], drows)
+    # robustness of the window features against BOW (Lu 2018 Fig. 3.3, 3.4, Table 3.3)
+    _robustness_outputs(study, index, text, out_dir)
     # extremes
     b = ap[names.index("BM25")]
     erows = []

@@ -36,6 +36,10 @@ Cabanac et al.'s own definitions, one option away (the defaults above are kept):
   systems' means (MAP), with δ_RC (%) and Pearson's r (Table 5), instead of one test per system.
 * ``--gain-order pct`` ranks ``result_lists.tsv`` and ``system_gains.tsv`` by the percent gain
   ``100 (B - A) / A`` (Tables 3-4) instead of the difference ``B - A``.
+* ``--stuffing`` writes ``stuffing.tsv`` (:func:`tiebreak.studies.stuffing.stuffing_table`):
+  per run, metric and regime (trec_eval, realistic, optimistic), the share of the mean that
+  comes from documents appended at score ``--stuff-score`` (default 0) after a topic's real
+  results (Cabanac et al. §6, the "stuffing" phenomenon).
 * ``--drop-worst FRAC`` computes ``summary.tsv`` without the worst FRAC of the systems by
   trec_eval mean of each metric (Cabanac et al. §5.2: "When removing the 25% worst systems,
   there is still 17% of affected systems").
@@ -65,6 +69,8 @@ GAIN_PAIRS = (("realistic", "trec_eval"), ("realistic", "optimistic"),
 SUMMARY_PAIRS = (("realistic", "trec_eval"), ("trec_eval", "optimistic"), ("lower", "upper"),
                  ("trec_eval", "expected"))
 TIED_KEY = WARN_TIED
+#: regimes of ``--stuffing`` (the tie order decides where a relevant stuffed document lands)
+STUFFING_REGIMES = ("trec_eval", "realistic", "optimistic")
 
 
 @dataclass

@@ -152,7 +152,8 @@ tiebreak additions:
                       (K mantissa bits), decimals:D (as %.Df prints them)
  --strict             a qrels topic without results is an error (default: skipped, warned)
  --samples N, --seed S  sampling for --regime expected (default 1000, 0)
- --jobs N             worker processes when several results files are given (default: CPUs)
+ --jobs N             worker processes when several results files are given (0 = all CPUs,
+                      the default)
 
 Measures (trec_eval 10.0 order; the same names work in tiebreak eval -m):
 """
@@ -205,7 +206,7 @@ def main(argv: list[str], out=None, err=None) -> int:
         if qrels is not None:
             _warn(qrels, err)
         runs = opts.files[1:]
-        if opts.jobs is not None:
+        if opts.jobs:
             jobs = opts.jobs
         elif len(runs) > 1:
             from .._native.parallel import cpus

@@ -186,7 +186,7 @@ def _apply(o: Options, key: str, val: str | None) -> None:
     elif key == "seed":
         o.seed = _int(val, "--seed", 0)
     elif key == "jobs":
-        o.jobs = _int(val, "--jobs", 1)
+        o.jobs = _int(val, "--jobs", 0)  # 0: every core, as every tiebreak command's -j 0
 
 
 def _int(val: str, what: str, least: int) -> int:

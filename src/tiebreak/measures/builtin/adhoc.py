@@ -674,6 +674,96 @@ def _k_rbp_rm(R, m):
     return m["alpha"] * interp + (1.0 - m["alpha"]) * base
 
 
+DBM = ("J. De Beer, M.-F. Moens. Rpref: a generalization of Bpref towards graded relevance "
+       "judgments. SIGIR 2006 (Lu 2018, Eq. 2.38).")
+YA = ("E. Yilmaz, J. A. Aslam. Estimating average precision with incomplete and imperfect "
+      "judgments. CIKM 2006.")
+
+
+def _k_rpref(R, m):
+    """RPref: ``(1 / sum_J r) sum_{judged retrieved i} r_i (1 - P_i / sum_J (1 - r))`` with
+    ``P_i = sum_{judged j above i, r_j < r_i} (r_i - r_j) / r_i``, ``r = grade / c`` (c the
+    qrels' top grade, negative grades 0) and J the topic's judged documents."""
+    c = _top_grade(R)
+    L = R.rel_levels.shape[1]
+    r = np.minimum(np.arange(L, dtype=np.float64) / c, 1.0)
+    at = [R.nonrel(1)] + [R.rel(g) - R.rel(g + 1) for g in range(1, L)]   # exactly grade g
+    ri = np.zeros(len(R.rank))
+    for g in range(1, L):
+        ri += r[g] * at[g]
+    # judged documents above each position, per grade: count and (count x r_g)
+    n_low = np.zeros(len(R.rank))
+    s_low = np.zeros(len(R.rank))
+    pen = np.zeros(len(R.rank))
+    for g in range(1, L):
+        n_low += R.cumsum(at[g - 1]) - at[g - 1]
+        s_low += r[g - 1] * (R.cumsum(at[g - 1]) - at[g - 1])
+        pen += at[g] * (n_low - s_low / r[g])
+    den = (R.rel_levels * (1.0 - r)[None, :]).sum(axis=1)
+    norm = (R.rel_levels * r[None, :]).sum(axis=1)
+    dt = den[R.topic]
+    frac = np.where(dt > 0, pen / np.where(dt > 0, dt, 1.0), 0.0)
+    term = ri * (1.0 - frac)
+    if m.cutoff is not None:
+        term = np.where(R.rank <= m.cutoff, term, 0.0)
+    s = np.bincount(R.topic, weights=term, minlength=R.n_topics)
+    return np.where(norm > 0, s / np.where(norm > 0, norm, 1.0), 0.0)
+
+
+def _subap_keep(R, rate: float, seed: int) -> np.ndarray:
+    """bool (n,): judged positions, and unjudged ones whose document's seeded coin (a CRC-32 of
+    seed, topic and docno, uniform on [0, 1)) falls below ``rate`` -- the same documents for
+    every run and regime."""
+    import zlib
+
+    keep = np.asarray(R.judged) > 0.5
+    P = R.prepared
+    if rate >= 1.0 or P is None or R.line is None:
+        return np.ones(len(R.rank), bool) if rate >= 1.0 else keep
+    tids = np.asarray(P.topic_ids)      # qrels topic indices
+    names = P.qrels.topics if P.qrels is not None else None
+    docs = np.asarray(P.run_docnos)
+    rows = np.asarray(P.J.docrank)
+    for i in np.flatnonzero(~keep):
+        ln = int(R.line[i])
+        if ln < 0:
+            continue
+        ti = int(tids[R.topic[i] % len(tids)])
+        t = str(names[ti]) if names is not None else str(ti)
+        d = str(docs[rows[ln]])
+        keep[i] = zlib.crc32(f"{seed}\t{t}\t{d}".encode()) / 4294967296.0 < rate
+    return keep
+
+
+def _k_subap(R, m):
+    """SubAP: AP on the sub-collection of the judged documents plus a ``rate`` sample of the
+    unjudged ones (the rest removed from the ranking, ranks closed up); R from the qrels."""
+    L = m["rel"]
+    keep = _subap_keep(R, m["rate"], m["seed"]).astype(np.float64)
+    rel = R.rel(L) * keep
+    rank = R.cumsum(keep)
+    term = np.where(rel > 0, R.cumsum(rel) / np.where(rank > 0, rank, 1.0), 0.0)
+    if m.cutoff is not None:
+        term = np.where(rank <= m.cutoff, term, 0.0)
+    s = np.bincount(R.topic, weights=term, minlength=R.n_topics)
+    R_ = R.num_rel(L).astype(np.float64)
+    return np.where(R_ > 0, s / np.where(R_ > 0, R_, 1.0), 0.0)
+
+
+def _rate(v):
+    return None if 0.0 <= v <= 1.0 else "must be in [0, 1]"
+
+
+register(Family("RPref", "graded bpref: (1/sum r) sum over judged retrieved documents of r_i (1 "
+                "- sum over judged documents above of lower grade (r_i - r_j)/r_i, over "
+                "sum (1 - r)); r = grade / top grade", "normalised", _k_rpref, (), "optional",
+                "sampled", source=DBM))
+register(Family("SubAP", "sub-collection AP: AP after removing the unjudged documents outside "
+                "a seeded rate sample of them (rate 1: AP; rate 0: AP over judged documents "
+                "only)", "normalised", _k_subap,
+                (Param("rate", "float", 0.1, "share of the unjudged documents kept", _rate),
+                 Param("seed", "int", 0, "seed of the per-document coins"), REL),
+                "optional", "sampled", source=YA))
 register(Family("RankEff", "ranking efficiency: (1/R) sum over retrieved relevant documents of "
                 "1 - (judged non-relevant above) / (all judged non-relevant)", "normalised",
                 _k_rankeff, (REL,), "optional", "sampled", source=AG))

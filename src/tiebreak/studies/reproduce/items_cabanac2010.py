@@ -324,7 +324,7 @@ def _table2(ctx: Context) -> list[Cell]:
 register(Item(
     "cabanac2010:table2", "Top differences between 1/RR_C and 1/RR_R (delta_RC)",
     "§5.2, Table 2",
-    "tiebreak study ties --qrels QRELS RUNS --rr-order delta-rc  (table2_delta_rc.tsv)",
+    "tiebreak study ties QRELS RUNS --rr-order delta-rc  (table2_delta_rc.tsv)",
     _table2, data=tuple(DATASETS)))
 
 
@@ -393,13 +393,13 @@ def _gains(ctx: Context, by: str) -> list[Cell]:
 register(Item(
     "cabanac2010:table3", "Top 3 gains between AP_C and AP_R (result lists)",
     "§5.2, Table 3",
-    "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (result_lists.tsv, AP "
+    "tiebreak study ties QRELS RUNS --gain-order pct  (result_lists.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "lists"), data=tuple(DATASETS)))
 register(Item(
     "cabanac2010:table4", "Top 3 gains between MAP_C and MAP_R (systems)",
     "§5.2, Table 4",
-    "tiebreak study ties --qrels QRELS RUNS --gain-order pct  (system_gains.tsv, AP "
+    "tiebreak study ties QRELS RUNS --gain-order pct  (system_gains.tsv, AP "
     "realistic -> trec_eval)",
     lambda ctx: _gains(ctx, "systems"), data=tuple(DATASETS)))
 
@@ -466,6 +466,6 @@ def _table5(ctx: Context) -> list[Cell]:
 register(Item(
     "cabanac2010:table5", "Correlation and significance of M_C - M_R (one pooled test per track)",
     "§5.2, Table 5 and the text before it",
-    "tiebreak study ties --qrels QRELS RUNS --pooled --drop-worst 0.25  (table5_pooled.tsv, "
+    "tiebreak study ties QRELS RUNS --pooled --drop-worst 0.25  (table5_pooled.tsv, "
     "summary.tsv)",
     _table5, data=tuple(DATASETS)))

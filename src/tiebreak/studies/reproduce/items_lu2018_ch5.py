@@ -101,7 +101,7 @@ def _fig52(ctx: Context) -> list[Cell]:
 
 
 register(Item("lu2018:fig5.2", "Per-system AP_a@k and AP_b@k against k", "Section 5.4, Fig. 5.2",
-              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study depth robust03_qrels.txt.gz --topics 601-650 "
               "--pool-depth 20 --volatility-depths 1-50 --out dir runs/", _fig52,
               kind="figure", data=ROBUST,
               figure=lambda ctx, p: _draw_curves(ctx, p, 20, ("AP", "AP_b"), "d = 20"),
@@ -186,7 +186,7 @@ def _table53(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table5.3", "Leave one run out at k = d = 10",
               "Section 5.3.2, Table 5.3(a) (Robust04 column)",
-              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study depth robust03_qrels.txt.gz --topics 601-650 "
               "--pool-depth 10 runs/", _table53, data=ROBUST))
 
 
@@ -220,7 +220,7 @@ def _table57(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table5.7", "RBP residuals against k (Robust04 d = 100)",
               "Section 5.5, Table 5.7 (Robust04 residual columns)",
-              "tiebreak study depth --qrels robust03_qrels.txt.gz --reference-depth 100 runs/",
+              "tiebreak study depth robust03_qrels.txt.gz --reference-depth 100 runs/",
               _table57, data=ROBUST))
 
 

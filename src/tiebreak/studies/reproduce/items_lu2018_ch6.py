@@ -158,7 +158,7 @@ def _table64(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table6.4", "Goodness of fit of the rank-level gain models",
               "Section 6.3.2, Table 6.4 (Robust04 block)",
-              "tiebreak study estimate --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study estimate robust03_qrels.txt.gz --topics 601-650 "
               "--pool-depth 10,20,30,40,50 runs/", _table64, data=ROBUST))
 
 
@@ -192,7 +192,7 @@ def _table65(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table6.5", "RMSE of the rank-level estimators, RM, LB and UB (theta = 0)",
               "Section 6.3.3, Table 6.5 (Robust04 block)",
-              "tiebreak study estimate --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study estimate robust03_qrels.txt.gz --topics 601-650 "
               "--pool-depth 10,20,30,40,50 runs/", _table65, data=ROBUST))
 
 
@@ -229,7 +229,7 @@ def _table67(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table6.7", "Rank-level estimators gated by gamma > 0.018",
               "Section 6.3.3, Table 6.7 (Robust04 block)",
-              "tiebreak study estimate --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study estimate robust03_qrels.txt.gz --topics 601-650 "
               "--theta 0.018 runs/", _table67, data=ROBUST))
 
 
@@ -254,7 +254,7 @@ def _table69(ctx: Context) -> list[Cell]:
 
 register(Item("lu2018:table6.9", "Two-stage estimators L_a, L_b against Lin",
               "Section 6.4, Table 6.9 (Robust04 block)",
-              "tiebreak study estimate --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "tiebreak study estimate robust03_qrels.txt.gz --topics 601-650 "
               "--loss a,b --theta 0.018 runs/", _table69, data=ROBUST))
 
 

@@ -250,7 +250,7 @@ def _fig3_draw(ctx: Context, path: Path) -> None:
 register(Item(
     id="ymt2016:fig3", title="Score change from banding, per metric and rho",
     where="Sect. 4, Fig. 3",
-    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+    command="tiebreak study bands --order score-rank ../shared/data/robust03_trectools/"
             "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
     description="The paper draws box plots of original minus banded (expected over the "
                 "permutations of each band) per system-topic for rho 1.1-2.0 and RR, RBP0.5, "
@@ -297,7 +297,7 @@ def _table3(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:table3", title="Systems whose banded score is >= 99 % / 97 % of the original",
     where="Sect. 4, Table 3",
-    command="tiebreak study bands --order score-rank --ratio 0.99,0.97,0.95 --qrels "
+    command="tiebreak study bands --order score-rank --ratio 0.99,0.97,0.95 "
             "../shared/data/robust03_trectools/qrels/robust03_qrels.txt.gz "
             "../shared/data/robust03_trectools/runs/",
     compute=_table3, data=("robust03_trectools",)))
@@ -335,7 +335,7 @@ def _fig4(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:fig4", title="p values of all system pairs, original against banded (rho=1.4)",
     where="Sect. 4, Fig. 4",
-    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+    command="tiebreak study bands --order score-rank ../shared/data/robust03_trectools/"
             "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/ --fig4-rho 1.4",
     description="The paper plots, for each metric, the paired t-test p value of every system "
                 "pair on the original scores (x) against the banded scores (y), with the "
@@ -372,7 +372,7 @@ def _fig_draft(ctx: Context) -> list[Cell]:
 register(Item(
     id="ymt2016:fig-draft", title="Draft of Sect. 4: p values of original against grouped runs",
     where="LaTeX draft of Sect. 4, figure fig-rho-p-value",
-    command="tiebreak study bands --order score-rank --qrels ../shared/data/robust03_trectools/"
+    command="tiebreak study bands --order score-rank ../shared/data/robust03_trectools/"
             "qrels/robust03_qrels.txt.gz ../shared/data/robust03_trectools/runs/",
     description="The draft plots, per metric and rho, the two-tailed paired t-test p value of "
                 "each original run against its grouped run over 50 topics.",
