@@ -194,6 +194,7 @@ def test_cli_and_trec_eval_agree_with_the_api():
     assert float(r.stdout.split()[-1]) == res.mean[0, 0, 0]
 
 
+@pytest.mark.slow
 def test_search_score_precision(tmp_path):
     """The engine's final scores in a format: the same documents as the exact run, scores
     rounded, the new ties in trec_eval order (score descending, docno descending)."""

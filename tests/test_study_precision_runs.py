@@ -29,6 +29,7 @@ def brute_tie_share(run, scores):
     return tied / len(scores)
 
 
+@pytest.mark.slow
 def test_study_against_direct_evaluation(dl20):
     qrels, paths = dl20
     study = run_study(qrels, paths, ["decimals:1", "float16"], ["AP"], rhos=["2.0"])
@@ -65,6 +66,7 @@ def test_study_against_direct_evaluation(dl20):
     assert got["linear"][0] == ("decimals:1" if ft.loc["decimals:1", "tau"] < 1 else "none")
 
 
+@pytest.mark.slow
 def test_command_writes_tables(dl20, tmp_path):
     qrels, paths = dl20
     r = CliRunner().invoke(main, ["study", "precision-runs", str(qrels.name), *paths[:2],
