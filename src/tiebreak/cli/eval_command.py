@@ -25,7 +25,7 @@ CONVENTIONS = ("trec_eval", "ir_measures", "ranx", "ntcireval", "trectools", "sk
                "elasticsearch", "cwl", "sample_eval")
 FORMATS = ("table", "tsv", "json")
 NAME_BY = ("tag", "file")
-SCORE_PRECISIONS = ("float64", "float32")
+SCORE_PRECISIONS = ("float64", "float32")  # and every score format (tiebreak.ranking.formats)
 AVERAGES = ("qrels", "run-topics")
 ON_DUPLICATE = ("error", "first")
 
@@ -57,9 +57,12 @@ _ALL = [
     Option("verbose", ("--verbose",), "flag",
            help="Print every run's input warnings (by default, with more than 3 runs, one line "
                 "per kind of warning with a count)."),
-    Option("score_precision", ("--score-precision",), "choice", "float64",
-           choices=SCORE_PRECISIONS, show_default=True,
-           help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval."),
+    Option("score_precision", ("--score-precision",), "str", "float64", metavar="FORMAT",
+           show_default=True,
+           help="Round scores as a number format stores them before evaluating: float64, "
+                "float32 (emulates trec_eval <= 9.0.8 and pytrec_eval), float16, bfloat16, "
+                "int8 (min-max scale per topic), int8-global, bits:K (K mantissa bits), "
+                "decimals:D (as %.Df prints them)."),
     Option("average", ("--average",), "choice", "qrels", choices=AVERAGES, show_default=True,
            help="qrels: every qrels topic, missing ones score 0 (trec_eval -c); run-topics: "
                 "only topics the run has."),
@@ -182,6 +185,14 @@ def run(qrels, runs, **options) -> None:
     for d in define:
         _load_definitions(d)
     from .._native.process import imports as paused_gc
+
+    if score_precision not in SCORE_PRECISIONS:
+        from ..ranking.formats import parse_format
+
+        try:
+            score_precision = str(parse_format(score_precision, "--score-precision"))
+        except ValueError as e:
+            _fail(str(e))
 
     with paused_gc():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
         from ..evaluation import Evaluator
