@@ -37,41 +37,69 @@ def _short(v) -> str:
     return "" if v is None else str(v)
 
 
+#: ``--format table``: the widths of cell, paper, ours and verdict (wrapped beyond them); the
+#: note takes the rest of :data:`WIDTH` columns.
+WIDTH = 100
+_COLS = (24, 10, 10, len("not-reproducible-here"))
+
+
 def _table(results) -> str:
+    """The cells as a plain table that fits :data:`WIDTH` columns: one heading row per item (id,
+    verdict, title), then its cells; long texts wrap inside their column."""
     from tabulate import tabulate
 
     from . import verdict_of
 
+    note_w = WIDTH - sum(_COLS) - 2 * len(_COLS)
     rows = []
     for item, cells in results:
-        rows.append([item.id, "", "", "", verdict_of(cells), item.title])
+        rows.append([item.id, "", "", verdict_of(cells), item.title])
         for c in cells:
-            rows.append(["", c.name, c.paper, _short(c.ours), c.verdict, c.note])
-    return tabulate(rows, headers=["item", "cell", "paper", "ours", "verdict", "note"],
-                    disable_numparse=True) + "\n"
+            rows.append([c.name, c.paper, _short(c.ours), c.verdict, c.note])
+    return tabulate(rows, headers=["item / cell", "paper", "ours", "verdict", "note"],
+                    disable_numparse=True, maxcolwidths=[*_COLS, note_w],
+                    maxheadercolwidths=[*_COLS, note_w]) + "\n"
+
+
+def _summary(results) -> list[str]:
+    from . import SEEDS, VERDICTS, count_verdicts
+
+    n = count_verdicts(results)
+    out = []
+    for what in ("items", "cells"):
+        out += [f"## {what.capitalize()} by verdict", "",
+                "| paper | " + " | ".join(VERDICTS) + f" | {what} |",
+                "|---|" + "---:|" * (len(VERDICTS) + 1)]
+        for s in SEEDS:
+            got = n[s][what]
+            out.append(f"| {s} | " + " | ".join(str(got[v]) for v in VERDICTS)
+                       + f" | {sum(got.values())} |")
+        out.append("")
+    return out
 
 
 def _md(results, figures: dict | None = None) -> str:
-    from . import SEEDS, VERDICTS, verdict_of
+    from . import verdict_of
 
     lines = ["# Reproduction: the seed papers beside tiebreak", "",
              "Generated from the project root, with `../shared` beside it, by `tiebreak "
              "reproduce --all --format md -o docs/reproduction.md --figures docs/img/reproduce`; "
              "do not edit by hand (the quick items are checked by the test suite, all of them by "
              "`benchmarks/check_docs.py`).", "",
-             "Verdicts: `exact` (ours prints as the paper), `within-tolerance`, `shape-holds` "
-             "(the paper's claim holds, its numbers are not comparable), `differs` (with the "
-             "reason), `not-reproducible-here` (what is missing). An item takes the worst "
-             "verdict of the cells computed here.", "",
-             "## Items by verdict", "",
-             "| paper | " + " | ".join(VERDICTS) + " | items |",
-             "|---|" + "---:|" * (len(VERDICTS) + 1)]
-    for s in SEEDS:
-        got = [verdict_of(c) for i, c in results if i.seed == s]
-        lines.append(f"| {s} | " + " | ".join(str(got.count(v)) for v in VERDICTS)
-                     + f" | {len(got)} |")
+             "Verdicts of a cell: `exact` (ours prints as the paper, on the paper's data), "
+             "`within-tolerance` (the same, within the stated tolerance), `differs` (the same "
+             "data, another value; with the reason); `substitute-holds` / `substitute-differs` "
+             "(the paper's own claim, quoted, tested on substitute data; never counted as "
+             "reproduced); `by-definition` (restates a definition or the paper's own "
+             "arithmetic; shown, never counted as reproduced); `descriptive` (a diagram or "
+             "illustration with no number or claim); `not-reproducible-here` (what is missing; "
+             "ours on substitute data may be shown beside the paper's number, never compared). "
+             "An item takes the worst of its `exact` / `within-tolerance` / `differs` cells; "
+             "with none it is `not-reproducible-here` whatever its substitute cells say "
+             "(`by-definition` or `descriptive` when all its cells are).", ""]
+    lines += _summary(results)
     for item, cells in results:
-        lines += ["", f"## {item.id}: {item.title}", "",
+        lines += [f"## {item.id}: {item.title}", "",
                   f"Paper: {item.where}. Verdict: **{verdict_of(cells)}**.", "",
                   f"Command: `{item.command}`", ""]
         if item.description:
@@ -85,7 +113,8 @@ def _md(results, figures: dict | None = None) -> str:
         for c in cells:
             note = c.note.replace("|", "\\|")
             lines.append(f"| {c.name} | {c.paper} | {_short(c.ours)} | {c.verdict} | {note} |")
-    return "\n".join(lines) + "\n"
+        lines.append("")
+    return "\n".join(lines[:-1]) + "\n"
 
 
 @click.command("reproduce",
@@ -106,13 +135,17 @@ def _md(results, figures: dict | None = None) -> str:
               help="Draw the figures of the computed figure items into this folder (PNG).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, out):
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress bar (there is none either when standard error is not a "
+                   "terminal).")
+def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, out, quiet):
     """Set our numbers beside the papers' own: Yang, Moffat & Turpin (AIRS 2016), Cabanac et
     al. (CLEF 2010), Lu (PhD thesis, RMIT 2018).
 
     Each item is one table or figure (ids like ymt2016:table2, lu2018:fig5.1); each cell gets a
-    verdict: exact, within-tolerance, shape-holds, differs (with the reason) or
-    not-reproducible-here (with what is missing).
+    verdict: exact, within-tolerance or differs (our number against the paper's, on its data),
+    substitute-holds or substitute-differs (the paper's claim on substitute data), by-definition,
+    descriptive, or not-reproducible-here (with what is missing).
     """
     from . import Context, ReproduceError, default_data, items, run_item, verdict_of
 
@@ -139,9 +172,12 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     ctx = Context(data=data)
     results = []
     figures: dict[str, str] = {}
-    for i, item in enumerate(chosen, 1):
-        if sys.stderr.isatty():
-            click.echo(f"[reproduce] {i}/{len(chosen)} {item.id}", err=True)
+    from tqdm import tqdm
+
+    bar = tqdm(chosen, desc="reproduce", unit="item", file=sys.stderr, leave=False,
+               disable=quiet or not sys.stderr.isatty())
+    for item in bar:
+        bar.set_postfix_str(item.id)
         cells = run_item(item, ctx)
         results.append((item, cells))
         if fig_dir and item.figure is not None:
