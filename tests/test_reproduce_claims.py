@@ -1,0 +1,107 @@
+"""Every check of a paper's claim can fail: each predicate of tiebreak reproduce, given values
+for which the claim holds, flips when those values are perturbed (a mutation test per check)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tiebreak.studies.reproduce import Cell, check, claims
+from tiebreak.studies.reproduce import items_cabanac2010 as cab
+from tiebreak.studies.reproduce import items_lu2018_ch5 as ch5
+from tiebreak.studies.reproduce import items_ymt2016 as ymt
+
+
+def flips(f, good, bad) -> bool:
+    """``f(*good)`` holds and ``f(*bad)`` does not."""
+    return bool(f(*good)) and not bool(f(*bad))
+
+
+def test_check_cell_verdict_follows_the_predicate():
+    assert check("c", "", 1, True, "claim", "data").verdict == "substitute-holds"
+    c = check("c", "", 1, False, "'quoted' (Sect. 4)", "data", "printed precision")
+    assert c.verdict == "substitute-differs" and "'quoted' (Sect. 4)" in c.note
+    assert "tolerance: printed precision" in c.note
+
+
+@pytest.mark.parametrize("f, good, bad", [
+    (claims.decreasing, ([3, 2, 1],), ([3, 2, 2.5],)),
+    (claims.decreasing, ([3, 2, 2.5], 1.0), ([3, 2, 3.5], 1.0)),
+    (claims.decreasing, ([3, 2, 1], 0.0, True), ([3, 2, 2], 0.0, True)),
+    (claims.increasing, ([1, 2, 3],), ([1, 2, 1.5],)),
+    (claims.is_max, ({"a": 2, "b": 1}, "a"), ({"a": 2, "b": 2}, "a")),
+    (claims.is_min, ({"a": 1, "b": 2}, "a"), ({"a": 3, "b": 2}, "a")),
+    (claims.balanced, (0.3, 0.4, 1.5), (0.2, 0.4, 1.5)),
+    (claims.balanced, (0.3, 0.4, 1.5), (0.0, 0.0, 1.5)),
+    (claims.inside, (0.5, (0.4, 0.6)), (0.7, (0.4, 0.6))),
+])
+def test_generic_predicates_flip(f, good, bad):
+    assert flips(f, good, bad)
+
+
+def test_trend_needs_two_values():
+    with pytest.raises(ValueError):
+        claims.decreasing([1.0])
+
+
+def test_sampling_intervals():
+    lo, hi = claims.wilson(15, 17)
+    assert lo < 15 / 17 < hi and 0.6 < lo < 0.7 and 0.95 < hi < 0.98
+    num, den = np.array([10.0, 20, 30, 40]), np.array([100.0, 100, 100, 100])
+    lo, hi = claims.boot_ratio(num, den, seed=1)
+    assert lo <= 0.25 <= hi and lo >= 0.1 and hi <= 0.4
+    assert claims.boot_ratio(num, den, seed=1) == (lo, hi)  # seeded
+    with pytest.raises(ValueError):
+        claims.boot_ratio([1.0], [2.0])
+
+
+def test_ymt_predicates_flip():
+    assert flips(ymt.similar_rate, (14.0, (0.10, 0.20)), (25.0, (0.10, 0.20)))
+    assert flips(ymt.most_ranges_small, ([0, 0, 1e-5, 0.1],), ([0, 1e-3, 1e-3, 0.1],))
+    assert flips(ymt.some_range_wide, ([0, 0.02],), ([0, 0.009],))
+    zero = np.zeros(40)
+    moved = np.r_[np.zeros(20), np.full(20, 0.1)]
+    assert flips(ymt.rr_quartiles_zero, ([zero, zero],), ([zero, moved],))
+    assert flips(ymt.columns_fall, ([[80, 77, 37, 38]],), ([[80, 77, 37, 40]],))
+    assert flips(ymt.discrimination_kept, (1.0, 1.0, 136), (2.0, 1.0, 136))
+    assert flips(ymt.discrimination_kept, (1.0, 1.0, 136), (1.0, 1.6, 136))
+    mad = {"RR": 0.03, "RBP(p=0.5)": 0.04, "RBP(p=0.85)": 0.02, "AP": 0.01}
+    assert flips(ymt.shallow_more_affected, (mad,), ({**mad, "AP": 0.035},))
+    rhos = ["1.0", "1.4", "1.5", "1.6", "1.7"]
+    assert flips(ymt.largest_step_at, ([0, 0.01, 0.012, 0.05, 0.055], rhos, "1.6"),
+                 ([0, 0.01, 0.012, 0.015, 0.055], rhos, "1.6"))
+    # the band edges are a definition: b_2 = 2 for rho <= 2, 3 for rho = 2.5
+    assert ymt.first_group_single(["1.1", "1.7", "2.0"])
+    assert ymt.first_group_single(["2.5"])  # outside 1 < rho <= 2: not tested
+
+
+def test_cabanac_predicates_flip():
+    assert flips(cab.in_paper_range, (25.0, 7.5, 34.6), (40.0, 7.5, 34.6))
+    assert flips(cab.strong_r, (0.986,), (0.984,))
+    assert flips(cab.small_delta, (0.5,), (9.5,))
+    assert flips(cab.small_delta, (0.5,), (0.0,))
+
+
+def test_lu_predicates_flip():
+    assert flips(ch5.nearer_newswire, (-2.0, -1.31, (-23.3, -17.5)),
+                 (-12.0, -1.31, (-23.3, -17.5)))
+
+
+def test_no_substitute_cell_is_hard_coded():
+    """No item builds a substitute-* cell from a literal True/False: the modules call check()
+    with a computed value (a grep of the sources, the cheap guard against a regression)."""
+    import inspect
+
+    from tiebreak.studies.reproduce import (
+        items_lu2018_ch2,
+        items_lu2018_ch4,
+        items_lu2018_ch6,
+    )
+
+    for m in (ymt, cab, ch5, items_lu2018_ch2, items_lu2018_ch4, items_lu2018_ch6):
+        src = inspect.getsource(m)
+        assert "shape-holds" not in src and "read only" not in src, m.__name__
+        assert not re.search(r"(_shape|check)\([^()]*,\s*(True|False)\s*,", src), m.__name__
+    assert Cell("c", "", None, "descriptive").verdict == "descriptive"
