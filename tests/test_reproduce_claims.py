@@ -85,8 +85,32 @@ def test_cabanac_predicates_flip():
 
 
 def test_lu_predicates_flip():
+    from tiebreak.studies.reproduce import items_lu2018_ch6 as ch6
+
     assert flips(ch5.nearer_newswire, (-2.0, -1.31, (-23.3, -17.5)),
                  (-12.0, -1.31, (-23.3, -17.5)))
+    assert flips(ch5.high_tau, (0.95,), (0.85,))
+    loo = {"LB": 0.06, "RM": 0.13, "lin": 0.07, "L_b": 0.05}
+    good = ch6.system_bias_claims(loo, {"L_b": 0.04})
+    assert all(good.values())
+    for bad_loo, bad_pool, which in (({**loo, "L_b": 0.065}, 0.04, "L_b beats LB"),
+                                     ({**loo, "lin": 0.2}, 0.04, "RM is the poorest"),
+                                     (loo, 0.055, "L_b's error grows without its run")):
+        got = ch6.system_bias_claims(bad_loo, {"L_b": bad_pool})
+        assert not got[which]
+
+
+def test_top_tie_pct_counts_successor_ties_in_the_top_k():
+    import io
+
+    from tiebreak.io import read_run
+
+    # topic 1: scores 3 3 2 2 2 1 -> in the top 4: ranks 2 and 4 tie their predecessor (50 %)
+    text = "".join(f"1 Q0 d{i} {i} {s} r\n" for i, s in enumerate([3, 3, 2, 2, 2, 1], 1))
+    text += "".join(f"2 Q0 e{i} {i} {s} r\n" for i, s in enumerate([5, 4, 3, 2], 1))
+    run = read_run(io.BytesIO(text.encode()))
+    assert list(ch5.top_tie_pct(run, 4)) == [50.0, 0.0]
+    assert list(ch5.top_tie_pct(run, 6)) == pytest.approx([50.0, 0.0])
 
 
 def test_no_substitute_cell_is_hard_coded():

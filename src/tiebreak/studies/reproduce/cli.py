@@ -50,15 +50,19 @@ def _table(results) -> str:
 
     from . import verdict_of
 
-    note_w = WIDTH - sum(_COLS) - 2 * len(_COLS)
     rows = []
     for item, cells in results:
         rows.append([item.id, "", "", verdict_of(cells), item.title])
         for c in cells:
             rows.append([c.name, c.paper, _short(c.ours), c.verdict, c.note])
-    return tabulate(rows, headers=["item / cell", "paper", "ours", "verdict", "note"],
-                    disable_numparse=True, maxcolwidths=[*_COLS, note_w],
-                    maxheadercolwidths=[*_COLS, note_w]) + "\n"
+    heads = ["item / cell", "paper", "ours", "verdict", "note"]
+    # each of the first four columns as wide as its longest text, up to its cap; the note
+    # takes what is left of WIDTH (tabulate puts two spaces between columns)
+    used = [min(cap, max(len(h), *(len(r[j]) for r in rows)))
+            for j, (cap, h) in enumerate(zip(_COLS, heads))]
+    note_w = max(20, WIDTH - sum(used) - 2 * len(used))
+    return tabulate(rows, headers=heads, disable_numparse=True, maxcolwidths=[*used, note_w],
+                    maxheadercolwidths=[*used, note_w]) + "\n"
 
 
 def _summary(results) -> list[str]:

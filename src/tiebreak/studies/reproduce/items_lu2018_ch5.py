@@ -452,8 +452,9 @@ def high_tau(tau: float) -> bool:
 
 def _table54_rows(ctx: Context):
     if "t54" not in _CACHE:
-        from ...io import read_qrels, read_run, run_paths
         import tiebreak as tb
+
+        from ...io import read_qrels, read_run, run_paths
         from ...stats import kendall_tau
 
         rows = {}
