@@ -115,8 +115,9 @@ def _md(results, figures: dict | None = None) -> str:
             lines += [f"![ours: {item.id}]({figures[item.id]})", ""]
         lines += ["| cell | paper | ours | verdict | note |", "|---|---:|---:|---|---|"]
         for c in cells:
-            note = c.note.replace("|", "\\|")
-            lines.append(f"| {c.name} | {c.paper} | {_short(c.ours)} | {c.verdict} | {note} |")
+            name, paper, ours, note = (x.replace("|", "\\|") for x in (
+                c.name, c.paper, _short(c.ours), c.note))
+            lines.append(f"| {name} | {paper} | {ours} | {c.verdict} | {note} |")
         lines.append("")
     return "\n".join(lines[:-1]) + "\n"
 
