@@ -145,8 +145,7 @@ def _load() -> None:
 
 def items() -> dict[str, Item]:
     """Every registered item by id, in paper then id order (imports the ``items_*`` modules)."""
-    if not _ITEMS:
-        _load()
+    _load()  # every items_* module, even when one was imported (and registered) first
     order = {s: i for i, s in enumerate(SEEDS)}
 
     def key(i: str):
