@@ -88,6 +88,27 @@ def test_table_format_fits_100_columns():
     assert any("1/log2(9)" in x for x in lines)  # the long note is wrapped, not cut
 
 
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+    import sys
+
+    from tiebreak.studies.reproduce.cli import _show_progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Tty())
+    assert _show_progress(False) and not _show_progress(True)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not _show_progress(False)
+    # redirected (CliRunner's stderr is no terminal): no bar, the output alone
+    r = CliRunner().invoke(main, ["reproduce", "ymt2016:table2", "--format", "tsv"])
+    assert r.exit_code == 0 and "item/s" not in r.stderr and "reproduce:" not in r.stderr
+    r = CliRunner().invoke(main, ["reproduce", "ymt2016:table2", "--quiet", "--format", "tsv"])
+    assert r.exit_code == 0 and r.stderr == ""
+
+
 def test_cli_list_and_unknown_item():
     r = CliRunner().invoke(main, ["reproduce", "--list"])
     assert r.exit_code == 0, r.output

@@ -100,6 +100,21 @@ def test_lu_predicates_flip():
         assert not got[which]
 
 
+def test_lu_ch3_ch4_predicates_flip():
+    from tiebreak.studies.reproduce import items_lu2018_ch3 as ch3
+    from tiebreak.studies.reproduce import items_lu2018_ch4 as ch4
+
+    good = ["bm25", "l2p", "lmds", "lkp", "bctp", "sdm", "fdm"]
+    assert flips(ch4.cost_order_holds, (good,),
+                 (["l2p", "bm25", "lmds", "lkp", "bctp", "sdm", "fdm"],))
+    assert not ch4.cost_order_holds(["bm25", "l2p", "sdm", "lkp", "bctp", "lmds", "fdm"])
+    means = {"BOW": 0.20, "BOW+OW": 0.21, "BOW+UW": 0.22, "SDM": 0.23, "FDM": 0.22}
+    assert flips(ch3.uw_beats_ow, (means,), ({**means, "BOW+OW": 0.225},))
+    assert flips(ch3.all_above_bow, (means,), ({**means, "FDM": 0.19},))
+    lo = {"BOW+OW": 3, "BOW+UW": 1, "SDM": 2, "FDM": 2}
+    assert flips(ch3.fewest_big_losses, (lo,), ({**lo, "SDM": 1},))
+
+
 def test_top_tie_pct_counts_successor_ties_in_the_top_k():
     import io
 

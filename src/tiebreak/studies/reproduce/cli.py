@@ -65,6 +65,11 @@ def _table(results) -> str:
                     maxheadercolwidths=[*used, note_w]) + "\n"
 
 
+def _show_progress(quiet: bool) -> bool:
+    """The progress bar is drawn on a terminal only, and never with ``--quiet``."""
+    return not quiet and sys.stderr.isatty()
+
+
 def _summary(results) -> list[str]:
     from . import SEEDS, VERDICTS, count_verdicts
 
@@ -180,7 +185,7 @@ def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, o
     from tqdm import tqdm
 
     bar = tqdm(chosen, desc="reproduce", unit="item", file=sys.stderr, leave=False,
-               disable=quiet or not sys.stderr.isatty())
+               disable=not _show_progress(quiet))
     for item in bar:
         bar.set_postfix_str(item.id)
         cells = run_item(item, ctx)
