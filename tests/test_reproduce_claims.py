@@ -90,6 +90,11 @@ def test_lu_predicates_flip():
     assert flips(ch5.nearer_newswire, (-2.0, -1.31, (-23.3, -17.5)),
                  (-12.0, -1.31, (-23.3, -17.5)))
     assert flips(ch5.high_tau, (0.95,), (0.85,))
+    assert flips(ch5.stable_beyond_d, ([99.0, 96.0], [0.0, 0.5]), ([99.0, 90.0], [0.0, 0.5]))
+    assert flips(ch5.stable_beyond_d, ([99.0, 96.0], [0.0, 0.5]), ([99.0, 96.0], [0.0, 2.0]))
+    disc = {"nDCG": 69.0, "AP_b": 74.0, "RBP(p=0.8)": 53.0, "ERR": 48.0}
+    assert flips(ch5.discrimination_order, (disc,), ({**disc, "nDCG": 60.0},))
+    assert flips(ch5.discrimination_order, (disc,), ({**disc, "ERR": 55.0},))
     loo = {"LB": 0.06, "RM": 0.13, "lin": 0.07, "L_b": 0.05}
     good = ch6.system_bias_claims(loo, {"L_b": 0.04})
     assert all(good.values())

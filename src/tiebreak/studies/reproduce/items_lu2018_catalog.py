@@ -102,10 +102,6 @@ CATALOG = {
     "table5.1": ("Test collections of chapter 5", "Section 5.2", N,
                  f"describes Robust04, TREC-9 and CW09A-2009/2010: {CW09} and the Robust04 "
                  "runs are not in the shared data"),
-    "table5.2": ("Pooling outcomes: RelInPool, RankUnj, NumRelPast", "Section 5.3.1", N,
-                 f"needs the Robust04 runs and {CW09}"),
-    "table5.5": ("Discrimination, coverage and inversion ratios by k", "Section 5.5", N,
-                 f"needs the 42 Robust04 runs (d = 100) and {CW09}"),
     "table5.6": ("The same ratios on condensed runs (Robust04)", "Section 5.5", N,
                  "needs the 42 Robust04 runs and qrels (d = 100)"),
     "fig5.7": ("Condensed AP_b@k and NDCG_a@k (d = 10)", "Section 5.5", N,

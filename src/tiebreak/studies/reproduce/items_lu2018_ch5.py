@@ -572,3 +572,81 @@ register(Item("lu2018:fig5.6", "NDCG_a@k against NDCG_a@d: median p, coverage, i
                           "NDCG_a@k against NDCG_a@d, for Robust04 and TREC-9 (d = 10, 100) "
                           "and CW09A-2009/2010 (d = 10). Ours: the newswire claims on Robust "
                           "2003 at d = 10 and d = 100."))
+
+
+# ------------------------------------------------------------------------------ Table 5.2
+
+
+def _table52(ctx: Context) -> list[Cell]:
+    from ..depth import counts_table
+
+    cells = [missing("CW09A-2009 (d = 10, 12) and CW09A-2010 (d = 10, 20): RelInPool, RankUnj, "
+                     "NumRelPast", "2.4 ... 29.1", "the ClueWeb09 runs and qrels are not in "
+                     "the shared data (the table has no newswire rows)")]
+    for d in (10, 20):
+        st = _study(ctx, d)
+        t = counts_table(st).set_index("runs").loc["contributing"]
+        shown = ", ".join(f"{k} {t[k]:.1f}±{t[k + '_sd']:.1f}" for k in
+                          ("rel_in_pool", "rank_unjudged", "num_rel_past"))
+        cells.append(missing(f"Robust 2003, simulated d = {d}, contributing runs", "",
+                             "no newswire row in the thesis's table to compare with; ours "
+                             "shown: " + SUB, shown))
+    return cells
+
+
+register(Item("lu2018:table5.2", "Pooling outcomes: RelInPool, RankUnj, NumRelPast",
+              "Section 5.3.1, Table 5.2",
+              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "--pool-depth 10 --out dir runs/  (counts.tsv)", _table52, data=ROBUST))
+
+
+# ------------------------------------------------------------------------------ Table 5.5
+
+CLAIM_55_STABLE = ("'for k > 100 the coverage ratios are close to 100, while inversion ratios "
+                   "are very close to zero' (Section 5.5, Table 5.5(a), Robust04 d = 100)")
+CLAIM_55_DISC = ("'NDCG_a@k and AP_b@k both have discrimination ratios of around 65%, which is "
+                 "similar to RBP(0.95)@k but more than ten points higher than RBP(0.8)@k. Not "
+                 "surprisingly, ERR@k is even less discriminative than RBP(0.8)@k' (Section 5.5)")
+#: "close to 100" / "very close to zero" read as coverage >= 95 % and inversion <= 1 % (ours)
+CLOSE_COV, CLOSE_INV = 95.0, 1.0
+
+
+def stable_beyond_d(cov: Sequence[float], inv: Sequence[float]) -> bool:
+    """Table 5.5(a): past the pool depth, every coverage >= 95 % and inversion <= 1 %."""
+    return min(cov) >= CLOSE_COV and max(inv) <= CLOSE_INV
+
+
+def discrimination_order(disc: dict[str, float]) -> bool:
+    """Table 5.5(a) at k = d: NDCG_a and AP_b each more than 10 points above RBP(0.8), and ERR
+    below RBP(0.8)."""
+    r8 = disc["RBP(p=0.8)"]
+    return disc["nDCG"] > r8 + 10 and disc["AP_b"] > r8 + 10 and disc["ERR"] < r8
+
+
+def _table55(ctx: Context) -> list[Cell]:
+    from ..depth import depth_table
+
+    t = depth_table(_study(ctx, None))
+    cells = [missing("Robust04 (d = 100) and CW09A-2010 (d = 10): Disc., Covr., Invr. of six "
+                     "metrics by k", "", "the 42 Robust04 runs and the ClueWeb09 runs are not "
+                     "in the shared data")]
+    past = t[t.k > 100]
+    for m in ("AP_b", "nDCG", "RBP(p=0.95)", "RBP(p=0.8)", "ERR"):
+        p = past[past.metric == m]
+        cells.append(_shape(f"{m}: coverage / inversion % for k > 100",
+                            stable_beyond_d(p["cov"].tolist(), p["inv"].tolist()),
+                            CLAIM_55_STABLE + f"; read as coverage >= {CLOSE_COV:g} % and "
+                            f"inversion <= {CLOSE_INV:g} % (ours)",
+                            "; ".join(f"k={int(r.k)}: {r.cov:.1f} / {r.inv:.1f}"
+                                      for r in p.itertuples()), "~100 / ~0"))
+    at = t[t.k == 100].set_index("metric")["disc"].to_dict()
+    cells.append(_shape("discrimination % at k = d = 100", discrimination_order(at),
+                        CLAIM_55_DISC, ", ".join(f"{m} {v:.1f}" for m, v in at.items()),
+                        "NDCG_a, AP_b > RBP(0.8) + 10 > ERR + 10"))
+    return cells
+
+
+register(Item("lu2018:table5.5", "Discrimination, coverage and inversion ratios by k",
+              "Section 5.5, Table 5.5(a)",
+              "tiebreak study depth --qrels robust03_qrels.txt.gz --topics 601-650 "
+              "--reference-depth 100 runs/", _table55, data=ROBUST))
