@@ -113,9 +113,6 @@ CATALOG = {
     "fig6.2": ("The estimation framework", "Section 6.2", D, "a diagram"),
     "fig6.3": ("Constructing a rank-level estimator", "Section 6.2.1", D,
                "a running example (empirical gain 6/6 = 1 at rank 1) of Eq. 6.5"),
-    "table6.3": ("Five gain models", "Section 6.2.1", D,
-                 "the formulas and free parameters of the gain models, no number (implemented "
-                 "in tiebreak.judgments)"),
     "fig6.4": ("Examples of G_z and G_w", "Section 6.2.1", D,
                "curves of two formulas for chosen parameters, no data"),
     "fig6.5": ("Fitted gain curves for Robust04 topic 673 and TB05 topic 751",
