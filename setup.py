@@ -1,4 +1,4 @@
-"""Build of the optional C extension tiebreak._ext; the metadata is in pyproject.toml.
+"""Build of the optional C extension tiebreak._native._ext; the metadata is in pyproject.toml.
 
 The extension is optional: without a working C compiler the build prints a warning and installs
 the package without it, and tiebreak falls back to numba (the ``fast`` extra) or numpy."""
@@ -8,9 +8,10 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "tiebreak._ext",
-            sources=["src/tiebreak/_ext.c"],
-            depends=["src/tiebreak/_pow5.h", "src/tiebreak/_ext_eval.c"],  # included by _ext.c
+            "tiebreak._native._ext",
+            sources=["src/tiebreak/_native/_ext.c"],
+            # included by _ext.c
+            depends=["src/tiebreak/_native/_pow5.h", "src/tiebreak/_native/_ext_eval.c"],
             optional=True,
         )
     ]

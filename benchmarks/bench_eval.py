@@ -86,10 +86,8 @@ def run_pytrec(qrels_path: Path, run_paths: list[Path], read: Timer):
 
 def run_tiebreak(qrels_path: Path, run_paths: list[Path], measures, regimes, read: Timer):
     import tiebreak as tb
-    from tiebreak.io._arrays import expect_files
 
     t0 = time.perf_counter()
-    expect_files(run_paths)  # as Evaluator.evaluate does for paths
     q = tb.read_qrels(qrels_path)
     read.t += time.perf_counter() - t0
 
@@ -123,10 +121,8 @@ def run_zcat(run_paths: list[Path], read: Timer):
 def run_read_only(run_paths: list[Path], read: Timer):
     """tiebreak.read_run of every run: files to arrays, no evaluation."""
     import tiebreak as tb
-    from tiebreak.io._arrays import expect_files
 
     t0 = time.perf_counter()
-    expect_files(run_paths)  # as Evaluator.evaluate does for paths
     n = sum(len(tb.read_run(p)) for p in run_paths)
     read.t += time.perf_counter() - t0
     return n

@@ -7,7 +7,8 @@ the same measures) is run on the same files in a child process of its own for co
 The run has ties (scores rounded to 3 digits, ~1 in 4 documents shares its score) and the qrels
 judge 100 documents per topic (25 relevant at grades 1-2), half of them retrieved.
 
-A run file of :data:`tiebreak.chunks.STREAM_BYTES` or more is read and evaluated piece by piece
+A run file of :data:`tiebreak.evaluation.chunks.STREAM_BYTES` or more is read and evaluated piece
+by piece
 (topic-chunked evaluation), so tiebreak's peak memory should not grow with the run. Targets
 (issue 29), printed with met / NOT met: peak RSS at the largest size (10 M lines) <= 1.2x
 pytrec_eval's; and flat in the number of topics once chunked: the peak at the largest size at
@@ -85,9 +86,6 @@ print(len(res))
 QRELS_ONLY = """
 import sys
 import tiebreak as tb
-from tiebreak._native import ext
-if ext() is None:  # what tiebreak eval loads for a large run without the C extension
-    import tiebreak.io._fast
 tb.Evaluator(sys.argv[1], sys.argv[2:], "all")  # the qrels read from the path, as eval does
 """
 
@@ -140,7 +138,7 @@ def main() -> None:
 
 def report(rows, sizes, tmp: Path) -> None:
     """The issue's two memory targets, each with met / NOT met."""
-    from tiebreak.chunks import STREAM_BYTES
+    from tiebreak.evaluation.chunks import STREAM_BYTES
 
     peak = {(t, n): r for t, n, _, _, r in rows}
     pt = peak.get(("pytrec-eval-terrier", sizes[-1]))

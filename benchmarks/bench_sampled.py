@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 import tiebreak as tb
-from tiebreak.evaluate import Evaluator
+from tiebreak.evaluation import Evaluator
 from tiebreak.io.sampled import read_sampled_qrels
 
 SE_INFAP = "xinfAP(eps=0.00001,prior=0.3333333333333333)"

@@ -15,7 +15,7 @@ reported:
 
 * one index (``build_index``),
 * ``--shards`` shards in one process (``jobs=1``),
-* the same with ``tiebreak.parallel.imap`` and 2 processes (``jobs=2``),
+* the same with ``tiebreak._native.parallel.imap`` and 2 processes (``jobs=2``),
 * the same on a Dask LocalCluster of 2 single-threaded worker processes (started once,
   outside the timing; its start-up is printed separately).
 
@@ -97,7 +97,7 @@ def parallel_headroom(rounds: int) -> float:
     """Speed-up two processes of pure-Python work get over one right now (2.0 on two idle
     cores; about 1.0 when other jobs take the second core): the ceiling of every two-process
     row below."""
-    from tiebreak.parallel import imap
+    from tiebreak._native.parallel import imap
 
     t = median_times({j: lambda j=j: list(imap(_burn, [3_000_000] * 4, j)) for j in (1, 2)},
                      rounds)
@@ -148,10 +148,10 @@ def main():
             except ImportError:
                 print("(Dask not installed: its row is skipped)")
             else:
-                import tiebreak.parallel
-                from tiebreak.evaluate import dask_client
+                import tiebreak._native.parallel
+                from tiebreak.evaluation import dask_client
 
-                tiebreak.parallel.cpus = lambda: 2     # dask_client("local"): 2 workers
+                tiebreak._native.parallel.cpus = lambda: 2     # dask_client("local"): 2 workers
                 t = time.perf_counter()
                 client = dask_client("local")
                 client.run(lambda: __import__("tiebreak.index.build") and None)    # warm up

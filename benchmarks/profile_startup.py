@@ -43,13 +43,14 @@ T = [("start", time.perf_counter(), time.process_time())]
 def mark(n): T.append((n, time.perf_counter(), time.process_time()))
 import numpy; mark("import numpy")
 try:  # the console script's path (tiebreak.__main__): the common form parsed without click
-    from tiebreak import eval_command
+    from tiebreak.cli import eval_command
     kw = eval_command.parse_args(sys.argv[1:3]); mark("parse arguments (no click)")
     eval_command.imports()
 except ImportError:  # an older checkout: through click
     import click; from tiebreak import cli; mark("import click + tiebreak.cli")
-from tiebreak.evaluate import Evaluator
-from tiebreak.output import format_warnings, legend, write_table; mark("import evaluate, output")
+from tiebreak.evaluation import Evaluator
+from tiebreak.evaluation.output import format_warnings, legend, write_table
+mark("import evaluate, output")
 ev = Evaluator(sys.argv[1]); mark("read qrels, measures")
 from tiebreak.io import read_run
 run = read_run(sys.argv[2]); mark("read run")
@@ -88,7 +89,7 @@ T = [("start", time.perf_counter(), time.process_time())]
 def mark(n): T.append((n, time.perf_counter(), time.process_time()))
 import numpy; mark("import numpy")
 import click; from tiebreak import cli; mark("import click + tiebreak.cli")
-from tiebreak.retrieval import cli as rcli
+from tiebreak.cli import search as rcli
 from tiebreak.index.readers import read_topics
 from tiebreak.index.shards import open_searchable; mark("import retrieval cli, index")
 from tiebreak.retrieval.search import check_params, search, write_run

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import tiebreak as tb
 from tiebreak.cli import main
-from tiebreak.evaluate import Evaluator
+from tiebreak.evaluation import Evaluator
 from tiebreak.ranking import groups, prepare
 from tiebreak.ranking.bands import (
     band_ranges,

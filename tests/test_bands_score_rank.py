@@ -25,6 +25,7 @@ def test_band_reference_orders(tmp_path, order, want):
     assert b.score.tolist() == [1.0, 0.5, 0.5, 1 / 3, 1 / 3]  # bands [1], [2-3], [4-7]
 
 
+@pytest.mark.slow
 def test_study_bands_score_rank_and_ratio(tmp_path):
     q, r1, r2 = tmp_path / "q.txt", tmp_path / "r1.txt", tmp_path / "r2.txt"
     q.write_text("".join(f"{t} 0 {d} {int(d in 'BD')}\n" for t in (1, 2) for d in "ABCDE"))

@@ -109,7 +109,7 @@ def click_option():
 def test_progress_plain_lines_off_a_terminal():
     import io
 
-    from tiebreak.output import Progress
+    from tiebreak.evaluation.output import Progress
 
     buf = io.StringIO()  # not a terminal: one line per stage, no escape codes
     with Progress(3, "estimate", "topics", stream=buf) as bar:
@@ -124,7 +124,7 @@ def test_progress_plain_lines_off_a_terminal():
 def test_search_default_tag_names_non_default_parameters():
     pytest = __import__("pytest")
     pytest.importorskip("numba")
-    from tiebreak.retrieval.cli import default_tag
+    from tiebreak.cli.search import default_tag
 
     assert default_tag("bm25", {}) == "bm25"
     assert default_tag("bm25", {"k1": 0.9, "b": 0.4}) == "bm25"  # the defaults

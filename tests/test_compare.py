@@ -35,6 +35,7 @@ def _values(res, system, measure, regime="trec_eval"):
                          res.regimes.index(regime)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("correction,sm", [("holm", "holm"), ("bh", "fdr_bh"),
                                            ("bonferroni", "bonferroni"), ("none", None)])
 def test_t_test_against_scipy_and_statsmodels(covid, correction, sm):
@@ -71,6 +72,7 @@ def test_t_test_against_scipy_and_statsmodels(covid, correction, sm):
     assert csiro.delta == pytest.approx(-0.08136, abs=1e-5) and not csiro.significant
 
 
+@pytest.mark.slow
 def test_wilcoxon_and_randomization_against_scipy(covid):
     _, _, res = covid
     c = compare(res, "BM25R2", test="wilcoxon", correction="none", measures=["AP"])

@@ -16,6 +16,7 @@ import io
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def collections(draw):
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck),
           derandomize=True)
 @given(collections(), st.sampled_from(REGIMES))

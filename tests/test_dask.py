@@ -21,6 +21,7 @@ def client():
     cluster.close()
 
 
+@pytest.mark.slow
 def test_dask_equals_local(client, shared_data):
     d = shared_data / "trec_covid" / "round1"
     runs = sorted((d / "runs").iterdir())[:6]
@@ -40,6 +41,7 @@ def test_dask_equals_local(client, shared_data):
     np.testing.assert_array_equal(again.per_topic, local.per_topic)
 
 
+@pytest.mark.slow
 def test_studies_on_dask_equal_local(client, shared_data):
     """The studies send their work through the one parallel helper: on the cluster they give
     the local numbers exactly (tie study, band study, depth scoring)."""

@@ -12,9 +12,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-import tiebreak.chunks as chunks_mod
-from tiebreak import eval_command
-from tiebreak.cli import main
+import tiebreak.evaluation.chunks as chunks_mod
+from tiebreak.cli import eval_command, main
 
 RUNS = ["BBGhelani1.gz", "xj4wang_run1.gz"]
 

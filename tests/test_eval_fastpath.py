@@ -1,4 +1,4 @@
-"""The compiled fast path of the evaluation (``tiebreak._ext.eval_core``,
+"""The compiled fast path of the evaluation (``tiebreak._native._ext.eval_core``,
 :mod:`tiebreak.measures.fastpath`) against the measure kernels it twins (every family with a
 compiled twin is in MEASURES, with measures without one beside them): on generated runs with
 many ties, graded and pooled-but-unjudged qrels, topics missing from the run and cutoffs around
@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiebreak as tb
-from tiebreak.evaluate import Evaluator, measure_values
+from tiebreak.evaluation import Evaluator, measure_values
 from tiebreak.io.inputs import as_qrels, as_run
 from tiebreak.measures import parse_measures
 from tiebreak.measures.fastpath import _spec
 from tiebreak.ranking import prepare
 
-pytest.importorskip("tiebreak._ext")
+pytest.importorskip("tiebreak._native._ext")
 
 MEASURES = ["AP", "AP@3", "AP(rel=2)", "P@1", "P@5", "P(rel=2)@3", "R@2", "R@50", "RR",
             "RR@2", "RR(rel=2)", "nDCG", "nDCG@3", "nDCG@20", "bpref", "bpref(rel=2)",
@@ -69,6 +69,7 @@ def _both(fn):
     return fast, slow
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases(), st.sampled_from(["qrels", "run-topics"]))
 def test_every_regime_bit_identical(case, average):

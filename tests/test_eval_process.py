@@ -1,5 +1,5 @@
 """``tiebreak eval`` started as a process parses its common form without click
-(``tiebreak.__main__`` -> ``tiebreak.eval_command``, issue 29): the same keyword arguments as
+(``tiebreak.__main__`` -> ``tiebreak.cli.eval_command``, issue 29): the same keyword arguments as
 the click command, and the same stdout, stderr and exit status as the click command run
 in-process, for output, errors, usage and help (which still go through click)."""
 
@@ -13,8 +13,7 @@ import pytest
 from click.testing import CliRunner
 from process_runs import QRELS, RUN, click_probe, closed_pipe, run_entry
 
-from tiebreak import eval_command
-from tiebreak.cli import main
+from tiebreak.cli import eval_command, main
 
 eval_cmd = main.get_command(None, "eval")  # as the group gives it (-j refuses negatives)
 
@@ -147,7 +146,7 @@ def test_a_closed_pipe_ends_quietly_with_status_1():
 
 
 def test_echo_err_writes_what_click_writes(capsys):
-    from tiebreak._process import echo_err
+    from tiebreak._native.process import echo_err
 
     for msg in ("tiebreak: warning: x", "", "d\u00e9j\u00e0 \x1b[31mred\x1b[0m"):
         echo_err(msg)

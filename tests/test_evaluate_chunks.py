@@ -1,4 +1,5 @@
-"""Topic-chunked evaluation (tiebreak.chunks): every per-topic value, mean and warning is the
+"""Topic-chunked evaluation (tiebreak.evaluation.chunks): every per-topic value, mean and warning
+is the
 whole evaluation's, for chunks of 1, 7 and all topics, from memory and from files read piece by
 piece; sampled ``expected`` values are seeded per topic."""
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import tiebreak as tb
-import tiebreak.chunks as chunks
+import tiebreak.evaluation.chunks as chunks
 
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "bpref", "infAP", "Rndcg", "RBP(p=0.8)"]
 

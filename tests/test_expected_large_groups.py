@@ -51,6 +51,7 @@ def case():
     return groups, grades
 
 
+@pytest.mark.slow
 def test_expected_matches_monte_carlo_on_large_groups(case):
     groups, grades = case
     rng = np.random.default_rng(11)

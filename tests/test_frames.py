@@ -1,4 +1,5 @@
-"""Tests of tiebreak.io.frames, tiebreak.io.irds and tiebreak.pyterrier: in-memory inputs equal
+"""Tests of tiebreak.io.frames, tiebreak.io.irds and tiebreak.compat.pyterrier: in-memory inputs
+equal
 file inputs, clear errors, ir_datasets ids offline, PyTerrier frames and pt.Experiment."""
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def covid(shared_data):
     return d / "qrels-rnd1.txt", d / "runs" / "BITEM_BL.gz", d / "runs" / "CSIROmedNIR.gz"
 
 
+@pytest.mark.slow
 def test_frames_and_dicts_equal_files(covid):
     qpath, rpath, _ = covid
     q = tb.read_qrels(qpath)
@@ -135,6 +137,7 @@ def _run(home, *args, code=None):
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_irds_qrels_equal_the_collection_file(irds_home, tmp_path):
     code = """
 import ir_datasets, pickle, sys
@@ -149,6 +152,7 @@ print(q.name, len(q), len(q.topics), got == ref)
     assert r.stdout.split() == ["irds:vaswani", "2083", "93", "True"]
 
 
+@pytest.mark.slow
 def test_eval_and_compare_take_irds_ids(irds_home, tmp_path):
     # a run listing every judged document of each topic (all relevant in vaswani), and its
     # P@5 by hand: min(5, |rel|) / 5 averaged over the 93 topics
@@ -175,6 +179,7 @@ print("WANT", repr(float(np.mean(np.minimum(5, q.num_rel()) / 5))))
     assert r.stdout.count("\t") > 20
 
 
+@pytest.mark.slow
 def test_irds_unavailable_offline_is_a_clear_error(irds_home):
     r = _run(irds_home, "eval", "irds:no-such-dataset", "x.run")
     assert r.returncode == 2 and "unknown ir_datasets id" in r.stderr
@@ -200,7 +205,7 @@ def _pt_frames():
 
 
 def test_pyterrier_frames_one_call():
-    from tiebreak.pyterrier import compare_frames, evaluate_frames
+    from tiebreak.compat.pyterrier import compare_frames, evaluate_frames
 
     qrels, tied, clean = _pt_frames()
     res = evaluate_frames({"tied": tied, "clean": clean}, qrels, ["AP"])
@@ -217,7 +222,7 @@ def test_pyterrier_frames_one_call():
 
 def test_tie_measure_in_pt_experiment():
     pt = pytest.importorskip("pyterrier", reason="python-terrier is not installed")
-    from tiebreak.pyterrier import evaluate_frames, tie_measure
+    from tiebreak.compat.pyterrier import evaluate_frames, tie_measure
 
     qrels, tied, clean = _pt_frames()
     topics = pd.DataFrame({"qid": ["1", "2"], "query": ["x", "y"]})

@@ -67,6 +67,7 @@ def _agree(mine, theirs) -> tuple[int, int]:
     return n, bad
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm", NORMS)
 def test_score_methods_equal_ranx(dicts, norm):
     """Every score-based method under min-max, every normalisation under CombSUM and CombMNZ
@@ -81,6 +82,7 @@ def test_score_methods_equal_ranx(dicts, norm):
         assert n > 1200 and bad == 0, (m, norm, bad)
 
 
+@pytest.mark.slow
 def test_rank_methods_equal_ranx(dicts):
     src = [_untie(d) for d in dicts]
     rr = [ranx.Run.from_dict(d) for d in src]
@@ -91,6 +93,7 @@ def test_rank_methods_equal_ranx(dicts):
     assert bad == 0
 
 
+@pytest.mark.slow
 def test_condorcet_equals_ranx_comparator(dicts):
     """ranx sorts the candidates of a set (an order that changes between processes) with a
     comparator that is not a total order; given the same starting order (docno byte order),

@@ -150,6 +150,7 @@ def test_postings_of_one_term_decoded_alone(tmp_path):
         idx.postings(idx.vocab_size)
 
 
+@pytest.mark.slow
 def test_round_trip_cranfield(irds_home, tmp_path):
     idx = build_index("cranfield", tmp_path / "cran", progress=False)
     assert idx.num_docs == 1400

@@ -183,6 +183,7 @@ def _subprocess_json(script, *args):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [2, 1])
 def test_corrupt_arrays_never_crash(pristine, pristine_v1, tmp_path, version):
     """Bit flips, truncations and forged arrays (crc32 fixed up) in every array: each ends in
@@ -248,6 +249,7 @@ FUZZER = textwrap.dedent(r"""
 """)
 
 
+@pytest.mark.slow
 def test_fuzzed_compressed_blocks_never_crash(pristine, tmp_path):
     """Random bytes in the compressed arrays with the crc32 fixed up (only the decoder's
     checks and the invariants can catch them): every case is a sound index (a changed padding
@@ -401,6 +403,7 @@ def _check_consistent(idx):
     assert (idx.num_docs, list(idx.docnos)) in ((3, [d for d, _ in A]), (7, [d for d, _ in B]))
 
 
+@pytest.mark.slow
 def test_concurrent_rebuild_and_open_threads(tmp_path):
     """A reader thread opening the index while a writer thread rebuilds it over and over sees
     the old or the new index every time, complete and consistent."""
@@ -447,6 +450,7 @@ READER = textwrap.dedent(r"""
 """)
 
 
+@pytest.mark.slow
 def test_concurrent_rebuild_and_open_processes(tmp_path):
     """Two reader processes open the index in a loop while this process rebuilds it."""
     srcs = [write_jsonl(tmp_path / "a.jsonl", A), write_jsonl(tmp_path / "b.jsonl", B)]
@@ -558,6 +562,7 @@ def test_truncated_tar_collection(tmp_path):
                        "truncated or corrupt")
 
 
+@pytest.mark.slow
 def test_irds_without_local_copy(tmp_path):
     """An ir_datasets id with no local copy (and no network): a clear error saying what to do.
     In a subprocess (ir_datasets reads IR_DATASETS_HOME once, at import); the proxy variables

@@ -80,6 +80,7 @@ def test_commands_found():
     assert {"eval", "trec_eval", "search", "pool", "report"} <= set(COMMANDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", COMMANDS)
 def test_full_stdout_is_one_line_exit_1(name, small, capsys):
     args = command_lines(small).get(name, [name, "--help"])

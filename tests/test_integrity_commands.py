@@ -152,6 +152,7 @@ def test_huge_grade_is_a_clear_error(tmp_path, capsys):
     assert err.startswith(f"tiebreak: error: {q}: relevance grade {2**63 - 1} is too large")
 
 
+@pytest.mark.slow
 def test_dask_error_is_one_line(tmp_path, capsys):
     pytest.importorskip("distributed")
     import subprocess

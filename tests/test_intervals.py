@@ -76,6 +76,7 @@ docs = st.integers(2, 5).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(1500), deadline=None)
 @given(docs)
 def test_finders_equal_brute_force(case):
@@ -83,6 +84,7 @@ def test_finders_equal_brute_force(case):
     check_all_finders(doc, k)
 
 
+@pytest.mark.slow
 def test_finders_seeded_random_3000():
     rng = random.Random(7)
     for _ in range(3000):

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import tiebreak.io._arrays as arrays_mod
 import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
 from tiebreak.io import InputError, read_qrels, read_run
@@ -67,6 +66,7 @@ def near_regular(draw, k: int) -> bytes:
     return b"".join(lines)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(near_regular(6))
 def test_run_columns_equal_the_line_loop(data):
@@ -74,6 +74,7 @@ def test_run_columns_equal_the_line_loop(data):
     assert a == b
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(near_regular(4))
 def test_qrels_columns_equal_the_line_loop(data):
@@ -125,6 +126,7 @@ def test_sorted_codes_is_a_byte_order_unique(tokens, same_length):
     assert uniq.dtype == np.dtype(f"U{max(map(len, tokens))}")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.from_regex(rb"\A[+-]?[0-9]{1,19}\Z|\A[0-9a+-]{1,3}\Z", fullmatch=True),
                 min_size=1, max_size=30))
@@ -156,5 +158,4 @@ def real_run(shared_data):
     import gzip
 
     p = shared_data / "trec_covid" / "round1" / "runs" / "10x10.prf.unipd.it.gz"
-    arrays_mod._read_without_fast = 0
     return gzip.decompress(p.read_bytes())

@@ -23,19 +23,12 @@ from hypothesis import strategies as st
 import tiebreak as tb
 import tiebreak.io.qrels as qrels_mod
 import tiebreak.io.runs as runs_mod
+from tiebreak._native import ext
 from tiebreak.io import InputError
-from tiebreak.io._arrays import expect_input
 
-try:
-    import numba  # noqa: F401
-
-    HAVE_NUMBA = True
-except ImportError:  # the fast readers decline: both outcomes come from the strict reader
-    HAVE_NUMBA = False
-
-# load the compiled reader now, as a command does before reading many files (otherwise a process
-# reads its first 16 MB without it): every comparison below then exercises it
-expect_input(1 << 40)
+# the compiled reader is the C extension's; without it (no compiler at install time) the fast
+# readers decline and both outcomes come from the strict reader
+HAVE_EXT = ext() is not None
 
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -225,6 +218,7 @@ LINE_OPS = ["none", "glue", "split", "drop_tag", "extra", "same_number", "python
             "huge_score", "blank", "comment", "short"]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(op=st.sampled_from(LINE_OPS), text=st.sampled_from(["none", "bom", "crlf", "cr"]),
        where=st.integers(0, 4498), how=st.integers(0, 3))
@@ -281,6 +275,7 @@ QRELS_OPS = ["none", "glue", "drop_field", "python_rel", "huge_rel", "float_rel"
              "comment", "plus_rel"]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(op=st.sampled_from(QRELS_OPS), text=st.sampled_from(["none", "bom", "crlf", "cr"]),
        where=st.integers(0, 8000))
@@ -346,7 +341,9 @@ def test_latin1_docnos_are_kept_as_bytes(real_run):
 
 
 def test_the_fast_reader_is_used_on_clean_real_runs(real_run, monkeypatch):
-    pytest.importorskip("numba", reason="the compiled reader needs numba (extra 'fast')")
+    if not HAVE_EXT:
+        pytest.skip("the compiled reader is the C extension, not built here")
+
     def no_strict(*a, **k):
         raise AssertionError("strict reader used")
 
@@ -391,6 +388,7 @@ def decimal_token(draw) -> str:
     return "+" + repr(abs(x))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(decimal_token(), min_size=1, max_size=60))
 def test_fast_decimal_parser_is_correctly_rounded(tokens):
@@ -403,7 +401,7 @@ def test_fast_decimal_parser_is_correctly_rounded(tokens):
         return
     assert kind == "ok"
     assert np.frombuffer(v["score"]).tolist() == want
-    if HAVE_NUMBA:
+    if HAVE_EXT:
         assert runs_mod._read_run_fast(data, len(tokens)) is not None  # the kernels read it
 
 
@@ -425,7 +423,9 @@ def test_qrels_field_counts_and_relevance_syntax(shape):
 
 
 def test_the_fast_reader_is_used_on_real_qrels(real_qrels, monkeypatch):
-    pytest.importorskip("numba", reason="the compiled reader needs numba (extra 'fast')")
+    if not HAVE_EXT:
+        pytest.skip("the compiled reader is the C extension, not built here")
+
     def no_strict(*a, **k):
         raise AssertionError("strict reader used")
 
@@ -434,36 +434,14 @@ def test_the_fast_reader_is_used_on_real_qrels(real_qrels, monkeypatch):
     assert q.line_counts.evaluated == len(real_qrels)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.binary(min_size=1, max_size=6).filter(lambda b: b" " not in b),
-                min_size=1, max_size=3000))
-def test_fast_intern_equals_a_dict(tokens):
-    """The compiled interner (growing table, stored hashes, compact key copy) numbers strings
-    in order of first appearance exactly as a dict does, across table growths."""
-    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
-    from tiebreak.io._fast import intern
-
-    data = b" ".join(tokens)
-    a = np.frombuffer(data, np.uint8)
-    lens = np.array([len(t) for t in tokens], np.int64)
-    st = np.r_[0, np.cumsum(lens + 1)[:-1]].astype(np.int64)
-    ids, first = intern(a, st, st + lens)
-    seen: dict[bytes, int] = {}
-    expect = [seen.setdefault(t, len(seen)) for t in tokens]
-    firsts: dict[bytes, int] = {}
-    for j, t in enumerate(tokens):
-        firsts.setdefault(t, j)
-    assert ids.tolist() == expect
-    assert first.tolist() == list(firsts.values())
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6)), min_size=1, max_size=30))
 def test_fast_no_repeats_is_exact(pairs):
     """The compiled check lets the duplicate sort be skipped only when no (topic, docno) repeats
     and each topic's lines are contiguous; the reader's verdict never depends on it."""
-    pytest.importorskip("numba", reason="numba (the fast extra) not installed")
-    from tiebreak.io._fast import no_repeats
+    if not HAVE_EXT:
+        pytest.skip("the compiled check is the C extension's, not built here")
+    from tiebreak.io._cfast import no_repeats
 
     topic = np.array([t for t, _ in pairs], np.int64)
     docid = np.array([d for _, d in pairs], np.int64)

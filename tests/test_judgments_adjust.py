@@ -98,6 +98,7 @@ def test_anti_precision_leaves_topics_without_evidence_alone():
     assert anti_precision(low, up, dP, dA)[0].tolist() == pytest.approx([0.4, 0.1])
 
 
+@pytest.mark.slow
 def test_prediction_is_logistic_regression_on_rank_features():
     from sklearn.linear_model import LogisticRegression
 
@@ -193,6 +194,7 @@ def test_recall_bounds_are_the_exact_range_and_hold_the_estimate(family, seed):
     assert (R["upper"] > R["lower"]).any()
 
 
+@pytest.mark.slow
 def test_estimate_cli_recall_metric_and_gains_round_trip(tmp_path):
     from click.testing import CliRunner
 
@@ -238,6 +240,7 @@ def test_estimate_cli_recall_metric_and_gains_round_trip(tmp_path):
     assert bad.exit_code == 2
 
 
+@pytest.mark.slow
 def test_sampled_orderings_with_everything_sampled_match_the_deep_orderings():
     from tiebreak.studies.estimate import sampled_orderings
 

@@ -19,6 +19,7 @@ def robust(shared_data):
     return str(d / "qrels" / "robust03_qrels.txt.gz"), [str(d / "runs" / r) for r in RUNS]
 
 
+@pytest.mark.slow
 def test_pool_cli_simulates_a_shallow_pool(robust):
     q, runs = robust
     r = CliRunner().invoke(main, ["pool", q, *runs, "--depth", "5", "--topics", "601-605"])
@@ -41,6 +42,7 @@ def test_pool_cli_bad_input_exit_2(tmp_path, robust):
     assert r.exit_code == 2
 
 
+@pytest.mark.slow
 def test_study_depth_smoke(robust, tmp_path):
     q, runs = robust
     out = tmp_path / "o"

@@ -232,6 +232,7 @@ def test_infrbp_limits():
     assert none == pytest.approx(E.lower + unj / 3, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_study_estimate_smoke(shared_data, tmp_path):
     d = shared_data / "robust03_trectools"
     runs = [str(d / "runs" / f"input.{r}.gz") for r in ("InexpC2", "Sel50", "uwmtCR0")]

@@ -42,6 +42,7 @@ RANX = ["hits@10", "hits@100-l2", "hits", "precision@10", "hit_rate@5", "r-preci
         "recall@100", "bpref"]
 
 
+@pytest.mark.slow
 def test_ranx_names(dl20):
     """Every ranx name, per topic, equals ranx 0.3's value to 1e-12."""
     ranx = pytest.importorskip("ranx", reason="ranx (test extra) is not installed")
@@ -76,6 +77,7 @@ JUDGED_ONLY = ["P(judged_only=True)@10", "AP(judged_only=True)", "AP(judged_only
                "SetF(judged_only=True)", "IPrec(judged_only=True)@0.5"]
 
 
+@pytest.mark.slow
 def test_judged_only_against_pytrec_eval(dl20):
     """``judged_only=True`` (trec_eval -J for one measure), per topic, equals ir_measures'
     pytrec_eval provider to 1e-12, and differs from the plain measure on some topic."""
@@ -109,6 +111,7 @@ def test_judged_without_cutoff_and_numq(dl20):
     assert res.mean[0, 0, 0] == want == len(run)
 
 
+@pytest.mark.slow
 def test_graded_rbp_against_trectools(dl20):
     """ir_measures' RBP without ``rel=`` (its trectools provider: trectools' get_rbp with
     binary_topical_relevance=False) uses the raw grade as the gain: ``RBP(graded=True)``."""

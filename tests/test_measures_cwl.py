@@ -41,6 +41,7 @@ def _names(max_rel):
     return out
 
 
+@pytest.mark.slow
 def test_ir_measures_names(data):
     """Every ir_measures name in the table, to 4 dp (ir_measures' printed precision); in fact
     to 1e-12. Topics of the qrels without retrieved documents are 0 in both."""
@@ -113,6 +114,7 @@ def _direct_cases():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("residual", [False, True], ids=["EU", "ResEU"])
 def test_direct_cwl_eval(shared_data, residual):
     """Every kernel, value and residual, against cwl_eval's metric classes on 12 topics of

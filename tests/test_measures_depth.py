@@ -146,6 +146,7 @@ def test_dcg_log_base_against_sklearn_with_ties(shared_data):
     assert tied_topics > 10  # the comparison did exercise ties
 
 
+@pytest.mark.slow
 def test_rbp_residual_against_trectools(shared_data):
     """Binary RBP residual = trectools' get_rbp residual on lists of >= depth documents
     (trectools adds p^depth for the tail even when a list is shorter; we add p^len); with

@@ -280,6 +280,7 @@ def _orders(lines, regime, qrels):
     return out
 
 
+@pytest.mark.slow
 def test_regimes_against_brute_force(tmp_path):
     """12 generated two-topic runs with ties: trec_eval, realistic, optimistic and file equal
     the brute force on their explicit orderings; ``expected`` (4000 seeded orderings) lies

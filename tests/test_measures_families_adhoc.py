@@ -35,6 +35,7 @@ IRM_NAMES = ["INST(T=3.0,max_rel=3)", "INSQ(max_rel=3)", "SDCG(max_rel=3)@10",
              "Compat(p=0.95)", "Accuracy@10"]
 
 
+@pytest.mark.slow
 def test_cli_against_ir_measures(shared_data):
     """``tiebreak eval -m NAME`` per topic = ir_measures (cwl_eval, compat, accuracy
     providers) on TREC DL 2020 BIT.UA-run1 (no ties inside the top 20 that matter: the run is

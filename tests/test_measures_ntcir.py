@@ -48,6 +48,7 @@ def _reference(f, grades, metrics):
     return out
 
 
+@pytest.mark.slow
 def test_against_pyntcireval(data):
     from pyNTCIREVAL.metrics import (
         AP,

@@ -37,6 +37,7 @@ NTCIR = ["RR", "O-measure", "P-measure", "P-plus", "AP", "Q-measure", "NCUgu,P",
          "P@0010", "nERR@0010", "Hit@0010", "AP@0002", "nDCG@1000"]
 
 
+@pytest.mark.slow
 def test_ntcireval_names_against_ntcir_eval_compute(tmp_path):
     """``--convention ntcireval -g 1:2:3``: every name ``ntcir_eval compute -g 1:2:3`` prints,
     per topic, equals pyNTCIREVAL's printed value (4 decimals) in file order; the CLI prints

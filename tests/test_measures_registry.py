@@ -98,7 +98,7 @@ def test_grades_of_1024_and_more_stay_finite():
 
 
 def test_mean_over_zero_topics_is_nan_and_a_run_without_common_topics_an_error():
-    from tiebreak.evaluate import summarize
+    from tiebreak.evaluation import summarize
 
     assert math.isnan(summarize(parse_measure("AP"), np.zeros(0)))
     assert summarize(parse_measure("num_ret"), np.zeros(0)) == 0.0

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tiebreak as tb
-from tiebreak.evaluate import Evaluator
+from tiebreak.evaluation import Evaluator
 from tiebreak.io import InputError
 from tiebreak.io.inputs import as_qrels
 from tiebreak.io.sampled import SampledQrels, is_sampled_qrels, read_sampled_qrels
@@ -376,6 +376,7 @@ def test_expected_is_the_mean_over_tie_orders(name):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_unbiased_totals_and_variance_estimates_by_simulation():
     rng = np.random.default_rng(7)
     D = 80

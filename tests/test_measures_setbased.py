@@ -32,6 +32,7 @@ def _ours(name: str, f: fr.Flat) -> np.ndarray:
     raise KeyError(name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["dl20", "covid", "compat"])
 def test_ir_measures_names(shared_data, which):
     """Accuracy and Compat (flat kernels), per topic, to 1e-9 (ir_measures prints 4 dp).
@@ -59,6 +60,7 @@ def test_ir_measures_names(shared_data, which):
         np.testing.assert_allclose(ours[ok], r[ok], atol=1e-9, err_msg=name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["dl20", "covid"])
 def test_registry_set_measures_against_ir_measures(shared_data, which):
     """The registry's set measures and counts (trec_eval regime, through the API) per topic =

@@ -109,6 +109,7 @@ def test_search_routes_few_topics_and_writes_the_same_run(cacm):
         assert [r.note != "" for r in got] == [False, False, False, True, True]
 
 
+@pytest.mark.slow
 def test_term_decode_equals_the_numba_codec(cacm):
     from tiebreak.index import codec, unpack
 

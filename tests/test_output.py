@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tiebreak.output import grid
+from tiebreak.evaluation.output import grid
 
 
 def _tabulate_simple(head, rows, nleft):

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction as Fr
 
+import pytest
 from hyp_budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -408,6 +409,7 @@ COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(250), **COMMON)
 @given(cases())
 def test_expected_is_mean_over_all_orderings(case):
@@ -438,6 +440,7 @@ def upper_over_assignments(spec, t: Topic, c: Ctx):
     return best
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(150), **COMMON)
 @given(cases())
 def test_bounds_are_min_and_max_over_orderings(case):
@@ -476,6 +479,7 @@ def test_bounds_are_min_and_max_over_orderings(case):
 DETERMINISTIC = ("file", "trec_eval", "realistic", "optimistic")
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(250), **COMMON)
 @given(cases())
 def test_deterministic_regimes_match_explicit_orderings(case):
@@ -491,6 +495,7 @@ def test_deterministic_regimes_match_explicit_orderings(case):
                 assert close(got, want), (regime, s.name, t.qid, got, want)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(200), **COMMON)
 @given(cases(ties=False))
 def test_regimes_agree_without_ties(case):
@@ -518,6 +523,7 @@ def test_regimes_agree_without_ties(case):
                 assert close(got, measure(s, promoted, c)), (s.name, t.qid, got)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100), **COMMON)
 @given(cases())
 def test_regimes_alone_equal_regimes_together(case):
@@ -544,6 +550,7 @@ def test_regimes_alone_equal_regimes_together(case):
     assert np.allclose(a[k], b[k], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=50, **COMMON)
 @given(cases(ties=False), cases())
 def test_generator_invariants(untied, tied):

@@ -68,6 +68,7 @@ docs = st.integers(2, 4).flatmap(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(600), deadline=None)
 @given(docs, st.integers(1, 12))
 def test_window_counts_equal_brute_force(case, N):

@@ -231,6 +231,7 @@ def test_rerank_early_stop_exact_with_ties(tmp_path, seed):
         check_pruned_prefix(idx, q, 20, (1, 4, 7))
 
 
+@pytest.mark.slow
 def test_rerank_early_stop_exact_cacm(shared_data, tmp_path):
     """On CACM (every 4th topic; K = 100, k = 1, 10, 30): the early stop changes nothing."""
     from tiebreak.index.readers import read_topics

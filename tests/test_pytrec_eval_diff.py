@@ -136,6 +136,7 @@ def _report(label: str, runs: int, n: int, bad: list) -> None:
     assert not bad, f"{len(bad)} of {n} values differ (tolerance {TOL}):\n{shown}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SETS))
 def test_trec_eval_regime_matches_pytrec_eval(shared_data, name):
     qrels, runs = _paths(shared_data, name)

@@ -1,3 +1,4 @@
+
 """Reduced rankings: without the documents absent from the qrels (``sparse``) and of the top
 ranks only (``depth``). Every kernel declared safe for a reduction gives, bit for bit, the value
 it gives on the whole ranking, under every ordering, the expected regime's fractional ranking
@@ -7,6 +8,7 @@ not safe (unj, which counts the documents left out) does change, so the check ca
 import io
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +58,7 @@ def _same(a, b):
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.lists(_line, min_size=1, max_size=40), st.lists(_judgment, max_size=30),
        st.sampled_from([None, 2, 5]), st.booleans())

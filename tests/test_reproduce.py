@@ -92,7 +92,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     import io
     import sys
 
-    from tiebreak.studies.reproduce.cli import _show_progress
+    from tiebreak.cli.reproduce import _show_progress
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -140,6 +140,7 @@ def test_drop_worst():
         drop_worst(st, 1.0)
 
 
+@pytest.mark.slow
 def test_study_ties_cli_options(tmp_path):
     q = tmp_path / "qrels"
     q.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 a 0\n2 0 b 1\n2 0 c 0\n")

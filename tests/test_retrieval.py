@@ -204,6 +204,7 @@ def test_lazy_models(toy, monkeypatch):
     assert set(MODELS) >= {"bm25", "ql", "sdm", "fdm", "lkp", "lkpf", "l2p"}
 
 
+@pytest.mark.slow
 def test_cli_index_search_eval(tmp_path):
     src = tmp_path / "c.jsonl"
     src.write_text("".join(json.dumps({"docno": d, "text": t}) + "\n" for d, t in TOY))

@@ -47,6 +47,7 @@ def evaluate(qrels_bytes, run_text, measures):
     return r
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RANGES))
 def test_collection_map(name, shared_data, irds_home, tmp_path):
     c = COLLECTIONS[name]
@@ -60,6 +61,7 @@ def test_collection_map(name, shared_data, irds_home, tmp_path):
         assert lo <= m <= hi, f"{name} {model} MAP {m:.4f} outside [{lo}, {hi}]"
 
 
+@pytest.mark.slow
 def test_cacm_matches_anserini(shared_data, tmp_path):
     d = shared_data / "cacm"
     # Anserini indexes the HTML version of CACM (every field, citations included)

@@ -75,6 +75,7 @@ def _map(idx, qrels, res):
     return float(tb.evaluate(qrels, [run], ["AP"], ["trec_eval"]).mean[0, 0, 0])
 
 
+@pytest.mark.slow
 def test_prf_on_vaswani(vaswani):
     """Measured here (default analyser, top 1000): BM25 MAP 0.2858, BM25+RM3 0.2968,
     BM25+Bo1 0.2922 -- expansion helps BM25 on Vaswani, as is usual there."""
@@ -85,6 +86,7 @@ def test_prf_on_vaswani(vaswani):
     assert (round(base, 4), round(rm3, 4), round(bo1, 4)) == (0.2858, 0.2968, 0.2922)
 
 
+@pytest.mark.slow
 def test_prf_on_vaswani_ql(vaswani):
     """docs/retrieval.md's QL figures: QL MAP 0.1902, QL+RM3 0.1809, QL+Bo1 0.1799 (expansion
     does not help Dirichlet QL on Vaswani at the default parameters)."""

@@ -79,6 +79,7 @@ def test_saat_stops_early_and_batch_equals_single(tmp_path):
         _same(a, b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["vaswani", "cacm"])
 def test_saat_on_test_collections(name, shared_data, tmp_path):
     if name == "vaswani":

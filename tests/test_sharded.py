@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tiebreak.cli import main
+from tiebreak.cli.search import MODEL_NAMES
 from tiebreak.index import Analyzer, build_index
 from tiebreak.index.readers import read_topics
 from tiebreak.index.shards import build_sharded_index
-from tiebreak.retrieval.cli import MODEL_NAMES
 from tiebreak.retrieval.search import format_run, search
 from tiebreak.retrieval.sharded import merge_topk, search_sharded
 
@@ -54,6 +54,7 @@ def vaswani(shared_data, tmp_path_factory):
     return single, sharded, topics, d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", MODEL_NAMES)
 def test_vaswani_every_model_bit_identical(vaswani, model):
     single, sharded, topics, _ = vaswani
@@ -185,6 +186,7 @@ def collections(draw):
     return docs, shards, queries
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(collections(), st.integers(1, 8), st.floats(0.1, 3.0), st.floats(0.0, 1.0),

@@ -134,12 +134,14 @@ def _same_index(a, b):
         np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)))
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_builds_the_same_shards(shared_data, tmp_path, monkeypatch):
     pytest.importorskip("distributed", reason="Dask not installed: pip install 'tiebreak[dask]'")
-    from tiebreak.evaluate import dask_client
+    from tiebreak.evaluation import dask_client
     from tiebreak.retrieval.sharded import search_sharded
 
-    monkeypatch.setattr("tiebreak.parallel.cpus", lambda: 2)    # a LocalCluster of 2 workers
+    # a LocalCluster of 2 workers
+    monkeypatch.setattr("tiebreak._native.parallel.cpus", lambda: 2)
     src = shared_data / VASWANI
     local = build_sharded_index(src, tmp_path / "imap", 3, jobs=2, progress=False)
     client = dask_client("local")

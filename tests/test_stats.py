@@ -269,6 +269,7 @@ def test_discrimination_ratio():
     assert stats.discrimination_ratio(mat, alpha=0.015) == pytest.approx(1 / 3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["t", "wilcoxon"])
 def test_all_pairs_matches_single_tests(test):
     p, pairs = stats.all_pairs(SCORES, test=test)
@@ -364,6 +365,7 @@ def test_adjust_matches_statsmodels():
         stats.adjust(p, "sidak")
 
 
+@pytest.mark.slow
 def test_row_pvalues_equal_single_pair_functions():
     d = SCORES[1:] - SCORES[0]
     np.testing.assert_allclose(stats.paired_pvalues_rows(d, "t"),

@@ -108,6 +108,7 @@ def test_effect_size_interval_inverts_noncentral_t():
         assert lo[k] < e[k] < hi[k]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["tukey", "randomised-tukey", "sign"])
 def test_compare_offers_the_new_tests(covid, test):
     _, _, res = covid

@@ -130,6 +130,7 @@ def test_fig4_quadrants(study):
     assert np.allclose(q["disc_after"], q["both"] + q["false_pos"])
 
 
+@pytest.mark.slow
 def test_plots_render_without_display(study, tmp_path, monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     files = fig3(study, str(tmp_path / "f3")) + fig4(fig4_pvalues(study, "2.0"), "2.0",
@@ -140,6 +141,7 @@ def test_plots_render_without_display(study, tmp_path, monkeypatch):
         assert head.startswith(b"\x89PNG") if f.endswith(".png") else b"<" in head
 
 
+@pytest.mark.slow
 def test_cli(data, tmp_path):
     qrels, paths = data
     out = tmp_path / "out"

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from tiebreak.cli import main
 
 
+@pytest.mark.slow
 def test_volatility_stats_and_score_curves(shared_data, tmp_path):
     d = shared_data / "robust03_trectools"
     runs = [str(d / "runs" / f"input.{r}.gz") for r in ("InexpC2", "Sel50", "uwmtCR0",

@@ -140,6 +140,7 @@ def test_overlaps_symmetric(study):
                                       for w in ov["overlaps_with"]]
 
 
+@pytest.mark.slow
 def test_fig2_writes(study, tmp_path):
     paths, floor = fig2(study, str(tmp_path / "f2"), top=3)
     assert floor is not None and floor > 0  # run0 has zero range
@@ -147,6 +148,7 @@ def test_fig2_writes(study, tmp_path):
         assert (tmp_path / p.split("/")[-1]).stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_cli(data, tmp_path):
     qrels, paths = data
     out = tmp_path / "out"

@@ -46,6 +46,7 @@ def test_documented_counts(name, shared_data):
     assert all(t.strip() for _, t in docs) and all(t for _, t in topics)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NATIVE)
 def test_round_trip_through_trec_files(name, shared_data, tmp_path):
     _, docs, topics, qrels, _ = load(name, shared_data)
@@ -131,6 +132,7 @@ def test_time_judgments_point_at_their_topics(shared_data):
     assert sum(tail) / len(tail) < 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,lo,hi", [("lisa", 0.28, 0.42), ("time", 0.60, 0.75),
                                         ("npl", 0.27, 0.31)])
 def test_index_and_evaluate(name, lo, hi, shared_data, tmp_path):

@@ -111,6 +111,7 @@ COVID = ["BRPHJ_NLP2.gz", "RUIR-doc2vec.gz", "sheikh_bm25_all.gz", "UB_NLP_RUN_1
          "yn-r1-alltext.gz", "10x10.prf.unipd.it.gz", "BITEM_stem.gz"]
 
 
+@pytest.mark.slow
 def test_reference_tsv(shared_data):
     """tie_frac, topics_with_ties, max_tie_group, docs (and rank/score contradictions) as in
     tie_stats_per_run.tsv for the robust03 runs and some TREC-COVID round 1 runs."""

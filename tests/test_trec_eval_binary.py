@@ -75,6 +75,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("qrels,rdir,n", CASES, ids=[c[1].split("/")[0] + c[1][-7:]
                                                      for c in CASES])
 def test_all_trec_identical_to_trec_eval_binary(trec_eval_bin, shared_data, tmp_path, qrels,

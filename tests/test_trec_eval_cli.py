@@ -275,6 +275,7 @@ def test_upper_promotes_unjudged_for_monotone_measures_only(tmp_path):
 SAMPLED = {"iprec_at_recall", "11pt_avg", "infAP", "binG", "G", "ndcg_rel", "Rndcg"}
 
 
+@pytest.mark.slow
 def test_expected_regime_equals_mean_over_all_orderings(tmp_path):
     qrels = tmp_path / "qrels"
     qrels.write_text(QRELS)

@@ -84,6 +84,7 @@ def _compare(qrels_path: Path, runs: list[Path], level: int, monkeypatch):
     return n, bad, seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SETS))
 @pytest.mark.parametrize("level", [1, 2])
 def test_every_pytrec_measure(shared_data, monkeypatch, name, level):

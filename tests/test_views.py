@@ -40,7 +40,7 @@ def test_eval_wide_sorted(files):
 def test_wide_values_and_order(files):
     res = tb.evaluate(str(files / "q"), [str(files / "x"), str(files / "y")], ["RR", "AP"],
                       ["trec_eval"])
-    from tiebreak.output import wide_rows
+    from tiebreak.evaluation.output import wide_rows
 
     head, rows = wide_rows(res, sort="AP", precise=True)
     ap = {r[0]: float(r[2]) for r in rows}

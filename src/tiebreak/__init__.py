@@ -15,7 +15,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "EvalResult": ".evaluate", "Evaluator": ".evaluate", "evaluate": ".evaluate",
+    "EvalResult": ".evaluation", "Evaluator": ".evaluation", "evaluate": ".evaluation",
     "InputError": ".io", "Qrels": ".io", "Run": ".io", "read_qrels": ".io", "read_run": ".io",
     "Measure": ".measures", "parse_measure": ".measures", "DEFAULT_MEASURES": ".measures",
     "DEFAULT_REGIMES": ".ranking", "REGIMES": ".ranking",
@@ -38,21 +38,3 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_EXPORTS))
-
-
-class _Package(type(__import__("sys"))):
-    """``tiebreak.evaluate`` is both a submodule and the one-call function; importing the
-    submodule must not replace the function."""
-
-    @property
-    def evaluate(self):
-        from .evaluate import evaluate
-
-        return evaluate
-
-    @evaluate.setter
-    def evaluate(self, value):  # the import system binds the submodule here: keep the function
-        pass
-
-
-__import__("sys").modules[__name__].__class__ = _Package

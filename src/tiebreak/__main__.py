@@ -8,8 +8,8 @@ ms of a 0.15 s process):
 * ``tiebreak trec_eval``: its arguments are trec_eval's own, which the group passes through
   unprocessed, so the process goes straight to :func:`tiebreak.trec_eval.cli.run_process`;
 * ``tiebreak eval`` in its common form (files and the command's options in their plain
-  spellings, :func:`tiebreak.eval_command.parse_args`): the command's body
-  :func:`tiebreak.eval_command.run` with the same arguments click would give it; anything else
+  spellings, :func:`tiebreak.cli.eval_command.parse_args`): the command's body
+  :func:`tiebreak.cli.eval_command.run` with the same arguments click would give it; anything else
   (``--help``, a usage error) goes through click.
 
 Shell completion (``_TIEBREAK_COMPLETE``) and Windows (where click expands wildcards in the
@@ -24,8 +24,8 @@ import sys
 
 def main() -> None:
     """Run the command named in ``sys.argv``; ends the process. Its modules are imported with
-    the garbage collector paused (:class:`tiebreak._process.imports`)."""
-    from ._process import imports
+    the garbage collector paused (:class:`tiebreak._native.process.imports`)."""
+    from ._native.process import imports
 
     command = sys.argv[1:2]
     if (command in (["trec_eval"], ["eval"]) and os.name != "nt"
@@ -34,17 +34,17 @@ def main() -> None:
             with imports(freeze=True):
                 from .trec_eval.cli import run_process
             run_process(sys.argv[2:])
-        from . import eval_command
+        from .cli import eval_command
 
         kw = eval_command.parse_args(sys.argv[2:])
         if kw is not None:
-            from ._process import run_standalone
+            from ._native.process import run_standalone
 
             with imports(freeze=True):
                 eval_command.imports()
             run_standalone(lambda: eval_command.run(**kw))
     with imports(freeze=True):
-        from .cli import main as cli
+        from .cli.app import main as cli
     cli()
 
 

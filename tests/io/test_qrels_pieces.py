@@ -20,13 +20,6 @@ import tiebreak as tb
 import tiebreak.io.qrels as qrels_mod
 from tiebreak.io import InputError
 
-try:
-    import numba  # noqa: F401
-
-    HAVE_NUMBA = True
-except ImportError:
-    HAVE_NUMBA = False
-
 L = 40  # bytes per line of the generated files
 K = 50  # lines per piece
 
@@ -72,20 +65,12 @@ def _outcome(source):
         return "err", str(e)
 
 
-@pytest.fixture(params=["c", "numba"])
-def tokeniser(request, monkeypatch):
-    """Each compiled tokeniser in turn: the C extension's, numba's (TIEBREAK_NO_EXT=1)."""
+@pytest.fixture
+def tokeniser(monkeypatch):
+    """The compiled tokeniser (the C extension's; the pieces are read only with it)."""
     monkeypatch.delenv("TIEBREAK_NO_EXT", raising=False)
-    if request.param == "c":
-        pytest.importorskip("tiebreak._ext", reason="the C extension is not built")
-    else:
-        if not HAVE_NUMBA:
-            pytest.skip("numba (the fast extra) not installed")
-        monkeypatch.setenv("TIEBREAK_NO_EXT", "1")
-        from tiebreak.io._arrays import expect_input
-
-        expect_input(1 << 40)  # load numba's kernels, as a command does before large files
-    return request.param
+    pytest.importorskip("tiebreak._native._ext", reason="the C extension is not built")
+    return "c"
 
 
 @pytest.fixture

@@ -123,7 +123,7 @@ class _Evaluator:
     """``evaluator(measures, qrels)``: evaluate many runs against the same qrels."""
 
     def __init__(self, measures, qrels, regime: str = "trec_eval"):
-        from ..evaluate import Evaluator
+        from ..evaluation import Evaluator
 
         self.measures = _measures(measures)
         self.regime = regime

@@ -48,7 +48,7 @@ __all__ = ["build_index", "build_index_from_tokens", "invert"]
 
 
 def _kernels():
-    from .._numba import njit
+    from .._native.jit import njit
 
     @njit(cache=True)
     def _invert(tok, doc_ptr, V):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from .._native.jit import njit
 
 __all__ = ["BLOCK", "ERRORS", "encode_postings", "decode_postings", "decode_terms",
            "term_blocks", "encode_positions", "decode_positions", "num_blocks"]

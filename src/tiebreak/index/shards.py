@@ -29,8 +29,8 @@ Layout of a sharded index directory::
                         docnos, by global docid (the merge of the shards' top k sorts by it)
 
 Build (:func:`build_sharded_index`), in two parallel map steps and two small reduces, either on
-the project's process pool (:func:`tiebreak.parallel.imap`) or on a Dask cluster (a client,
-e.g. :func:`tiebreak.evaluate.dask_client`):
+the project's process pool (:func:`tiebreak._native.parallel.imap`) or on a Dask cluster (a client,
+e.g. :func:`tiebreak.evaluation.dask_client`):
 
 0. this process reads (parses) the source once and checks that docnos are distinct across the
    whole source (the error names the docno, both shards and both positions);
@@ -186,9 +186,10 @@ def _shard_name(i: int) -> str:
 def _run_map(fn, shared, items, jobs: int, client, desc: str, progress: bool,
              extra=None) -> list:
     """``[fn(shared, item) ...]`` in order, on the Dask ``client`` (``fn(shared, item, x)``
-    for the futures ``x`` of ``extra`` when given) or with :func:`tiebreak.parallel.imap`."""
+    for the futures ``x`` of ``extra`` when given) or with
+    :func:`tiebreak._native.parallel.imap`."""
     if client is None:
-        from ..parallel import imap
+        from .._native.parallel import imap
 
         return list(imap(fn, items, jobs, shared, progress=desc if progress else None))
     futures = client.map(fn, [shared] * len(items), items, *([extra] if extra else []),
@@ -228,7 +229,7 @@ def build_sharded_index(source, path, shards: int, analyzer: Analyzer | None = N
     path : the sharded index directory (replaced atomically if it holds a sharded index)
     shards : number of shards (>= 1, at most the number of documents)
     analyzer, fields : as for :func:`tiebreak.index.build_index`
-    jobs : processes of :func:`tiebreak.parallel.imap` (without ``client``)
+    jobs : processes of :func:`tiebreak._native.parallel.imap` (without ``client``)
     client : a ``distributed.Client``; the map steps then run as its tasks
     progress : tqdm bars on stderr; None = only when stderr is a terminal
 

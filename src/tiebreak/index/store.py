@@ -181,7 +181,7 @@ def _kernels():
     with _KERNELS_LOCK:
         if _KERNELS is not None:
             return _KERNELS
-        from .._numba import njit
+        from .._native.jit import njit
 
         @njit(cache=True, nogil=True)
         def check_docids(post_ptr, post_docid, n_docs):

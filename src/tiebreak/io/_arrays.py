@@ -8,47 +8,7 @@ arrays), which cost memory proportional to the input.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-
-#: Input (bytes) below which reading stays in Python while the compiled reader is not loaded:
-#: loading numba and its cached kernels costs about 0.8 s once, the strict reader about 40 ms per
-#: MB more than the compiled one, so one small file (a CLI call on a single run) is read faster
-#: without it. Once this much has been read in a process, or :func:`expect_input` announces it,
-#: the compiled reader is loaded and used for every further file of 128 KiB or more.
-FAST_WORTH_BYTES = 16 << 20
-_read_without_fast = 0
-
-
-def expect_files(paths) -> None:
-    """:func:`expect_input` for these files (gzip counted at 4x its size); paths that are not
-    files (``-``, file objects, DataFrames) are ignored."""
-    import os
-
-    total = 0
-    for p in paths:
-        if isinstance(p, (str, os.PathLike)) and p != "-":
-            try:
-                n = os.path.getsize(p)
-            except OSError:
-                continue
-            total += 4 * n if os.fspath(p).endswith(".gz") else n
-    expect_input(total)
-
-
-def expect_input(total_bytes: int) -> None:
-    """Announce that about ``total_bytes`` of runs/qrels will be read (e.g. the files given to
-    one command): at :data:`FAST_WORTH_BYTES` or more, load the compiled reader now."""
-    from .._native import ext
-
-    if ext() is not None:  # the C extension reads every file: nothing to load
-        return
-    if total_bytes >= FAST_WORTH_BYTES and "tiebreak.io._fast" not in sys.modules:
-        try:
-            from . import _fast  # noqa: F401
-        except ImportError:  # numba not installed (the fast extra): the strict reader serves
-            pass
 
 # A fixed-width array may use this many times the tokens' own bytes (plus a constant).
 _SLACK = 8
@@ -157,38 +117,3 @@ def split_columns(data: bytes, nl: int, k: int) -> list[bytes] | None:
 def text(docno) -> str:
     """A docno held as latin-1 text, shown as UTF-8."""
     return str(docno).encode("latin-1").decode("utf-8", "backslashreplace")
-
-
-def fast_bytes(data: bytes):
-    """``data`` as a uint8 array for the compiled readers, or None for an empty input, without
-    numba, or before :data:`FAST_WORTH_BYTES` have been read (the strict reader then runs)."""
-    global _read_without_fast
-    if not data:
-        return None
-    if "tiebreak.io._fast" not in sys.modules:
-        _read_without_fast += len(data)
-        if _read_without_fast < FAST_WORTH_BYTES:
-            return None
-    try:
-        from . import _fast  # noqa: F401
-    except ImportError:  # numba not installed (pip install 'tiebreak[fast]'): strict reader
-        return None
-    return np.frombuffer(data, np.uint8)
-
-
-def fixed_fields(data: bytes, nl: int, k: int):
-    """The compiled fast path's first step: ``(bytes (N,) uint8, starts (nl, k), ends (nl, k))``
-    (starts and ends int32 for texts under 2 GiB, else int64)
-    of the fields of ``data`` when every one of its ``nl`` lines holds exactly ``k`` fields;
-    None otherwise, for an empty input, without numba, or before :data:`FAST_WORTH_BYTES` have
-    been read (the strict reader then runs)."""
-    a = fast_bytes(data) if nl else None
-    if a is None:
-        return None
-    from ._fast import split_fields
-    # offsets in int32 below 2 GiB: half the memory of the reader's largest arrays
-    dt = np.int32 if len(data) < (1 << 31) - 1 else np.int64
-    status, st, en = split_fields(a, nl, k, np.empty(nl * k, dt), np.empty(nl * k, dt))
-    if status:
-        return None
-    return a, st.reshape(nl, k), en.reshape(nl, k)

@@ -1,13 +1,13 @@
-"""The reader kernels of :mod:`tiebreak.io._fast` in C (:mod:`tiebreak._ext`), used by the run
-and qrels readers whenever the extension is built (it costs no start-up, unlike numba). Same
-results: the C code numbers distinct strings in order of first appearance, parses numbers with
-the same algorithms and declines (None) on the same inputs, so the strict reader then runs."""
+"""The reader kernels in C (:mod:`tiebreak._native._ext`), used by the run and qrels readers
+whenever the extension is built: fields, correctly rounded decimal numbers (Eisel-Lemire), and
+distinct strings numbered in order of first appearance. They decline (None) on any input the
+strict reader (the definition) might read differently, and the strict reader then runs."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _ext as _c
+from .._native import _ext as _c
 
 
 def _i64(b) -> np.ndarray:
@@ -19,7 +19,7 @@ def _spans(b) -> np.ndarray:
 
 
 def read_run6(data: bytes, nl: int):
-    """A run text of ``nl`` six-field lines, read as :func:`tiebreak.io._fast.read_run6` reads
+    """A run text of ``nl`` six-field lines, read as the strict reader reads
     it: None when it declines, else (topic, docid, rank, score, exponent, qid spans, docno
     spans, tag spans, lines whose tag differs from the first line's); every number already
     parsed exactly and finite (None otherwise)."""
@@ -52,6 +52,8 @@ def gather_fixed(data, st, en, width: int) -> np.ndarray:
 
 
 def no_repeats(topic, docid, n_topics: int, n_docnos: int) -> int:
-    """See :func:`tiebreak.io._fast.no_repeats`."""
+    """1 when every (topic, docid) pair occurs once and every topic's lines are contiguous, so
+    the caller may skip its sort; 0 when there is a repeat or a topic comes back after another
+    (the caller's sort then finds and names the repeats)."""
     return _c.no_repeats(np.ascontiguousarray(topic, np.int64),
                          np.ascontiguousarray(docid, np.int64), int(n_topics), int(n_docnos))

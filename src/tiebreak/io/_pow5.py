@@ -1,8 +1,8 @@
 """The table of the Eisel-Lemire algorithm (D. Lemire, "Number parsing at a gigabyte per
-second", Software: Practice and Experience 51(8), 2021), shared by the two compiled decimal
-parsers: the numba one (:mod:`tiebreak.io._fast`) computes it at import, the C one
-(``src/tiebreak/_ext.c``) includes it as ``_pow5.h``, written by ``python -m tiebreak.io._pow5``
-(a test checks that the header matches :func:`powers_of_five`)."""
+second", Software: Practice and Experience 51(8), 2021), for the compiled decimal parser:
+the C extension (``src/tiebreak/_native/_ext.c``) includes it as ``_pow5.h``, written by
+``python -m tiebreak.io._pow5`` (a test checks that the header matches
+:func:`powers_of_five`)."""
 
 from __future__ import annotations
 
@@ -46,4 +46,4 @@ def header() -> str:
 if __name__ == "__main__":  # pragma: no cover - writes the header beside _ext.c
     from pathlib import Path
 
-    Path(__file__).resolve().parents[1].joinpath("_pow5.h").write_text(header())
+    Path(__file__).resolve().parents[1].joinpath("_native", "_pow5.h").write_text(header())

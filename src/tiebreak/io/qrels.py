@@ -17,13 +17,12 @@ largest value over the subtopics.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._native import ext
-from ._arrays import _fits, fixed_fields, latin1_array, sorted_codes, split_columns, text
+from ._arrays import _fits, latin1_array, sorted_codes, split_columns, text
 from .runs import _sorted_distinct
 from .source import (
     BOM_WARNING,
@@ -389,8 +388,8 @@ def _read_pieces(source, block: int | None = None):
     name = os.fspath(source)
     if not isinstance(name, str):
         return None
-    if ext() is None and "tiebreak.io._fast" not in sys.modules:
-        return None  # the numba kernels are loaded only for large inputs: the whole read decides
+    if ext() is None:
+        return None  # without the C extension the whole read decides
     try:
         size = os.path.getsize(name)
         if size < max(PIECE_MIN_BYTES, _FAST_MIN_BYTES):
@@ -513,11 +512,8 @@ def _comparable(words: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _gather(a: np.ndarray, data: bytes, st: np.ndarray, en: np.ndarray, width: int):
     """The tokens ``data[st[j]:en[j]]`` as zero-padded uint8 rows (len(st), width)."""
-    if ext() is not None:
-        from ._cfast import gather_fixed
-        return gather_fixed(data, st, en, width)
-    from ._fast import gather_fixed
-    return gather_fixed(a, np.ascontiguousarray(st), np.ascontiguousarray(en), width)
+    from ._cfast import gather_fixed  # the compiled reader runs only with the extension
+    return gather_fixed(data, st, en, width)
 
 
 
@@ -539,12 +535,11 @@ def _read_qrels_fast(data: bytes, nl: int, with_iter: bool = False):
 
 def _tokens4(data: bytes, nl: int, with_iter: bool = False):
     """The tokeniser of the compiled reading: the C extension's
-    :func:`tiebreak.io._cfast.read_fields4` when it is built, else the numba kernels of
-    :mod:`tiebreak.io._fast`. None when a line does not hold exactly four fields with an integer
-    of at most 18 digits (or without numba); else (values, qid codes, qid spans, docno codes,
-    docno spans, iter codes or None, iter spans or None, the text as uint8): codes int64 (nl,)
-    numbering distinct tokens in order of first appearance, spans int64 (d, 2) (start, end) of
-    each distinct token's first occurrence."""
+    :func:`tiebreak.io._cfast.read_fields4`. None when a line does not hold exactly four fields
+    with an integer of at most 18 digits, or without the extension; else (values, qid codes,
+    qid spans, docno codes, docno spans, iter codes or None, iter spans or None, the text as
+    uint8): codes int64 (nl,) numbering distinct tokens in order of first appearance, spans
+    int64 (d, 2) (start, end) of each distinct token's first occurrence."""
     if ext() is not None:
         from ._cfast import read_fields4
 
@@ -552,24 +547,7 @@ def _tokens4(data: bytes, nl: int, with_iter: bool = False):
         if got4 is None:
             return None
         return (*got4, np.frombuffer(data, np.uint8))
-    got = fixed_fields(data, nl, 4)
-    if got is None:
-        return None
-    a, st, en = got
-    from ._fast import intern, parse_integers
-    value = np.empty(nl, np.int64)
-    if parse_integers(a, np.ascontiguousarray(st[:, 3]), np.ascontiguousarray(en[:, 3]), value):
-        return None
-
-    def distinct(col: int) -> tuple[np.ndarray, np.ndarray]:
-        s, e = np.ascontiguousarray(st[:, col]), np.ascontiguousarray(en[:, col])
-        ids, first = intern(a, s, e)
-        return ids, np.c_[s[first], e[first]].astype(np.int64)
-
-    qcode, qs = distinct(0)
-    did, ds = distinct(2)
-    icode, its = distinct(1) if with_iter else (None, None)
-    return value, qcode, qs, did, ds, icode, its, a
+    return None
 
 
 def _read_strict(data: bytes, name: str, nl: int, with_iter: bool = False,

@@ -6,14 +6,14 @@ Two readers give the same result on every input they both accept:
   field of every problem (when numpy proves that every line holds exactly six fields and none
   is a comment, it takes the same columns from one split of the whole text instead of a loop
   over lines: :func:`tiebreak.io._arrays.split_columns`);
-* the **fast reader** (files of 128 KiB and more, when the C extension :mod:`tiebreak._ext` is
-  built, else when numba is installed: the ``fast`` or ``search`` extra) runs compiled kernels
-  over the raw bytes (:mod:`tiebreak.io._cfast` in C, :mod:`tiebreak.io._fast` in numba:
-  fields, decimal numbers, interning of qids, docnos and tags, with no Python object per line)
-  and is used only when they prove the input is what the strict reader would read the same
-  way: every line holds exactly six fields (C ``isspace`` separators), none starts with ``#``,
-  every rank and score is a finite number in C ``strtod`` decimal syntax, parsed correctly
-  rounded. On anything else the kernels decline and the strict reader runs,
+* the **fast reader** (files of 128 KiB and more, when the C extension
+  :mod:`tiebreak._native._ext` is built and not turned off) runs compiled kernels over the raw
+  bytes (:mod:`tiebreak.io._cfast`: fields, decimal numbers, interning of qids, docnos and
+  tags, with no Python object per line) and is used only when they prove the input is what
+  the strict reader would read the same way: every line holds exactly six fields (C
+  ``isspace`` separators), none starts with ``#``, every rank and score is a finite number in
+  C ``strtod`` decimal syntax, parsed correctly rounded. On anything else the kernels decline
+  and the strict reader runs,
   accepting the input or naming the problem.
 
 Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
@@ -33,7 +33,6 @@ Rules (what trec_eval 10.0 does is in ``docs/robustness.md``):
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from itertools import groupby
 
@@ -42,7 +41,6 @@ import numpy as np
 from .._native import ext
 from ._arrays import (
     _fits,
-    fast_bytes,
     latin1_array,
     sorted_codes,
     split_columns,
@@ -232,12 +230,8 @@ def _sorted_distinct(a: np.ndarray, ds: np.ndarray, de: np.ndarray, data: bytes)
     if not k or not _fits(w, k, int(lens.sum()), 4):
         return sorted_codes([data[i:j] for i, j in zip(ds.tolist(), de.tolist())])
     w8 = -(-w // 8) * 8
-    if ext() is not None:
-        from ._cfast import gather_fixed
-        grid = gather_fixed(data, ds, de, w8)
-    else:
-        from ._fast import gather_fixed
-        grid = gather_fixed(a, ds, de, w8)
+    from ._cfast import gather_fixed  # the compiled reader runs only with the extension
+    grid = gather_fixed(data, ds, de, w8)
     # byte order = order of the big-endian 64-bit words of the zero-padded bytes (no NUL in a
     # docno): integer sorts instead of a string sort
     words = grid.view(">u8")
@@ -251,30 +245,18 @@ def _sorted_distinct(a: np.ndarray, ds: np.ndarray, de: np.ndarray, data: bytes)
 
 def _read_run_fast(data: bytes, nl: int):
     """Read a run whose every line holds exactly six fields with one compiled pass (the C
-    extension's :func:`tiebreak.io._cfast.read_run6` when it is built, else numba's
-    :func:`tiebreak.io._fast.read_run6`: no Python object per line); None when the input is
-    anything else (the strict reader handles it)."""
-    if ext() is not None:
-        from ._cfast import read_run6 as c_read_run6
+    extension's :func:`tiebreak.io._cfast.read_run6`: no Python object per line); None when the
+    extension is not built or turned off, or the input is anything else (the strict reader,
+    the definition, handles it)."""
+    if ext() is None:
+        return None
+    from ._cfast import read_run6 as c_read_run6
 
-        got = c_read_run6(data, nl)
-        if got is None:
-            return None
-        topic, did, rank, score, expo, qspan, dspan, tspan, ndiff = got
-        a = np.frombuffer(data, np.uint8)
-    else:
-        a = fast_bytes(data)
-        if a is None:
-            return None
-        from ._fast import read_run6
-        (status, topic, did, rank, score, expo, slow, qspan, dspan, tspan,
-         ndiff) = read_run6(a, nl)
-        if status:
-            return None
-        for line, f, i, j in slow.tolist():  # the few numbers the compiled paths cannot round
-            (score if f == 4 else rank)[line] = float(data[i:j])
-        if not (np.isfinite(score).all() and np.isfinite(rank).all()):
-            return None
+    got = c_read_run6(data, nl)
+    if got is None:
+        return None
+    topic, did, rank, score, expo, qspan, dspan, tspan, ndiff = got
+    a = np.frombuffer(data, np.uint8)
     docnos, rank_of = _sorted_distinct(a, dspan[:, 0], dspan[:, 1], data)  # byte-order rank
     return ([data[i:j].decode("utf-8", "surrogateescape") for i, j in qspan.tolist()], topic,
             docnos, rank_of[did], score, rank,
@@ -453,8 +435,6 @@ def _check_duplicates(run: Run, on_duplicate: str) -> dict[str, int]:
     fast = None
     if ext() is not None:
         from . import _cfast as fast
-    else:
-        fast = sys.modules.get("tiebreak.io._fast")  # loaded by the compiled reader: use it
     if fast is not None and len(run.topic) and fast.no_repeats(
             run.topic, run.docid, len(run.topics), len(run.docnos)):
         return {}

@@ -56,7 +56,7 @@ are compared by the normalised Kendall tau distance and the significance-weighte
 
 Ties in run order follow the :class:`~tiebreak.judgments.pool.RunLists` (trec_eval's order by
 default). The scoring here sums ``W(j) * gain`` directly because the gains are per-document
-estimates; with every document judged it equals :class:`tiebreak.evaluate.Evaluator`'s
+estimates; with every document judged it equals :class:`tiebreak.evaluation.Evaluator`'s
 ``RBP(p)@d`` (tested).
 """
 

@@ -1,5 +1,5 @@
 """Scoring runs at many evaluation depths against one set of judgments: the measures named as in
-:class:`tiebreak.evaluate.Evaluator` with ``@k`` appended for each depth k (``AP`` -> ``AP@10``),
+:class:`tiebreak.evaluation.Evaluator` with ``@k`` appended for each depth k (``AP`` -> ``AP@10``),
 plus ``AP_b`` (AP normalised by ``min(R, k)``, Lu 2018 Section 2.4.3). Shared by ``tiebreak
 estimate`` and the depth and estimate studies.
 
@@ -61,7 +61,7 @@ def score_runs(qrels: Qrels, runs: list[Run], metrics, depths,
     tiebreak.measures.MeasureError
         An unknown metric name.
     """
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
     from ..measures import parse_measure
     from ..measures.parse import residual_of
 
@@ -103,9 +103,10 @@ def _score_chunk(shared, chunk):
 def score_runs_parallel(qrels: Qrels, runs: list[Run], metrics, depths, regimes=("trec_eval",),
                         jobs: int = 1, client=None) -> dict:
     """:func:`score_runs` with the runs split over ``jobs`` forked worker processes, or over the
-    workers of a Dask ``client`` (:func:`tiebreak.parallel.imap`). Results are identical and in
+    workers of a Dask ``client`` (:func:`tiebreak._native.parallel.imap`). Results are identical
+    and in
     run order."""
-    from ..parallel import imap
+    from .._native.parallel import imap
 
     n_parts = len(runs) if client is not None else min(jobs, len(runs))
     if client is None and (jobs <= 1 or len(runs) < 2):

@@ -2,7 +2,8 @@
 
 Six registered families (AP, P, R, RR, nDCG with trec_eval's gains, bpref; see
 :mod:`tiebreak.measures.builtin.core`) have a compiled twin in ``src/tiebreak/_ext_eval.c``
-(``tiebreak._ext.eval_core``): for one prepared run it orders every topic's tied groups as each
+(``tiebreak._native._ext.eval_core``): for one prepared run it orders every topic's tied groups as
+each
 deterministic regime asks (``trec_eval``, ``realistic``/``lower``, ``optimistic``/``upper``,
 ``upper_mono``) and computes the values of the requested measures under every requested regime,
 the ``expected`` one by the same closed and linear forms as the kernels of
@@ -11,7 +12,8 @@ the values are bit-identical to the kernels' (tested on generated rankings with 
 ``tests/test_eval_fastpath.py``). The kernels stay the definitions; this is their fast path,
 taken only where it applies (the C extension is built and not turned off by
 ``TIEBREAK_NO_EXT``; no ``-M``, no ``-J``, no ``judged_only``; trec_eval's gains for nDCG) and
-otherwise left to the general path of :func:`tiebreak.evaluate.measure_values`, which finds the
+otherwise left to the general path of :func:`tiebreak.evaluation.compute.measure_values`, which
+finds the
 values computed here memoised under its own keys.
 """
 
@@ -88,7 +90,7 @@ def _log2_table(n: int) -> np.ndarray:
 
 
 def key(regime: str, m) -> tuple:
-    """The key under which :func:`tiebreak.evaluate.measure_values` memoises the values of
+    """The key under which :func:`tiebreak.evaluation.compute.measure_values` memoises the values of
     measure ``m`` under ``regime``."""
     return ("expected" if regime == "expected" else order_for(regime, m.kind), m.family.name,
             m.cutoff, m.values)
@@ -97,9 +99,11 @@ def key(regime: str, m) -> tuple:
 def fill(P, measures, regimes, cache: dict) -> bool:
     """Compute in one compiled call the values of every measure of ``measures`` with a compiled
     twin under every regime of ``regimes`` the compiled path knows, and memoise them in
-    ``cache["values"]`` under the keys of :func:`tiebreak.evaluate.measure_values` (:func:`key`);
+    ``cache["values"]`` under the keys of :func:`tiebreak.evaluation.compute.measure_values`
+    (:func:`key`);
     also ``cache["unjudged_top"]``, the count of unjudged documents in the top
-    :data:`tiebreak.evaluate.UNJUDGED_TOP_K` ranks under ``trec_eval``. Does nothing when the
+    :data:`tiebreak.measures.kernels.UNJUDGED_TOP_K` ranks under ``trec_eval``. Does nothing when
+    the
     path does not apply (see the module docstring). Returns True when every measure under every
     regime is memoised (the compiled path did all the work)."""
     done = cache.get("fastpath_done")
@@ -168,7 +172,7 @@ def _plan(measures, regimes):
 
 def _compute(c, P, ids, specs, fps, ords, cache) -> np.ndarray:
     """The values (M, K, T) of the planned measures on the prepared run ``P``."""
-    from ..evaluate import UNJUDGED_TOP_K
+    from .kernels import UNJUDGED_TOP_K
 
     O, J = P.O, P.J
     so = O.score_order

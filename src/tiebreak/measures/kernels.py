@@ -22,6 +22,9 @@ import numpy as np
 
 from ..ranking import PROMOTED, Groups, Ranking
 
+#: The depth of the warning "unjudged documents in the top k" (the evaluator and the compiled
+#: fast path count them under the ``trec_eval`` ranking).
+UNJUDGED_TOP_K = 10
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
 

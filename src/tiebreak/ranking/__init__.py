@@ -7,8 +7,8 @@ differ.
 
 Modules: :mod:`.judged` (run hygiene, relevance lookup), :mod:`.orderings` (every regime's
 order), :mod:`.rankings` (the ranking structure measures read, tie groups), :mod:`.bands`
-(deliberate banding), :mod:`._flat` (per-topic kernels) and :mod:`._loops` (their compiled
-forms, loaded only with numba).
+(deliberate banding), :mod:`._flat` (per-topic kernels, numpy: the definition) and
+:mod:`._cloops` (the compiled forms of its loops, in the C extension).
 
 Regimes:
 

@@ -3,7 +3,6 @@ lines of a run (:class:`Judged`) that every ordering starts from."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,18 +15,14 @@ POOLED_UNJUDGED = -2  # trec_eval RELVALUE_UNJUDGED (negative value in the qrels
 
 
 def _compiled():
-    """The compiled loops: in C (:mod:`tiebreak.ranking._cloops`) when the extension
-    :mod:`tiebreak._ext` is built, else in numba (:mod:`tiebreak.ranking._loops`) once the
-    compiled reader has loaded numba (large inputs), else None: a small command stays free of
-    numba's start-up."""
+    """The compiled loops (:mod:`tiebreak.ranking._cloops`, in C) when the extension
+    :mod:`tiebreak._native._ext` is built and not turned off, else None: the numpy code beside
+    each call is the definition and the fallback."""
     if ext() is not None:
         from . import _cloops
 
         return _cloops
-    m = sys.modules.get("tiebreak.ranking._loops")
-    if m is None and "tiebreak.io._fast" in sys.modules:
-        from . import _loops as m
-    return m
+    return None
 
 
 def run_hygiene(run: Run) -> dict[str, np.ndarray]:

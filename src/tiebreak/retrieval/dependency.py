@@ -254,7 +254,7 @@ def _leaf(fn):
     contents, so a kernel of another module that calls these keeps its cached machine code
     until that file's text changes or its cache files are removed (touching it is not enough)."""
     if HAVE_NUMBA:
-        from .._numba import njit
+        from .._native.jit import njit
 
         return njit(cache=True, nogil=True, _nrt=False)(fn)
     return fn

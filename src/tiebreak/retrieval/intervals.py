@@ -49,7 +49,7 @@ import numpy as np
 try:  # numba is imported here, never by tiebreak.cli / tiebreak eval paths
     if os.environ.get("TIEBREAK_NO_NUMBA"):
         raise ImportError("disabled by TIEBREAK_NO_NUMBA")
-    from .._numba import njit as _numba_njit
+    from .._native.jit import njit as _numba_njit
 
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - exercised only without numba

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from .._native.jit import njit
 
 #: postings per block of the block-max arrays
 BLOCK = 64

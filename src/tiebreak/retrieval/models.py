@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from .._native.jit import njit
 from .kernels import _topk_of  # top k of the touched documents, in trec_eval order
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
     IDF_VARIANTS,

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from .._native.jit import njit
 from . import kernels as K
 
 __all__ = ["impact_layout", "topk", "band_safe", "saat", "run", "ANYTIME", "INTERVAL", "SETTLE",

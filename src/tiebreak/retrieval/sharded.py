@@ -19,7 +19,7 @@ FDM need the window counts of the query first: one pass over every shard counts 
 scoring pass of every shard.
 
 Work is shard-major: each shard answers all queries in one task, ``jobs`` shards at a time on
-the project's process pool (:func:`tiebreak.parallel.imap`), then the lists are merged per
+the project's process pool (:func:`tiebreak._native.parallel.imap`), then the lists are merged per
 query.
 
 Merge rule: the global top k in trec_eval order -- score descending, then docno descending in
@@ -42,7 +42,7 @@ SHARDED_TRAVERSAL = ("algorithm",)
 
 
 def _merge_kernel():
-    from .._numba import njit
+    from .._native.jit import njit
 
     @njit(cache=True)
     def merge(d, s, r, ptr, k):
@@ -147,9 +147,9 @@ def search_queries(sidx, model: str, queries, k: int, jobs: int = 1, progress: b
     """Top ``k`` of every query (a list of analysed terms) over the shards of ``sidx``: one
     (docids int32 global, scores float64) per query, in trec_eval order. Shard by shard (all
     queries of a shard in one task), ``jobs`` shards at a time on
-    :func:`tiebreak.parallel.imap`; SDM/FDM first count the window features on every shard
+    :func:`tiebreak._native.parallel.imap`; SDM/FDM first count the window features on every shard
     and sum them per query. ``params`` as for the model (and ``algorithm`` for bm25 / ql)."""
-    from ..parallel import imap
+    from .._native.parallel import imap
 
     queries = [list(q) for q in queries]
     S = len(sidx.shards)

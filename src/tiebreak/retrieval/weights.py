@@ -214,7 +214,7 @@ def _ql_impacts(*args):
     without numba: :mod:`tiebreak.retrieval.onequery` scores without it)."""
     global _QL_KERNEL
     if _QL_KERNEL is None:
-        from .._numba import njit
+        from .._native.jit import njit
 
         _QL_KERNEL = njit(cache=True)(_ql_impacts_kernel)
     return _QL_KERNEL(*args)

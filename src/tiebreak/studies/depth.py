@@ -21,7 +21,7 @@ pooling and evaluation depth on IR metrics", Information Retrieval Journal 19(4)
   contributing runs (the others keep their full-pool scores) are averaged over the runs
   (groups) left out.
 
-Metric names are passed to :class:`tiebreak.evaluate.Evaluator` with ``@k`` appended for each
+Metric names are passed to :class:`tiebreak.evaluation.Evaluator` with ``@k`` appended for each
 evaluation depth k (``AP`` -> ``AP@10``, ``RBP(p=0.8)`` -> ``RBP(p=0.8)@10`` with its residual).
 ``AP_b`` is AP normalised by ``min(R, k)`` instead of R (the NTCIR truncation, Lu 2018
 Section 2.4.3, the thesis's default AP in ch. 5); while the measure registry lacks it, it is

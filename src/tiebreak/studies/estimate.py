@@ -187,7 +187,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     ub = lb + tr["residual"][:, 0, 0, 0]
     kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
           "theta": 0.0, "thetas": tuple(thetas)}
-    from ..parallel import imap
+    from .._native.parallel import imap
 
     baselines = BASELINES if baselines is None else tuple(baselines)
     bad = [b for b in baselines if b not in BASELINES]
@@ -278,7 +278,7 @@ def sampled_orderings(qrels: Qrels, runs, dprime: int, rate: float = 0.1, depth:
     contributing = list(names) if contributing is None else list(contributing)
     crun = [runs[names.index(c)] for c in contributing]
     L = run_lists(runs, qrels, order)
-    from ..evaluate import Evaluator
+    from ..evaluation import Evaluator
 
     deep = score_runs(qrels, crun, [f"RBP(p={p})"], [depth])["scores"][:, :, 0, 0]
     ap = Evaluator(qrels, ["AP"], ["trec_eval"]).evaluate(crun).per_topic[:, 0, 0]

@@ -95,7 +95,7 @@ class PowerRow:
 
 def power_table(res, min_diff: float, alpha: float = 0.05, beta: float = 0.20,
                 regimes=None) -> list[PowerRow]:
-    """Per measure and regime of an :class:`~tiebreak.evaluate.EvalResult` (runs x topics, no
+    """Per measure and regime of an :class:`~tiebreak.evaluation.EvalResult` (runs x topics, no
     NaN), Sakai's design: the topic set size to detect ``min_diff`` and the achieved power."""
     out = []
     for j, m in enumerate(res.measures):

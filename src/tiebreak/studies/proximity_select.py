@@ -36,6 +36,8 @@ import math
 
 import numpy as np
 
+from .study_proximity import topic_folds
+
 __all__ = ["FEATURES", "query_features", "topic_folds", "fit_rule", "apply_rule",
            "cv_select", "run_select", "select_rows"]
 
@@ -72,19 +74,6 @@ def query_features(index, terms) -> np.ndarray:
         out[3] = float(np.mean(cooc))
         out[4] = float(np.mean(pmi))
     return out
-
-
-def topic_folds(n: int, folds: int, seed: int = 0) -> np.ndarray:
-    """Fold of each of ``n`` topics (int (n,)): a seeded random permutation dealt round-robin
-    into ``folds`` folds (the folds :func:`tiebreak.studies.study_proximity.cv_lambda` uses).
-    Raises ValueError when ``n < folds`` or ``folds < 2``."""
-    if folds < 2 or n < folds:
-        raise ValueError(f"cross-validation needs 2 <= folds <= topics, got {folds} folds and "
-                         f"{n} topics")
-    rng = np.random.default_rng(seed)
-    fold = np.empty(n, int)
-    fold[rng.permutation(n)] = np.arange(n) % folds
-    return fold
 
 
 def _rules(x: np.ndarray):

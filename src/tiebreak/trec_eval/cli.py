@@ -199,9 +199,6 @@ def main(argv: list[str], out=None, err=None) -> int:
 
             zs = read_zscores(opts.zscore_file)
         rel = opts.files[0]
-        from ..io._arrays import expect_files
-
-        expect_files(opts.files)  # enough input to load the compiled reader first?
         qrels = read_like_trec_eval(rel, "qrels") if opts.rel_format == "qrels" else None
         if qrels is not None:
             _warn(qrels, err)
@@ -209,13 +206,13 @@ def main(argv: list[str], out=None, err=None) -> int:
         if opts.jobs is not None:
             jobs = opts.jobs
         elif len(runs) > 1:
-            from ..parallel import cpus
+            from .._native.parallel import cpus
 
             jobs = min(len(runs), cpus())
         else:
             jobs = 1
         if jobs > 1 and len(runs) > 1 and "-" not in runs:
-            from ..parallel import imap
+            from .._native.parallel import imap
 
             for text, msgs in imap(_work, runs, jobs, (rel, opts, reqs, qrels, zs)):
                 err.write(msgs)
@@ -272,8 +269,8 @@ def run_process(args: list[str]) -> None:
     :func:`tiebreak.__main__.main`): what click's group does with these arguments, which it
     passes through unprocessed -- the first ``--`` removed -- then click's standalone handling
     of an interruption and a closed pipe, the one error path of every command and its early
-    exit (:func:`tiebreak._process.run_standalone`). Never returns."""
-    from .._process import run_standalone
+    exit (:func:`tiebreak._native.process.run_standalone`). Never returns."""
+    from .._native.process import run_standalone
 
     if "--" in args:  # click's parser takes the first '--' as the end of options
         i = args.index("--")

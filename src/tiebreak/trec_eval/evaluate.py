@@ -1,5 +1,5 @@
 """``tiebreak trec_eval``'s evaluation: its options become registered measures, evaluated by
-the same path as ``tiebreak eval`` (:func:`tiebreak.evaluate.measure_values`).
+the same path as ``tiebreak eval`` (:func:`tiebreak.evaluation.compute.measure_values`).
 
 Per-topic values come back as a :class:`TopicValues`; :mod:`.render` prints them.
 """
@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from ..evaluate import measure_values
+from ..evaluation import measure_values
 from ..io import read_qrels, read_run
 from ..measures.trec_names import Requested, TrecEvalError, mark, resolve
 from ..ranking import prepare

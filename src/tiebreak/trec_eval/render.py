@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evaluate import summarize
+from ..evaluation import summarize
 
 MISSING_ZSCORE = -1000000.0
 

@@ -80,13 +80,14 @@ def _evaluate_lines(run_lines: list[str], qrels_lines: list[str], measures, regi
     import tempfile
     from pathlib import Path
 
-    import tiebreak as tb
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
 
     with tempfile.TemporaryDirectory() as d:
         qp, rp = Path(d) / "qrels", Path(d) / "run"
         qp.write_text("\n".join(qrels_lines) + "\n")
         rp.write_text("\n".join(run_lines) + "\n")
-        return tb.evaluate(tb.read_qrels(str(qp)), [tb.read_run(str(rp))], measures, regimes)
+        return evaluate(read_qrels(str(qp)), [read_run(str(rp))], measures, regimes)
 
 
 def _fig1(ctx: Context) -> list[Cell]:
@@ -133,15 +134,16 @@ register(Item(
 def _fig2(ctx: Context) -> list[Cell]:
     from importlib.resources import files
 
-    import tiebreak as tb
     from tiebreak.ranking.judged import judge
     from tiebreak.ranking.orderings import orderings
 
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
     from ..ties import run_stats
 
     data = files("tiebreak") / "data"
-    qrels = tb.read_qrels(str(data / "ymt2016.qrels"))
-    run = tb.read_run(str(data / "ymt2016.run"))
+    qrels = read_qrels(str(data / "ymt2016.qrels"))
+    run = read_run(str(data / "ymt2016.run"))
     ti = list(run.topics).index("8")
     O = orderings(judge(run, qrels))
     lines = [i for i in range(len(run.topic)) if run.topic[i] == ti]
@@ -159,7 +161,7 @@ def _fig2(ctx: Context) -> list[Cell]:
                           "" if ours == want else "our defect: the order differs"))
     # the total order M_R <= M_C <= M_O (§4) on this list; the paper prints no value, the exact
     # fractions are those of the tie oracle (R = 2 relevant documents: CT5, AP8)
-    res = tb.evaluate(qrels, [run], ["AP", "RR", "P@2"], ["realistic", "trec_eval", "optimistic"])
+    res = evaluate(qrels, [run], ["AP", "RR", "P@2"], ["realistic", "trec_eval", "optimistic"])
     want = {"AP": (Fraction(3, 4), Fraction(5, 6), Fraction(1)),
             "P@2": (Fraction(1, 2), Fraction(1, 2), Fraction(1))}
     for m, fr in want.items():

@@ -52,12 +52,12 @@ def table25_inputs(system: str, unjudged_11_19: bool = True):
 
 
 def _values(measures: list[str]) -> dict[str, dict[str, float]]:
-    import tiebreak as tb
+    from ...evaluation import evaluate
 
     out = {}
     for s in T25:
         run, qrels = table25_inputs(s)
-        res = tb.evaluate(qrels, [run], measures, ["trec_eval"])
+        res = evaluate(qrels, [run], measures, ["trec_eval"])
         out[s] = {m: res.value(res.runs[0], m, "trec_eval") for m in res.measures}
     return out
 
@@ -136,11 +136,11 @@ def fig29_delta_r(qrels, runs, depths=FIG29_DEPTHS) -> list[tuple[int, float, fl
 
 
 def _fig29_rows(ctx: Context):
-    import tiebreak as tb
+    from ...io import read_qrels, read_run
 
     base = ctx.need("robust03_trectools")
-    qrels = tb.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
-    runs = [tb.read_run(p) for p in sorted((base / "runs").iterdir())]
+    qrels = read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    runs = [read_run(p) for p in sorted((base / "runs").iterdir())]
     return fig29_delta_r(qrels, runs)
 
 
@@ -237,7 +237,7 @@ def _table24(ctx: Context) -> list[Cell]:
     (grade 1) sits at rank i: the measure's value is then W_M(i) times the gain."""
     import math
 
-    import tiebreak as tb
+    from ...evaluation import evaluate
 
     L = T24_L
     rows = [  # (row of Table 2.4, formula as printed, our measure, W(i) * gain(1))
@@ -257,7 +257,7 @@ def _table24(ctx: Context) -> list[Cell]:
     for i in range(1, L + 1):
         run = {"1": {f"d{r:02d}": float(100 - r) for r in range(1, L + 1)}}
         qrels = {"1": {f"d{r:02d}": int(r == i) for r in range(1, L + 1)}}
-        res = tb.evaluate(qrels, [run], measures, ["trec_eval"])
+        res = evaluate(qrels, [run], measures, ["trec_eval"])
         for _row, _, m, w in rows:
             got = res.value(res.runs[0], m, "trec_eval")
             worst[m] = max(worst[m], abs(got - w(i)))

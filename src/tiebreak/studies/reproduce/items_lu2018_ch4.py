@@ -239,15 +239,15 @@ def _tradeoff(ctx: Context):
     if key not in _CACHE:
         import io
 
-        import tiebreak as tb
-
+        from ...evaluation import evaluate
+        from ...io import read_qrels, read_run
         from ...retrieval.cost import cost_per_doc, model_fn, short_queries
         from ...retrieval.search import format_run, search
 
         out = {}
         for coll in ("npl", "cacm"):
             idx, topics, qrels = _index(ctx, coll)
-            q = tb.read_qrels(io.BytesIO(qrels))
+            q = read_qrels(io.BytesIO(qrels))
             if coll == "npl":
                 costs = _costs(ctx)[0]
             else:
@@ -255,9 +255,9 @@ def _tradeoff(ctx: Context):
                 costs = {m: cost_per_doc(model_fn(n, **p), idx, qs, 2)
                          for m, (n, p) in COST_MODELS.items()}
             for m, (n, p) in COST_MODELS.items():
-                run = tb.read_run(io.BytesIO(format_run(
+                run = read_run(io.BytesIO(format_run(
                     idx, search(idx, topics, n, 1000, **p), m).encode()))
-                rbp = float(tb.evaluate(q, [run], ["RBP(p=0.8)"], ["trec_eval"]).mean[0, 0, 0])
+                rbp = float(evaluate(q, [run], ["RBP(p=0.8)"], ["trec_eval"]).mean[0, 0, 0])
                 out[(coll, m)] = (float(np.median(costs[m])), rbp)
         _CACHE[key] = out
     return _CACHE[key]

@@ -339,13 +339,12 @@ FIG51_DEPTHS = (1, 2, 5, 10, 20, 30, 50, 100)
 
 
 def _fig51_rows(ctx: Context):
-    import tiebreak as tb
-
+    from ...io import read_qrels, read_run
     from .items_lu2018_ch2 import fig29_delta_r
 
     base = ctx.need("robust03_trectools")
-    qrels = tb.read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
-    runs = [tb.read_run(p) for p in sorted((base / "runs").iterdir())]
+    qrels = read_qrels(base / "qrels" / "robust03_qrels.txt.gz")
+    runs = [read_run(p) for p in sorted((base / "runs").iterdir())]
     return fig29_delta_r(qrels, runs, FIG51_DEPTHS)
 
 

@@ -72,7 +72,7 @@ def _shape(name: str, holds: bool, what: str, ours=None, paper: str = "") -> Cel
 def _table61(ctx: Context) -> list[Cell]:
     import io
 
-    from ...evaluate import Evaluator
+    from ...evaluation import Evaluator
     from ...io import read_qrels, read_run
 
     rows = {"S": "1110000101", "S'": "11?00?01??"}

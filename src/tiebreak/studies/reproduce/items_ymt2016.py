@@ -57,12 +57,13 @@ def _band_study(data: str):
 def _fig1(ctx: Context) -> list[Cell]:
     from importlib.resources import files
 
-    import tiebreak as tb
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
 
     base = files("tiebreak") / "data"
-    q = tb.read_qrels(str(base / "ymt2016.qrels"))
-    r = tb.read_run(str(base / "ymt2016.run"))
-    res = tb.evaluate(q, [r], ["P@5", "RR", "RBP(p=0.5)"], ["file", "lower", "upper", "expected"])
+    q = read_qrels(str(base / "ymt2016.qrels"))
+    r = read_run(str(base / "ymt2016.run"))
+    res = evaluate(q, [r], ["P@5", "RR", "RBP(p=0.5)"], ["file", "lower", "upper", "expected"])
 
     def v(measure, regime):
         return float(res.value(r.name, measure, regime, "1"))
@@ -197,10 +198,11 @@ def some_range_wide(ranges: Sequence[float], wide: float = 1e-2) -> bool:
 
 
 def _fig2(ctx: Context) -> list[Cell]:
-    import tiebreak as tb
+    from ...evaluation import evaluate
+    from ...io import read_qrels
 
     q, runs = _robust(ctx)
-    res = tb.evaluate(tb.read_qrels(q), runs, ["AP"], ["trec_eval", "lower", "upper", "expected"])
+    res = evaluate(read_qrels(q), runs, ["AP"], ["trec_eval", "lower", "upper", "expected"])
     lo = np.array([res.value(n, "AP", "lower") for n in res.runs], dtype=float)
     hi = np.array([res.value(n, "AP", "upper") for n in res.runs], dtype=float)
     rng = hi - lo
