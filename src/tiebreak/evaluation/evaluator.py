@@ -7,6 +7,9 @@ Example
 >>> res = ev.evaluate([tb.read_run("a.run"), tb.read_run("b.run")])
 >>> res.mean            # ndarray (n_runs, n_measures, n_regimes)
 >>> res.to_pandas()     # long DataFrame: run, measure, regime, qid, value
+
+Size: one module because reading, prefetch, streaming and chunking are the one loop that feeds
+:mod:`.compute`; the values and the result object live in :mod:`.compute` and :mod:`.result`.
 """
 
 from __future__ import annotations

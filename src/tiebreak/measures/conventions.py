@@ -60,6 +60,9 @@ Peers (version the tables were checked against):
     1000)`` (the ideal DCG stops at rank 1000). It evaluates the top 1000 documents
     (``Evaluator(max_docs=1000)``), breaks ties as trec_eval and averages over the topics of
     the run (``--average run-topics``).
+
+Size: one module because it is a table: one alias block per peer tool onto the one registry, read
+together when a name is resolved.
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ Family of the correction: all comparisons of one measure (``n_systems - 1`` agai
 >>> from tiebreak.stats.compare import compare_runs
 >>> c = compare_runs(tb.read_qrels("qrels"), ["a.run", "b.run"], ["AP"], baseline=0)
 >>> print(c.format("table"))
+
+Size: one module because the comparison object, its tables (text, TSV, JSON, LaTeX) and the tie-
+dependence flags all read the same per-pair arrays.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ not in the reference data; Robust 2003 (topics 601-650, 17 runs) stands in for R
 shallow pools simulated from its qrels by the same procedure (Section 5.3.1). Cells whose value
 is a property of the definition (the RBP residual of a fully judged top k is p^k) are compared
 exactly; cells on substitute data check the shape the text states.
+
+Size: one module per thesis chapter, as the other reproduction items; each item is a small function
+beside its registration.
 """
 
 from __future__ import annotations
