@@ -108,8 +108,8 @@ def _runs32(ctx: Context):
         return _CACHE["r32"]
     import io
 
-    import tiebreak as tb
-
+    from ...evaluation import evaluate
+    from ...io import read_qrels, read_run
     from ...retrieval.configs import TABLE_3_1
     from ...retrieval.search import format_run, search
     from .items_lu2018_ch4 import _index
@@ -117,13 +117,13 @@ def _runs32(ctx: Context):
     out = {}
     for coll in ("npl", "cacm"):
         idx, topics, qrels = _index(ctx, coll)
-        q = tb.read_qrels(io.BytesIO(qrels))
+        q = read_qrels(io.BytesIO(qrels))
         runs = []
         for name in MODELS31:
             model, params = TABLE_3_1[name]
-            runs.append(tb.read_run(io.BytesIO(format_run(
+            runs.append(read_run(io.BytesIO(format_run(
                 idx, search(idx, topics, model, 1000, **params), name).encode()), name=name))
-        res = tb.evaluate(q, runs, list(MEASURES32), ["trec_eval"])
+        res = evaluate(q, runs, list(MEASURES32), ["trec_eval"])
         vals = {r: {m: res.per_topic[i, j, 0] for j, m in enumerate(res.measures)}
                 for i, r in enumerate(res.runs)}
         an = idx.analyzer.analyze

@@ -454,8 +454,7 @@ def high_tau(tau: float) -> bool:
 
 def _table54_rows(ctx: Context):
     if "t54" not in _CACHE:
-        import tiebreak as tb
-
+        from ...evaluation import evaluate
         from ...io import read_qrels, read_run, run_paths
         from ...stats import kendall_tau
 
@@ -464,7 +463,7 @@ def _table54_rows(ctx: Context):
             qr = read_qrels(str(ctx.need(*q.split("/"))))
             runs = [read_run(p) for p in run_paths([str(ctx.need(*r.split("/")))])]
             ties = np.concatenate([top_tie_pct(x) for x in runs])
-            res = tb.evaluate(qr, runs, ["RBP(p=0.8)"], ["trec_eval", "file"])
+            res = evaluate(qr, runs, ["RBP(p=0.8)"], ["trec_eval", "file"])
             a = np.array([res.value(x, "RBP(p=0.8)", "trec_eval") for x in res.runs])
             b = np.array([res.value(x, "RBP(p=0.8)", "file") for x in res.runs])
             rows[name] = (float(np.median(ties)), kendall_tau(a, b), len(runs))
