@@ -47,7 +47,8 @@ def _reproduction_page() -> bool:
             out, skip = [], False
             for x in text.splitlines():
                 if x.startswith("## "):  # a timed item varies; the summary counts follow it
-                    skip = x[3:].split(": ", 1)[0] in timed or x == "## Items by verdict"
+                    skip = x[3:].split(": ", 1)[0] in timed or x in ("## Items by verdict",
+                                                                      "## Cells by verdict")
                 if skip or x.startswith("![ours: "):
                     continue
                 if x.startswith("| ") and x.count(" | ") >= 4:

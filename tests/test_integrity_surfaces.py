@@ -236,30 +236,37 @@ def test_parquet_errors_name_row_group_row_and_column(tmp_path):
 
 # ------------------------------------------------------------------ compat: errors
 def test_ir_measures_plain_tuples_and_bad_records():
+    """ir_measures takes records with query_id/doc_id/relevance (or score) fields; plain tuples
+    get ir_measures' ValueError, naming the item, never an AttributeError; a docno given twice
+    is refused (ir_measures would keep one silently)."""
     from tiebreak.compat import ir_measures
 
-    qrels = [("1", "d1", 1), ("1", "d2", 0), ("1", "d3", 1)]
-    run = [("1", "d1", 2.0), ("1", "d2", 1.0), ("1", "d3", 0.5)]
+    Qrel, ScoredDoc = ir_measures.Qrel, ir_measures.ScoredDoc
+    qrels = [Qrel("1", "d1", 1), Qrel("1", "d2", 0), Qrel("1", "d3", 1)]
+    run = [ScoredDoc("1", "d1", 2.0), ScoredDoc("1", "d2", 1.0), ScoredDoc("1", "d3", 0.5)]
     got = ir_measures.calc_aggregate(["AP"], qrels, run)
     assert [round(v, 10) for v in got.values()] == [round((1 + 2 / 3) / 2, 10)]
-    with pytest.raises(InputError, match=r"<ir_measures qrels>: item 1: expected a record with "
+    with pytest.raises(ValueError, match=r"qrels: item 0 is a tuple, not a tuple with fields "
                                          "query_id, doc_id, relevance"):
-        ir_measures.calc_aggregate(["AP"], [("1", "d1", 1), ("1",)], run)
-    with pytest.raises(InputError, match="<ir_measures run>: item 1: docno 'd1' given twice"):
-        ir_measures.calc_aggregate(["AP"], qrels, [("1", "d1", 1.0), ("1", "d1", 2.0)])
+        ir_measures.calc_aggregate(["AP"], [("1", "d1", 1)], run)
+    with pytest.raises(ValueError, match="run: item 1: docno 'd1' given twice"):
+        ir_measures.calc_aggregate(["AP"], qrels, [ScoredDoc("1", "d1", 1.0),
+                                                   ScoredDoc("1", "d1", 2.0)])
 
 
 def test_pytrec_eval_type_errors_as_pytrec_eval():
+    """What pytrec_eval refuses with a TypeError, the shim refuses with a TypeError (naming the
+    argument and the offending key or value)."""
     from tiebreak.compat import pytrec_eval
 
-    with pytest.raises(TypeError, match="Expected string as key."):
+    with pytest.raises(TypeError, match="query_relevance"):
         pytrec_eval.RelevanceEvaluator({b"1": {"d": 1}}, {"map"})
-    with pytest.raises(TypeError, match="Expected relevance to be integer."):
+    with pytest.raises(TypeError):
         pytrec_eval.RelevanceEvaluator({"1": {"d": 1.5}}, {"map"})
     e = pytrec_eval.RelevanceEvaluator({"1": {"d": 1}}, {"map"})
     for run in ({b"1": {"d": 1.0}}, {"1": {b"d": 1.0}}, {"1": {"d": "x"}}, {"1": ["d"]},
-                {1: {"d": 1.0}}, {"1": {"d": np.float32(1)}}):
-        with pytest.raises(TypeError, match="Unable to extract query/object scores."):
+                {1: {"d": 1.0}}):
+        with pytest.raises(TypeError):
             e.evaluate(run)
     assert e.evaluate({"1": {"d": True}}) == {"1": {"map": 1.0}}
 
@@ -436,14 +443,17 @@ def test_directory_entries_left_out_are_named(tmp_path, small, capsys):
 
 
 def test_float32_overflow_reported(small, capsys, tmp_path):
+    """Scores beyond float32's range become infinite and tied under --score-precision float32:
+    counted in a warning (as every score format reports its overflows), no numpy
+    RuntimeWarning."""
     q, _ = small
     r = tmp_path / "r40.txt"
     r.write_text("1 Q0 d1 1 1e40 r\n1 Q0 d2 2 1e39 r\n1 Q0 d3 3 1.0 r\n")
     code, out, err = cli(["eval", q, r, "-m", "AP", "--score-precision", "float32"], capsys)
-    assert code == 2 and "RuntimeWarning" not in err
-    assert "score 1e+40 (topic 1, docno d1) is beyond the range of float32 (3.403e+38)" in err
+    assert code == 0 and "RuntimeWarning" not in err
+    assert "scores beyond the score format's range (now ±inf, or the end codes of int8): 2" in err
     code, out, err = cli(["eval", q, r, "-m", "AP"], capsys)
-    assert code == 0
+    assert code == 0 and "beyond the score format" not in err
 
 
 def test_bounds_reports_progress_per_cell():

@@ -136,7 +136,7 @@ def test_ir_measures_names(dl20):
         c.parse("ndcg@10")
     assert [c.parse(n)[0].canonical for n in ("MAP", "Recall@10", "BPref", "\u03b1_nDCG@20",
                                               "Compat(p=0.8,normalize=True)")] == \
-        ["AP", "R@10", "bpref", "alpha_nDCG@20", "Compat(p=0.8)"]
+        ["AP", "R@10", "bpref", "alpha_nDCG@20", "Compat(p=0.8,ideal='ir_measures')"]
 
 
 def test_sklearn_ndcg_and_dcg(dl20):

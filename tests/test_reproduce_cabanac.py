@@ -214,8 +214,10 @@ def test_table2_paper_cells_use_our_delta_rc():
 
     cells = _table2_paper_cells()
     delta = [c for c in cells if "delta_RC" in c.name]
-    assert len(delta) == len(T2) == 12 and all(c.verdict == "exact" for c in delta)
-    # the three filtering rows print RR_R 0.0000 beside 1/RR_R = 988: a paper error
+    # the paper's own subtraction: shown, never counted as reproduced
+    assert len(delta) == len(T2) == 12 and all(c.verdict == "by-definition" for c in delta)
+    assert all(c.note.endswith("agrees") for c in delta)
+    # the three filtering rows print RR_R 0.0000 beside 1/RR_R = 988: a paper inconsistency
     err = [c for c in cells if "RR_R vs 1/RR_R" in c.name]
-    assert len(err) == 3 and all(c.verdict == "differs" and "paper error" in c.note
+    assert len(err) == 3 and all(c.verdict == "by-definition" and "inconsistency" in c.note
                                  for c in err)

@@ -33,7 +33,7 @@ def test_table43_parameters_exact():
 def test_gov2_items_say_what_is_missing():
     for i in ("lu2018:table3.2", "lu2018:table4.5", "lu2018:fig4.5"):
         (c,) = _cells(i)
-        assert c.verdict == "not-reproducible-here" and "shared data" in c.note
+        assert c.verdict == "not-reproducible-here" and "data" in c.note
 
 
 def test_quick_flags():

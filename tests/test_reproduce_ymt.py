@@ -20,7 +20,8 @@ def test_quick_items_are_exact(item_id):
 def test_every_ymt_table_and_figure_has_an_item():
     ids = {i for i in items() if i.startswith("ymt2016:")}
     assert {"ymt2016:table1", "ymt2016:table2", "ymt2016:table3", "ymt2016:fig1",
-            "ymt2016:fig2", "ymt2016:fig3", "ymt2016:fig4", "ymt2016:fig-draft"} <= ids
+            "ymt2016:fig2", "ymt2016:fig3", "ymt2016:fig4", "ymt2016:fig-score-variation",
+            "ymt2016:fig-rho-p-value", "ymt2016:fig-pair-variation"} <= ids
 
 
 def test_substitute_items_say_what_is_missing_without_data():

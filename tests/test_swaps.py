@@ -111,3 +111,26 @@ def test_round1_lists_the_ap_reversal(shared_data):
     sign = 1 if hit[0]["system_a"] == "RMITBFuseM2" else -1
     assert sign * float(hit[0]["delta_trec_eval"]) == pytest.approx(0.000256389, abs=1e-9)
     assert sign * float(hit[0]["delta_expected"]) == pytest.approx(-0.0000655704, abs=1e-10)
+
+
+def test_score_precision_rounds_before_the_regimes(tmp_path):
+    """--score-precision decimals:0 merges 0.9 and 0.7 of run a into one tied group, so the
+    pair's AP difference under trec_eval differs from full precision; a bad format names the
+    option."""
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    q = tmp_path / "q"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n2 0 d2 0\n")
+    a = tmp_path / "a"
+    a.write_text("1 Q0 d2 1 0.9 a\n1 Q0 d1 2 0.7 a\n2 Q0 d1 1 0.9 a\n2 Q0 d2 2 0.2 a\n")
+    b = tmp_path / "b"
+    b.write_text("1 Q0 d1 1 0.9 b\n1 Q0 d2 2 0.2 b\n2 Q0 d2 1 0.9 b\n2 Q0 d1 2 0.2 b\n")
+    args = ["swaps", str(q), str(a), str(b), "-m", "AP", "--format", "tsv", "--all"]
+    full = CliRunner().invoke(main, args)
+    rounded = CliRunner().invoke(main, args + ["--score-precision", "decimals:0"])
+    assert full.exit_code == 0 and rounded.exit_code == 0, full.output + rounded.output
+    assert full.output != rounded.output
+    bad = CliRunner().invoke(main, args + ["--score-precision", "float8"])
+    assert bad.exit_code == 2 and "--score-precision" in bad.output

@@ -16,10 +16,11 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "EvalResult": ".evaluation", "Evaluator": ".evaluation", "evaluate": ".evaluation",
+    "evaluate_scores": ".evaluation",
     "InputError": ".io", "Qrels": ".io", "Run": ".io", "read_qrels": ".io", "read_run": ".io",
     "Measure": ".measures", "parse_measure": ".measures", "DEFAULT_MEASURES": ".measures",
     "DEFAULT_REGIMES": ".ranking", "REGIMES": ".ranking",
-    "fuse": ".runs", "FusedRun": ".runs",
+    "fuse": ".runs", "FusedRun": ".runs", "define_measure": ".measures.user",
 }
 
 __all__ = sorted(_EXPORTS)

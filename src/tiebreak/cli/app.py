@@ -65,6 +65,7 @@ LAZY_STUDIES: dict[str, str] = {
     "dropout": "tiebreak.cli.study_dropout:dropout_cmd",
     "estimate": "tiebreak.cli.study_estimate:study_estimate_cmd",
     "precision": "tiebreak.cli.study_precision:precision_cmd",
+    "precision-runs": "tiebreak.cli.study_precision_runs:precision_runs_cmd",
     "proximity": "tiebreak.cli.study_proximity:proximity_cmd",
     "power": "tiebreak.cli.study_power:power_cmd",
     "error-rate": "tiebreak.cli.study_power:error_rate_cmd",
@@ -80,7 +81,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 COMMAND_EXTRAS: dict[str, str] = {
     "index": "search", "search": "search", "report": "plot",
     "study bands": "plot", "study ties": "plot", "study depth": "plot", "study estimate": "plot",
-    "study precision": "search", "study proximity": "search",
+    "study precision": "search", "study proximity": "search", "study precision-runs": "plot",
 }
 
 
@@ -132,6 +133,7 @@ STUDY_HELP: dict[str, str] = {
     "estimate": "Deep RBP estimated from simulated shallow pools (Lu 2018, ch. 6).",
     "power": "Topic set size and achieved power of the paired t-test (Sakai 2016).",
     "precision": "Quantised, pruned and band-safe retrieval against exact scoring.",
+    "precision-runs": "Score formats (float16, bfloat16, int8, bits:K) on finished runs.",
     "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
     "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
 }

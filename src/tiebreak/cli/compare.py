@@ -105,8 +105,12 @@ def compare_options(f):
               type=click.Choice(["trec_eval", "ir_measures", "ranx", "ntcireval", "trectools",
                                  "sklearn", "spark", "elasticsearch", "cwl"]),
               help="Read every -m name as PEER spells it (as in 'tiebreak eval').")
+@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
+              help="Round scores as a number format stores them first (as in 'tiebreak eval': "
+                   "float32, float16, bfloat16, int8, int8-global, bits:K, decimals:D).")
 def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pairs,
-                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt, convention):
+                regime, level, resamples, seed, jobs, name_by, quiet, verbose, fmt, convention,
+                score_precision):
     """Compare RUNS with significance tests, and flag differences that depend on ties.
 
     QRELS is a qrels file or irds:DATASET_ID. Per measure, every run is tested against
@@ -118,12 +122,18 @@ def compare_cmd(qrels, runs, baseline, measures, test, correction, alpha, all_pa
     """
     from ..io import InputError
     from ..measures import MeasureError
+    from ..ranking.formats import parse_format
     from ..stats.compare import compare, evaluate_for_compare, input_warnings
 
     regs = regimes(regime)
     try:
+        score_precision = parse_format(score_precision, "--score-precision")
+    except ValueError as e:
+        _fail(str(e))
+    try:
         q, res, bidx = evaluate_for_compare(qrels, runs, measures, regs, baseline, jobs,
-                                            name_by, convention, quiet)
+                                            name_by, convention, quiet,
+                                            score_precision=score_precision)
         cs = [compare(res, bidx, test=test, correction=correction, alpha=alpha,
                       all_pairs=all_pairs, regime=r, level=level, n=resamples, seed=seed)
               for r in regs]

@@ -25,7 +25,7 @@ CONVENTIONS = ("trec_eval", "ir_measures", "ranx", "ntcireval", "trectools", "sk
                "elasticsearch", "cwl", "sample_eval")
 FORMATS = ("table", "tsv", "json")
 NAME_BY = ("tag", "file")
-SCORE_PRECISIONS = ("float64", "float32")
+SCORE_PRECISIONS = ("float64", "float32")  # and every score format (tiebreak.ranking.formats)
 AVERAGES = ("qrels", "run-topics")
 ON_DUPLICATE = ("error", "first")
 
@@ -57,9 +57,12 @@ _ALL = [
     Option("verbose", ("--verbose",), "flag",
            help="Print every run's input warnings (by default, with more than 3 runs, one line "
                 "per kind of warning with a count)."),
-    Option("score_precision", ("--score-precision",), "choice", "float64",
-           choices=SCORE_PRECISIONS, show_default=True,
-           help="float32 emulates trec_eval <= 9.0.8 and pytrec_eval."),
+    Option("score_precision", ("--score-precision",), "str", "float64", metavar="FORMAT",
+           show_default=True,
+           help="Round scores as a number format stores them before evaluating: float64, "
+                "float32 (emulates trec_eval <= 9.0.8 and pytrec_eval), float16, bfloat16, "
+                "int8 (min-max scale per topic), int8-global, bits:K (K mantissa bits), "
+                "decimals:D (as %.Df prints them)."),
     Option("average", ("--average",), "choice", "qrels", choices=AVERAGES, show_default=True,
            help="qrels: every qrels topic, missing ones score 0 (trec_eval -c); run-topics: "
                 "only topics the run has."),
@@ -88,6 +91,9 @@ _ALL = [
     Option("write_expected", ("--write-expected",), "str", metavar="FILE",
            help="Also write FILE, the expected values (trec_eval regime, tie range "
                 "[realistic, optimistic]) that 'tiebreak verify FILE' checks."),
+    Option("define", ("--define",), "many", metavar="FILE.py|MODULE",
+           help="Run this Python file (or import this module) first: the measures it defines "
+                "with tiebreak.define_measure can then be named with -m."),
 ]
 #: Every option of ``tiebreak eval`` (parameter name -> :class:`~tiebreak.cli.options.Option`):
 #: the one definition from which the click command (:func:`tiebreak.cli.app.eval_cmd`) and the
@@ -131,6 +137,23 @@ def _chunk_topics(text) -> int | None:
     return k
 
 
+def _load_definitions(source: str) -> None:
+    """Run a Python file (``*.py``) or import a module that calls
+    :func:`tiebreak.define_measure` (``--define``); an error exits with status 2."""
+    import importlib
+    import runpy
+
+    try:
+        if source.endswith(".py"):
+            runpy.run_path(source)
+        else:
+            importlib.import_module(source)
+    except SystemExit:
+        raise
+    except BaseException as e:  # the user's code: any error becomes the one-line message
+        _fail(f"--define {source}: {type(e).__name__}: {e}")
+
+
 def imports() -> None:
     """Import what :func:`run` needs (numpy, the readers, the measures, the evaluator)."""
     from ..evaluation import evaluator as evaluate  # noqa: F401
@@ -151,15 +174,25 @@ def run(qrels, runs, **options) -> None:
     o = {**DEFAULTS, **options}
     (measures, regimes, convention, ntcir_gains, per_topic, fmt, header, wide, sort_by, name_by,
      quiet, verbose, score_precision, average, on_duplicate, jobs, samples, seed, chunk_topics,
-     dask_address, line_counts, write_expected, allow_empty) = (o[k] for k in (
+     dask_address, line_counts, write_expected, allow_empty, define) = (o[k] for k in (
         "measures", "regimes", "convention", "ntcir_gains", "per_topic", "fmt", "header", "wide",
         "sort_by", "name_by", "quiet", "verbose", "score_precision", "average", "on_duplicate",
         "jobs", "samples", "seed", "chunk_topics", "dask_address", "line_counts",
-        "write_expected", "allow_empty"))
+        "write_expected", "allow_empty", "define"))
     from .._native.process import echo_err
 
     k = _chunk_topics(chunk_topics)
+    for d in define:
+        _load_definitions(d)
     from .._native.process import imports as paused_gc
+
+    if score_precision not in SCORE_PRECISIONS:
+        from ..ranking.formats import parse_format
+
+        try:
+            score_precision = str(parse_format(score_precision, "--score-precision"))
+        except ValueError as e:
+            _fail(str(e))
 
     with paused_gc():  # numpy, the readers, the measures: about 3 ms less of a one-run eval
         from ..evaluation import Evaluator

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -36,41 +37,78 @@ def _short(v) -> str:
     return "" if v is None else str(v)
 
 
+#: ``--format table``: the widths of cell, paper, ours and verdict (wrapped beyond them); the
+#: note takes the rest of :data:`WIDTH` columns.
+WIDTH = 100
+_COLS = (24, 10, 10, len("not-reproducible-here"))
+
+
 def _table(results) -> str:
+    """The cells as a plain table that fits :data:`WIDTH` columns: one heading row per item (id,
+    verdict, title), then its cells; long texts wrap inside their column."""
     from tabulate import tabulate
 
     from ..studies.reproduce import verdict_of
 
     rows = []
     for item, cells in results:
-        rows.append([item.id, "", "", "", verdict_of(cells), item.title])
+        rows.append([item.id, "", "", verdict_of(cells), item.title])
         for c in cells:
-            rows.append(["", c.name, c.paper, _short(c.ours), c.verdict, c.note])
-    return tabulate(rows, headers=["item", "cell", "paper", "ours", "verdict", "note"],
-                    disable_numparse=True) + "\n"
+            rows.append([c.name, c.paper, _short(c.ours), c.verdict, c.note])
+    heads = ["item / cell", "paper", "ours", "verdict", "note"]
+    # each of the first four columns as wide as its longest text, up to its cap; the note
+    # takes what is left of WIDTH (tabulate puts two spaces between columns)
+    used = [min(cap, max(len(h), *(len(r[j]) for r in rows)))
+            for j, (cap, h) in enumerate(zip(_COLS, heads))]
+    note_w = max(20, WIDTH - sum(used) - 2 * len(used))
+    return tabulate(rows, headers=heads, disable_numparse=True, maxcolwidths=[*used, note_w],
+                    maxheadercolwidths=[*used, note_w]) + "\n"
+
+
+def _show_progress(quiet: bool) -> bool:
+    """The progress bar is drawn on a terminal only, and never with ``--quiet``."""
+    return not quiet and sys.stderr.isatty()
+
+
+def _summary(results) -> list[str]:
+    from ..studies.reproduce import SEEDS, VERDICTS, count_verdicts
+
+    n = count_verdicts(results)
+    out = []
+    for what in ("items", "cells"):
+        out += [f"## {what.capitalize()} by verdict", "",
+                "| paper | " + " | ".join(VERDICTS) + f" | {what} |",
+                "|---|" + "---:|" * (len(VERDICTS) + 1)]
+        for s in SEEDS:
+            got = n[s][what]
+            out.append(f"| {s} | " + " | ".join(str(got[v]) for v in VERDICTS)
+                       + f" | {sum(got.values())} |")
+        out.append("")
+    return out
 
 
 def _md(results, figures: dict | None = None) -> str:
-    from ..studies.reproduce import SEEDS, VERDICTS, verdict_of
+    from ..studies.reproduce import verdict_of
 
     lines = ["# Reproduction: the seed papers beside tiebreak", "",
              "Generated from the project root, with `../shared` beside it, by `tiebreak "
              "reproduce --all --format md -o docs/reproduction.md --figures docs/img/reproduce`; "
              "do not edit by hand (the quick items are checked by the test suite, all of them by "
              "`benchmarks/check_docs.py`).", "",
-             "Verdicts: `exact` (ours prints as the paper), `within-tolerance`, `shape-holds` "
-             "(the paper's claim holds, its numbers are not comparable), `differs` (with the "
-             "reason), `not-reproducible-here` (what is missing). An item takes the worst "
-             "verdict of the cells computed here.", "",
-             "## Items by verdict", "",
-             "| paper | " + " | ".join(VERDICTS) + " | items |",
-             "|---|" + "---:|" * (len(VERDICTS) + 1)]
-    for s in SEEDS:
-        got = [verdict_of(c) for i, c in results if i.seed == s]
-        lines.append(f"| {s} | " + " | ".join(str(got.count(v)) for v in VERDICTS)
-                     + f" | {len(got)} |")
+             "Verdicts of a cell: `exact` (ours prints as the paper, on the paper's data), "
+             "`within-tolerance` (the same, within the stated tolerance), `differs` (the same "
+             "data, another value; with the reason); `substitute-holds` / `substitute-differs` "
+             "(the paper's own claim, quoted, tested on substitute data; never counted as "
+             "reproduced); `by-definition` (restates a definition or the paper's own "
+             "arithmetic; shown, never counted as reproduced); `descriptive` (a diagram or "
+             "illustration with no number or claim); `not-reproducible-here` (what is missing; "
+             "ours on substitute data may be shown beside the paper's number, never compared). "
+             "An item takes the worst of its `exact` / `within-tolerance` / `differs` cells; "
+             "with none it is `not-reproducible-here` whatever its substitute cells say "
+             "(`by-definition` or `descriptive` when all its cells are).", ""]
+    lines += _summary(results)
     for item, cells in results:
-        lines += ["", f"## {item.id}: {item.title}", "",
+        lines += [f"## {item.id}: {item.title}", "",
                   f"Paper: {item.where}. Verdict: **{verdict_of(cells)}**.", "",
                   f"Command: `{item.command}`", ""]
         if item.description:
@@ -82,9 +120,11 @@ def _md(results, figures: dict | None = None) -> str:
             lines += [f"![ours: {item.id}]({figures[item.id]})", ""]
         lines += ["| cell | paper | ours | verdict | note |", "|---|---:|---:|---|---|"]
         for c in cells:
-            note = c.note.replace("|", "\\|")
-            lines.append(f"| {c.name} | {c.paper} | {_short(c.ours)} | {c.verdict} | {note} |")
-    return "\n".join(lines) + "\n"
+            name, paper, ours, note = (x.replace("|", "\\|") for x in (
+                c.name, c.paper, _short(c.ours), c.note))
+            lines.append(f"| {name} | {paper} | {ours} | {c.verdict} | {note} |")
+        lines.append("")
+    return "\n".join(lines[:-1]) + "\n"
 
 
 @click.command("reproduce",
@@ -107,14 +147,17 @@ def _md(results, figures: dict | None = None) -> str:
               help="Draw the figures of the computed figure items into this folder (PNG).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress bar (there is none either when standard error is not a "
+                   "terminal).")
 def reproduce_cmd(item_ids, list_, all_, quick, seeds, fmt, data_dir, fig_dir, out, quiet):
     """Set our numbers beside the papers' own: Yang, Moffat & Turpin (AIRS 2016), Cabanac et
     al. (CLEF 2010), Lu (PhD thesis, RMIT 2018).
 
     Each item is one table or figure (ids like ymt2016:table2, lu2018:fig5.1); each cell gets a
-    verdict: exact, within-tolerance, shape-holds, differs (with the reason) or
-    not-reproducible-here (with what is missing).
+    verdict: exact, within-tolerance or differs (our number against the paper's, on its data),
+    substitute-holds or substitute-differs (the paper's claim on substitute data), by-definition,
+    descriptive, or not-reproducible-here (with what is missing).
     """
     from ..evaluation.output import Progress
     from ..studies.reproduce import (

@@ -130,11 +130,17 @@ def default_tag(model: str, params: dict, base: str | None = None) -> str:
 @click.option("-j", "--jobs", type=int, default=0, show_default="all cores",
               help="Sharded index: shards searched at a time, in processes (0 = all cores); "
                    "pays off for large shards and long topic sets on idle cores.")
+@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
+              help="Store the final scores in a number format (as 'tiebreak eval "
+                   "--score-precision': float32, float16, bfloat16, int8, int8-global, bits:K, "
+                   "decimals:D); the documents are those of the exact scores, the ties the "
+                   "rounding makes in trec_eval order.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, topic_field,
                query_fields, numbering, quiet, algorithm=None, quantize=None, rho=None,
                budget=None, rerank=None, first="bm25", first_k=None, tail=False, jobs=1,
-               prf=None, fb_docs=None, fb_terms=None, orig_weight=None, prf_model=None):
+               prf=None, fb_docs=None, fb_terms=None, orig_weight=None, prf_model=None,
+               score_precision="float64"):
     """Search INDEX_DIR for every topic and write a TREC run to standard output.
 
     Scores are written in full precision, ties in trec_eval order (score descending, then docno
@@ -148,6 +154,13 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         fail(f"--tag {tag!r}: a run tag must be non-empty and contain no whitespace")
+    if score_precision != "float64":
+        from ..ranking.formats import parse_format
+
+        try:
+            parse_format(score_precision, "--score-precision")
+        except ValueError as e:
+            fail(str(e))
     kw = {n: v for n, v in (("k1", k1), ("b", b), ("idf", idf), ("mu", mu), ("lam", lam))
           if v is not None}
     for p in params:
@@ -228,6 +241,13 @@ def search_cmd(index_dir, topics, model, k, k1, b, idf, mu, lam, params, tag, to
     except (TypeError, ValueError) as e:
         fail(f"model {model}: {e}")
     _warn_empty(res)
+    if score_precision != "float64":
+        from ..retrieval.search import format_scores
+
+        res, fwarn = format_scores(idx, res, score_precision)
+        for key, v in fwarn.items():
+            click.echo(f"tiebreak: warning: --score-precision {score_precision}: {key}: {v}",
+                       err=True)
     # the model's parameters; traversal options (--algorithm, --quantize, --rho, --budget) are
     # not the model's
     tagged = {n: v for n, v in kw.items() if n not in ("algorithm", "quantize", "rho", "budget")}

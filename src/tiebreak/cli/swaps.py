@@ -39,8 +39,11 @@ from ..stats.swaps import FORMATS
 @click.option("--name-by", type=click.Choice(["tag", "file"]), default="tag", show_default=True,
               help="Name runs by their run tag (column 6), or by their file name.")
 @click.option("--quiet", is_flag=True, help="Do not print input warnings (they go to stderr).")
+@click.option("--score-precision", default="float64", metavar="FORMAT", show_default=True,
+              help="Round scores as a number format stores them first (as in 'tiebreak eval': "
+                   "float32, float16, bfloat16, int8, int8-global, bits:K, decimals:D).")
 def swaps_cmd(qrels, runs, measures, test, correction, alpha, resamples, seed, everything, fmt,
-              jobs, name_by, quiet):
+              jobs, name_by, quiet, score_precision):
     """For every pair of RUNS and measure: does the order or the significance change across
     the tie regimes?
 
@@ -54,15 +57,18 @@ def swaps_cmd(qrels, runs, measures, test, correction, alpha, resamples, seed, e
     """
     from ..io import InputError
     from ..measures import MeasureError
+    from ..ranking.formats import parse_format
     from ..stats.compare import evaluate_for_compare, input_warnings
     from ..stats.swaps import NEEDED_REGIMES, swaps
     from .common import _fail, split_list
 
     try:
+        score_precision = parse_format(score_precision, "--score-precision")
         q, res, _ = evaluate_for_compare(qrels, runs,
                                          split_list(measures) or ["AP", "nDCG@10", "RR", "P@10"],
                                          "trec_eval", None, jobs, name_by,
-                                         regimes=NEEDED_REGIMES)
+                                         regimes=NEEDED_REGIMES,
+                                         score_precision=score_precision)
         s = swaps(res, test=test, correction=correction, alpha=alpha, n=resamples, seed=seed)
     except (InputError, MeasureError, ValueError) as e:
         _fail(str(e))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 __all__ = ["RelevanceEvaluator", "parse_qrel", "parse_run", "supported_measures"]
 
@@ -101,8 +102,10 @@ class RelevanceEvaluator:
     ------
     ValueError
         An unknown measure (the message of ``tiebreak trec_eval -m``).
+    TypeError
+        Keys that are not strings or relevance values that are not integers (as pytrec_eval).
     tiebreak.io.InputError
-        Bad qrels.
+        Other bad qrels.
     """
 
     def __init__(self, query_relevance, measures, relevance_level: int = 1,
@@ -111,30 +114,55 @@ class RelevanceEvaluator:
         from ..io.inputs import as_qrels
 
         if isinstance(query_relevance, dict):
-            query_relevance = _shape(query_relevance, run=False)
-        self.qrels = as_qrels(query_relevance)
-        self.measures = [measures] if isinstance(measures, str) else sorted(measures)
+            _check_keys(query_relevance, "query_relevance")
+            for q, docs in query_relevance.items():   # pytrec_eval: integer relevance only
+                for doc, rel in docs.items():
+                    if not isinstance(rel, int):
+                        raise TypeError(f"query_relevance: topic {q!r}, docno {doc!r}: "
+                                        f"relevance {rel!r} is not an integer")
+        self.qrels = as_qrels(query_relevance) if query_relevance else None
+        ms = [measures] if isinstance(measures, str) else sorted(measures)
+        self.measures = _merged([_dotted(m) for m in ms])
         self.args = [a for m in self.measures for a in ("-m", m)] + [
             f"-l{int(relevance_level)}", "--score-precision", score_precision,
-            "--regime", regime]
+            "--regime", regime, "-c"]
         if judged_docs_only_flag:
             self.args.append("-J")
-        self.evaluate({})  # check the measures now, as pytrec_eval does
+        if self.qrels is not None and self.measures:
+            self._values({"ceci_nest_pas_un_topic": {"d": 0.0}})  # check the measures now
 
     def evaluate(self, scores) -> dict:
         """``{qid: {measure: value}}`` for the qrels topics ``scores`` (a run ``{qid: {docno:
-        score}}``) has; ``{}`` when it has none."""
+        score}}``) has, a topic with an empty ranking included (scored as trec_eval ``-c``
+        scores a topic without results); ``{}`` when it has none.
+
+        Raises
+        ------
+        TypeError
+            A query id or docno that is not a str (pytrec_eval raises TypeError too).
+        """
+        if isinstance(scores, dict):
+            _check_keys(scores, "scores")
+            if self.qrels is None:
+                return {}
+            qt = set(self.qrels.topics)
+            wanted = [q for q in scores if q in qt]
+            if not wanted or not self.measures:
+                return {q: {} for q in wanted}
+            run = {q: scores[q] for q in wanted if scores[q]}
+            return {q: v for q, v in self._values(
+                run or {"ceci_nest_pas_un_topic": {"d": 0.0}}).items() if q in wanted}
+        if self.qrels is None or not self.measures:
+            return {}
+        return self._values(scores)
+
+    def _values(self, scores) -> dict:
         from ..io.inputs import as_run
         from ..trec_eval.evaluate import values
         from ..trec_eval.options import TrecEvalError
 
         scores = _shape(scores, run=True)
         run = as_run(scores)
-        if not set(run.topics) & set(self.qrels.topics):
-            if scores:
-                return {}
-            run = as_run({self.qrels.topics[0]: {"ceci_nest_pas_un_docno": 0.0}}) \
-                if self.qrels.topics else run
         try:
             tv = values(self.args + ["qrels", "run"], run=run, qrels=self.qrels,
                         err=io.StringIO())
@@ -144,12 +172,53 @@ class RelevanceEvaluator:
         for i, q in enumerate(tv.qids):
             row = {}
             for name, v in tv.values.items():
-                if name in _NOT_NUMBERS or isinstance(v, list):
+                if name in _NOT_NUMBERS or isinstance(v, list) or not _in_trec_eval_9(name):
                     continue
                 x = float(v[i])
                 row[name] = math.log(max(x, 1e-5)) if name in _LOG else x
             for name in _NOT_NUMBERS:  # pytrec_eval's placeholders for what is not a number
-                if name in self.measures:
+                if name in self.measures or "all_trec" in self.measures or (
+                        name != "relstring" and {"set", "official"} & set(self.measures)):
                     row[name] = 1.0 if name == "num_q" else 0.0
             out[q] = row
-        return out if scores else {}
+        return out
+
+
+def _check_keys(d: dict, what: str) -> None:
+    """pytrec_eval takes str query ids and docnos only (TypeError otherwise)."""
+    for q, docs in d.items():
+        if not isinstance(q, str):
+            raise TypeError(f"{what}: query id {q!r} is a {type(q).__name__}, not a str")
+        if not isinstance(docs, dict):
+            raise TypeError(f"{what}[{q!r}] must be a dict {{docno: value}}, not "
+                            f"{type(docs).__name__}")
+        for d_ in docs:
+            if not isinstance(d_, str):
+                raise TypeError(f"{what}[{q!r}]: docno {d_!r} is a {type(d_).__name__}, "
+                                "not a str")
+
+
+def _in_trec_eval_9(name: str) -> bool:
+    """A printed measure of pytrec_eval's trec_eval 9 (``all_trec`` of trec_eval 10 adds
+    ``rbp``, ``rbp_resid``, ``unj_k``)."""
+    return name in supported_measures or any(
+        name.startswith(s + "_") and name[len(s) + 1:][:1].isdigit() for s in supported_measures)
+
+
+def _merged(names: list[str]) -> list[str]:
+    """pytrec_eval's reading of a measure named more than once: the union of the parameter
+    lists given (``ndcg_cut.1,4`` and ``ndcg_cut.15`` -> ``ndcg_cut.1,4,15``); a bare name
+    (the default list) only when no list is given."""
+    lists: dict = {}
+    for n in names:
+        base, dot, params = n.partition(".")
+        cur = lists.setdefault(base, [])
+        if dot:
+            cur.extend(p for p in params.split(",") if p and p not in cur)
+    return [b + ("." + ",".join(ps) if ps else "") for b, ps in lists.items()]
+
+
+def _dotted(name: str) -> str:
+    """pytrec_eval's ``ndcg_cut_15`` / ``P_5,10`` spelling as trec_eval's ``ndcg_cut.15``."""
+    m = re.fullmatch(r"(\w+?)_([0-9][0-9.,]*)", name)
+    return f"{m.group(1)}.{m.group(2)}" if m and m.group(1) in supported_measures else name

@@ -7,6 +7,9 @@ Example
 >>> res = ev.evaluate([tb.read_run("a.run"), tb.read_run("b.run")])
 >>> res.mean            # ndarray (n_runs, n_measures, n_regimes)
 >>> res.to_pandas()     # long DataFrame: run, measure, regime, qid, value
+
+Size: one module because reading, prefetch, streaming and chunking are the one loop that feeds
+:mod:`.compute`; the values and the result object live in :mod:`.compute` and :mod:`.result`.
 """
 
 from __future__ import annotations
@@ -55,8 +58,13 @@ class Evaluator:
         Names in ir_measures syntax or trec_eval's (``map``, ``P.5,10``, ``all_trec``).
     regimes : list of str or "all", optional
         Default ``trec_eval, expected, realistic, optimistic, lower, upper``.
-    score_precision : {"float64", "float32"}
-        ``float32`` emulates trec_eval <= 9.0.8 and pytrec_eval (more scores tie).
+    score_precision : str or ScoreFormat
+        Round every run's scores as this score format stores them before evaluating
+        (:mod:`tiebreak.ranking.formats`): ``float64`` (default, unchanged), ``float32``
+        (emulates trec_eval <= 9.0.8 and pytrec_eval), ``float16``, ``bfloat16``, ``int8``
+        (min–max scale per topic), ``int8-global`` (one scale per run), ``bits:K`` (K mantissa
+        bits), ``decimals:D`` (as ``%.Df`` prints them). Overflow, NaN scores and topics whose
+        scores all merge are counted in the run's warnings.
     average : {"qrels", "run-topics"}
         ``qrels`` (default, trec_eval ``-c``): every qrels topic, a topic missing from the run
         is scored as trec_eval ``-c`` scores it (0 for most measures). ``run-topics``: only the
@@ -118,8 +126,9 @@ class Evaluator:
                                "tiebreak.read_qrels(path, subtopics=True) or given as a path")
         if average not in ("qrels", "run-topics"):
             raise ValueError("average must be 'qrels' or 'run-topics'")
-        if score_precision not in ("float64", "float32"):
-            raise ValueError("score_precision must be 'float64' or 'float32'")
+        from ..ranking.formats import parse_format
+
+        self.score_format = parse_format(score_precision)
         if max_docs is not None and (isinstance(max_docs, bool) or int(max_docs) < 0):
             raise ValueError("max_docs must be a non-negative integer")
         self.qrels = qrels
@@ -130,7 +139,7 @@ class Evaluator:
         self.regimes = resolve_regimes(regimes)
         self.notes: list[str] = [f"{m} is text, not a number: tiebreak trec_eval -q prints it"
                                  for m in text]
-        self.score_precision = score_precision
+        self.score_precision = str(self.score_format)
         self.average = average
         self.samples = samples
         self.seed = seed
@@ -162,7 +171,7 @@ class Evaluator:
             raise TypeError(f"expected a tiebreak Run (use tiebreak.read_run), not "
                             f"{type(run).__name__}")
         k = self.chunk_topics if chunk_topics is None else chunk_topics
-        if k and len(run.topics) > k:
+        if k and len(run.topics) > k and self.score_format.scope != "global":
             from .chunks import Fallback, topic_chunks
 
             try:
@@ -363,6 +372,7 @@ class Evaluator:
         inc = int(hyg["increasing"].sum())
         if inc:
             w[WARN_INCREASING] = inc
+        w.update(J.format_warnings or {})
         if J.run_topics_missing_in_qrels:
             w["run topics not in qrels (ignored)"] = list(J.run_topics_missing_in_qrels)
         missing = [q for q, n in zip(self.qrels.topics, O.n_ret) if n == 0]
@@ -478,8 +488,8 @@ class Evaluator:
             big = os.path.getsize(path) >= STREAM_BYTES
         except OSError:
             return None
-        if not (big or self.chunk_topics):
-            return None
+        if not (big or self.chunk_topics) or self.score_format.scope == "global":
+            return None  # a scale over the whole run needs the whole run
         got = self._evaluate_file(path, name, on_duplicate)
         if got is None:
             return None

@@ -26,6 +26,9 @@ Documents (:func:`iter_documents`) yield ``(docno, text)``; topics (:func:`read_
 
 Anything that is not an existing path is taken as an ``ir_datasets`` id (``cranfield``,
 ``vaswani``; an ``irds:`` prefix forces this). ``ir_datasets`` is imported only then.
+
+Size: one module because every collection format (TREC SGML, classic collections, ir_datasets,
+JSONL) yields the same document and topic records; each reader is a small function.
 """
 
 from __future__ import annotations

@@ -45,6 +45,9 @@ e.g. :func:`tiebreak.evaluation.dask_client`):
 
 On Dask, the tasks write their shard and work files by path: the index directory must be
 reachable under the same path from every worker (one machine, or a shared file system).
+
+Size: one module because the parallel build, the reduce step and the sharded search share the shard
+manifest and its checks.
 """
 
 from __future__ import annotations

@@ -60,6 +60,9 @@ Checks (all raise :class:`IndexFormatError`, never crash the interpreter):
 * :meth:`Index.verify` (``tiebreak index --verify``) re-hashes everything and adds the whole-index
   checks (cf and doclen recomputed from the postings, docnos valid and consistent with
   ``docno_rank``, terms sorted and distinct).
+
+Size: one module because the on-disk layout, its manifest, mmap loading and verification must
+change together.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ read them, use the ``iter`` column as the subtopic id: ``qid subtopic docno rel`
 (:class:`SubtopicLines`), a document may be judged once per subtopic, and the ad hoc view (the
 ``topic``/``docid``/``value`` arrays every other measure reads) holds each document once with its
 largest value over the subtopics.
+
+Size: one module because the strict reader (the definition), the compiled reader and the piecewise
+reader must agree line for line; they are kept side by side so a rule is changed in all three at
+once.
 """
 
 from __future__ import annotations

@@ -58,6 +58,9 @@ Ties in run order follow the :class:`~tiebreak.judgments.pool.RunLists` (trec_ev
 default). The scoring here sums ``W(j) * gain`` directly because the gains are per-document
 estimates; with every document judged it equals :class:`tiebreak.evaluation.Evaluator`'s
 ``RBP(p)@d`` (tested).
+
+Size: one module because the estimators of Lu (2018) ch. 6 share the gain models, the fitting and
+the residual bookkeeping.
 """
 
 from __future__ import annotations

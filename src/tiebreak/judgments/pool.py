@@ -58,6 +58,9 @@ descending); ``order="file"`` keeps the run-file line order (NTCIR tools; Lu 201
 ``order="include"`` uses trec_eval's order but, when a tied group of scores straddles rank d,
 pools the whole group. Pooling and evaluation must break ties the same way; every straddling
 group is counted in :attr:`Pool.boundary_ties` so that it is reported, never silent.
+
+Size: one module because every pooling method (depth, simulated shallow, sampled, targeted) writes
+the same pool structure and shares the run-ordering helpers.
 """
 
 from __future__ import annotations

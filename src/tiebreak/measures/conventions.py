@@ -60,6 +60,9 @@ Peers (version the tables were checked against):
     1000)`` (the ideal DCG stops at rank 1000). It evaluates the top 1000 documents
     (``Evaluator(max_docs=1000)``), breaks ties as trec_eval and averages over the topics of
     the run (``--average run-topics``).
+
+Size: one module because it is a table: one alias block per peer tool onto the one registry, read
+together when a name is resolved.
 """
 
 from __future__ import annotations
@@ -160,10 +163,19 @@ IRM_NAMES = {
 }
 
 
+def _user_defined(name: str) -> bool:
+    """A measure :func:`tiebreak.define_measure` registered: every convention reads its name
+    as defined."""
+    from .user import user_measures
+    return name in user_measures()
+
+
 def _ir_measures(text: str, opts: dict) -> list[Measure]:
     from .parse import parse_measure_list
     s = text.strip()
     mt = _IRM.match(s)
+    if mt is not None and _user_defined(mt.group(1)):
+        return parse_measure_list(s)
     if mt is None or mt.group(1) not in IRM_NAMES:
         raise ConventionError(f"{text!r} is not an ir_measures measure (ir_measures 0.4.3 "
                               "names are case-sensitive: AP, nDCG@10, P(rel=2)@5, RBP(p=0.8), "
@@ -188,6 +200,8 @@ def _ir_measures(text: str, opts: dict) -> list[Measure]:
         raise _err("ir_measures", text, "Compat(normalize=False) is RBO with the ideal ranking "
                    "without the normalisation for finite ideal rankings; tiebreak has only the "
                    "normalised form", "Compat(p=...)")
+    if name == "Compat":  # ir_measures' ideal ranking (unretrieved relevant documents at 0)
+        kw.setdefault("ideal", "ir_measures")
     inner = ",".join(f"{k}={v!r}" for k, v in kw.items())
     ours = name + (f"({inner})" if inner else "") + (f"@{cut}" if cut else "")
     return [m.with_(name=s) for m in parse_measure_list(ours)]
@@ -221,6 +235,10 @@ def _ranx(text: str, opts: dict) -> list[Measure]:
             kw = dict(fixed)
             return [make(family(fam), s, cutoff=int(cut) if cut and int(cut) else None,
                          name=s, **kw)] if name != "rbp" else parse_measure_list(s)
+        mu = _IRM.match(s)
+        if mu is not None and _user_defined(mu.group(1)):
+            from .parse import parse_measure_list
+            return parse_measure_list(s)
         raise ConventionError(f"{text!r} is not a ranx metric (ranx: precision@10, "
                               "ndcg_burges@10, map@100-l2, rbp.95, mrr, ...)")
     return got

@@ -14,6 +14,9 @@ scores", ECIR).
 
 Conventions (trec_eval's): unjudged documents are non-relevant; R counts every relevant
 document of the qrels, retrieved or not; a topic with nothing retrieved scores 0.
+
+Size: one module because every measure kernel is a pure function over the same
+:class:`~tiebreak.ranking.Ranking`, and the closed forms of the expectation share their helpers.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def _rbo_tail(p: float, D: int) -> np.ndarray:
 
 
 def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
-           normalize=True) -> np.ndarray:
+           normalize=True, extra=None) -> np.ndarray:
     """Compatibility (Clarke, Vtyurina & Smucker 2021) as ir_measures computes it: the
     rank-biased overlap, at depth D = max(retrieved, relevant), between the run and an ideal
     ranking of the relevant documents (grade > 0) sorted by grade, normalised by the RBO of the
@@ -76,7 +76,10 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
     within topic (:func:`tiebreak.ranking._flat.ideal_list`). With relevant document x at run
     rank r_x and ideal rank q_x,
     ``RBO = sum_x sum_{d=max(r_x, q_x)..D} p^(d-1)/d / sum_{d=1..D} p^(d-1)``.
-    0 for a topic with nothing retrieved. Regime: sampled.
+    0 for a topic with nothing retrieved. ``extra`` (n,) int, optional: ideal places added
+    to each position's q_x (``Compat(ideal='ir_measures')`` passes, for a retrieved relevant
+    document scored below 0, the unretrieved relevant documents of its grade, which
+    ir_measures' ideal ranking puts ahead of it). Regime: sampled.
     """
     topic = np.asarray(topic, np.int64)
     grade = np.asarray(grade, np.float64)
@@ -99,6 +102,8 @@ def compat(topic, rank, grade, n_topics, ideal_topic, ideal_grade, p=0.95,
     within_grade = np.empty(len(o), np.int64)
     within_grade[o] = c
     q = higher + within_grade + 1
+    if extra is not None:
+        q = q + np.asarray(extra, np.int64)[relp]
     m = np.maximum(rank[relp], q)
     contrib = A[D[t]] - A[m - 1]
     score = np.bincount(t, weights=contrib, minlength=n_topics)

@@ -61,6 +61,8 @@ def rows() -> list[dict]:
         ranx.setdefault(fam, []).append(rn + (f" ({extra})" if extra else ""))
     out = []
     for f in REGISTRY.values():
+        if f.source.startswith("user-defined"):  # tiebreak.define_measure's: not built in
+            continue
         params = ", ".join(f"{p.name}={p.default!r}" for p in f.params)
         out.append({
             "measure": f.name + ("@k" if f.cutoff == "required" else

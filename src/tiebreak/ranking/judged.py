@@ -82,6 +82,8 @@ class Judged:
     lines_missing_in_qrels: int
     qrow: np.ndarray | None = None
     runrank: np.ndarray | None = None  # the run's rank column (the ``score-rank`` ordering)
+    #: what rounding the scores to the score format reported (:func:`.formats.round_scores`)
+    format_warnings: dict | None = None
 
 
 def lookup(qrels: Qrels, qtopic: np.ndarray, docnos: np.ndarray, docrank: np.ndarray
@@ -165,31 +167,27 @@ def _dense_rows(qrels: Qrels):
     return out if len(out) else None
 
 
-def _no_overflow(run: Run, rounded: np.ndarray, sel, precision: str) -> None:
-    """InputError naming the first score a narrower ``precision`` made infinite (it would tie
-    with every other such score, silently)."""
-    bad = np.flatnonzero(np.isinf(rounded))
-    if len(bad):
-        from ..io import InputError
-
-        i = np.arange(len(run.score))[sel][bad[0]]
-        doc = run.docnos[run.docid[i]]
-        raise InputError(f"run {run.name}: score {float(run.score[i])!r} (topic "
-                         f"{run.topics[run.topic[i]]}, docno {doc}) is beyond the range of "
-                         f"{precision} ({float(np.finfo(precision).max):.4g}); "
-                         f"--score-precision {precision} would make {len(bad)} score(s) "
-                         "infinite and tied: use float64")
-
-
 def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
     """Look up every run line in the qrels.
 
     Parameters
     ----------
-    score_precision : {"float64", "float32"}
-        ``float32`` rounds scores to single precision first, as trec_eval <= 9.0.8 and
-        pytrec_eval do, so that more scores tie.
+    score_precision : str or ScoreFormat
+        A score format (:mod:`tiebreak.ranking.formats`: ``float64``, ``float32``, ``float16``,
+        ``bfloat16``, ``int8``, ``int8-global``, ``bits:K``, ``decimals:D``): the run's scores
+        are rounded as it stores them before anything is ordered, so that more scores tie
+        (``float32``: as trec_eval <= 9.0.8 and pytrec_eval read them). The scale of
+        ``int8-global`` is that of the whole run. What the rounding reports (overflow, NaN,
+        topics merged into one score) is ``Judged.format_warnings``.
+
+    Raises
+    ------
+    ValueError
+        ``score_precision`` names no score format.
     """
+    from .formats import parse_format, round_scores
+
+    fmt = parse_format(score_precision)
     tindex = qrels.topic_index
     tmap = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
     qt = tmap[run.topic] if len(run.topic) else np.zeros(0, np.int64)
@@ -210,14 +208,8 @@ def judge(run: Run, qrels: Qrels, score_precision: str = "float64") -> Judged:
         relkey = np.where(found & (val < 0), POOLED_UNJUDGED, val)
         grade = np.where(judged, val, 0).astype(np.float64)
         qrow = np.where(found, pos, -1)
-    score = run.score[sel]
-    if score_precision == "float32":
-        with np.errstate(over="ignore"):
-            score = score.astype(np.float32).astype(np.float64)
-        _no_overflow(run, score, sel, "float32")
-    elif score_precision != "float64":
-        raise ValueError("score_precision must be 'float64' or 'float32'")
+    score, fwarn = round_scores(run.score, fmt, run.topic, len(run.topics))
     return Judged(
-        len(qrels.topics), qt, score, relkey, grade, judged, docrank, run.lineno[sel],
-        missing, int((~keep).sum()), qrow, run.rank[sel],
+        len(qrels.topics), qt, score[sel], relkey, grade, judged, docrank, run.lineno[sel],
+        missing, int((~keep).sum()), qrow, run.rank[sel], fwarn,
     )

@@ -1,5 +1,9 @@
 """Evaluated topics and the one ranking structure every measure reads (:class:`Ranking`),
-expected and sampled rankings, and tie groups (:class:`Groups`)."""
+expected and sampled rankings, and tie groups (:class:`Groups`).
+
+Size: one module because the ranking structure, its tie groups and the regime orderings that build
+it are read together by every measure.
+"""
 
 from __future__ import annotations
 

@@ -33,6 +33,9 @@ enumerated in one pass (LPS-IF-A or EPS-CDF-A, chosen per query by
 :func:`tiebreak.retrieval.intervals.choose_method`, or forced with ``method=``), selected
 (length filter, then greedy non-overlap per subquery) and scored on the fly; the best ``k``
 are selected at the end (a partition, then a sort of the survivors).
+
+Size: one module because SDM, FDM, WSDM and their pruned driver share the window feature extraction
+and the collection statistics.
 """
 
 from __future__ import annotations

@@ -37,6 +37,9 @@ Algorithms
 The hot loops are plain Python functions compiled with ``numba.njit(cache=True)`` when numba is
 importable (set ``TIEBREAK_NO_NUMBA=1`` to run the same code uncompiled); the uncompiled form of
 every kernel stays available as ``kernel.py_func`` when numba is active.
+
+Size: one module because the PlaneSweep family (EPS, LPS and their variants) shares the per-
+document position layout and the brute-force reference the tests compare against.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ Order of the result: score descending, then ``rank`` (docno byte-order rank) des
 trec_eval's order. A document enters the top ``k`` when ``(score, rank)`` is lexicographically
 larger than the current k-th; "cannot enter" tests are therefore strict (``bound + tol < theta``)
 so that a document that could tie the threshold and win on docno is always scored.
+
+Size: one module because numba compiles the traversal kernels together and they share the block-max
+and accumulator helpers.
 """
 
 from __future__ import annotations

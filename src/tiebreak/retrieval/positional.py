@@ -44,6 +44,9 @@ left-to-right selection; spec §2.4) of every subquery ``Q'`` of at least two of
 
 The document loop is one numba kernel per query; subqueries are bit masks over the local term
 ids.
+
+Size: one module because the distance-based models share one pass over the query terms' positions
+per document.
 """
 
 from __future__ import annotations

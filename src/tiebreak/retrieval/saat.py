@@ -41,6 +41,9 @@ References: V. N. Anh and A. Moffat, "Pruned query evaluation using pre-computed
 SIGIR 2006; V. N. Anh, O. de Kretser and A. Moffat, "Vector-space ranking with effective early
 termination", SIGIR 2001; Z. Yang, A. Moffat and A. Turpin, "How precise does document scoring
 need to be?", AIRS 2016.
+
+Size: one module because the impact-ordered postings, the rank-safe stop rule and the band-safe
+variant share one numba kernel and its accumulator layout.
 """
 
 from __future__ import annotations

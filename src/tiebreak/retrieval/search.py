@@ -162,6 +162,40 @@ def search(index, topics, model: str = "bm25", k: int = 1000, progress: bool = F
     return out
 
 
+def format_scores(index, results, fmt) -> tuple[list[Result], dict[str, int]]:
+    """The engine's final scores stored in a score format (:mod:`tiebreak.ranking.formats`):
+    each topic's scores rounded (``int8``: the topic's min–max scale; ``int8-global``: one
+    scale over every topic), then its documents put back in trec_eval order (score
+    descending, docno descending among the ties the rounding made). The documents retrieved are
+    those of the exact scores. Returns the new results and the format's warnings (overflow,
+    NaN, topics merged into one score), summed over topics.
+
+    Raises
+    ------
+    ValueError
+        ``fmt`` names no score format.
+    """
+    from ..ranking.formats import parse_format, round_scores
+
+    f = parse_format(fmt, "--score-precision")
+    if f.identity:
+        return list(results), {}
+    sizes = [len(r.scores) for r in results]
+    allsc = np.concatenate([r.scores for r in results]) if results else np.zeros(0)
+    topic = np.repeat(np.arange(len(results)), sizes)
+    rounded, warn = round_scores(allsc, f, topic, len(results))
+    out = []
+    a = 0
+    for r, n in zip(results, sizes):
+        s = rounded[a:a + n]
+        a += n
+        names = index.docnos[r.docids] if n else np.zeros(0, str)
+        inv = np.unique(names, return_inverse=True)[1] if n else np.zeros(0, np.int64)
+        o = np.lexsort((-inv, -s))
+        out.append(Result(r.qid, r.docids[o], s[o], r.note))
+    return out, warn
+
+
 def empty_note(index, terms) -> str:
     """Why a topic with analysed ``terms`` retrieved nothing from ``index`` (a
     :class:`Result` note)."""

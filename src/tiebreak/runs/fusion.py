@@ -56,6 +56,9 @@ Rank-based methods use the ranks and ignore the normalisation.
 
 Fusion makes ties: two documents each at rank 1 of one run get the same RRF score, Borda points
 coincide. :class:`FusedRun` counts the tied groups it made (:func:`tie_counts`).
+
+Size: one module because every method shares the candidate table, the normalisations and the tie
+regimes of the inputs; splitting by method would scatter the one fusion loop.
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ Family of the correction: all comparisons of one measure (``n_systems - 1`` agai
 >>> from tiebreak.stats.compare import compare_runs
 >>> c = compare_runs(tb.read_qrels("qrels"), ["a.run", "b.run"], ["AP"], baseline=0)
 >>> print(c.format("table"))
+
+Size: one module because the comparison object, its tables (text, TSV, JSON, LaTeX) and the tie-
+dependence flags all read the same per-pair arrays.
 """
 
 from __future__ import annotations
@@ -517,13 +520,16 @@ def _resolution_notes(test: str, correction: str, alpha: float, n: int, family: 
 
 
 def compare_runs(qrels, runs, measures=None, baseline=None, *, regime: str = "trec_eval",
-                 jobs: int = 1, convention=None, **kw) -> CompareResult:
+                 jobs: int = 1, convention=None, score_precision: str = "float64",
+                 **kw) -> CompareResult:
     """Evaluate ``runs`` (Run objects, paths, DataFrames or dicts) against ``qrels`` in the
     regimes a comparison needs, then :func:`compare` them; ``kw`` goes to :func:`compare`.
     To keep the per-topic values too, call :class:`~tiebreak.evaluation.Evaluator` with
     :func:`needed_regimes` and then :func:`compare`. ``convention``: read the measure names
-    as a peer spells them (:mod:`tiebreak.measures.conventions`)."""
-    ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention)
+    as a peer spells them (:mod:`tiebreak.measures.conventions`); ``score_precision``: round
+    the scores to a score format first (:mod:`tiebreak.ranking.formats`)."""
+    ev = Evaluator(qrels, measures, needed_regimes(regime), convention=convention,
+                   score_precision=score_precision)
     res = ev.evaluate(runs, jobs=jobs)
     return compare(res, baseline, regime=regime, **kw)
 
@@ -545,12 +551,14 @@ def _match_baseline(baseline: str, paths: list[str]) -> int | None:
 
 
 def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, name_by="tag",
-                         convention=None, quiet=False, regimes=None):
+                         convention=None, quiet=False, regimes=None,
+                         score_precision="float64"):
     """Shared by ``compare``, ``swaps`` and ``report``: read the qrels, evaluate the runs (and
     the baseline file when it is not among them) in the regimes a comparison needs
     (``regime``: the primary regime, or a list of them, one comparison each), or in
     ``regimes`` when given. Returns ``(qrels, EvalResult, baseline index or None)``. A progress
-    bar on a terminal unless ``quiet``."""
+    bar on a terminal unless ``quiet``. ``score_precision``: round the scores to a score format
+    first (:mod:`tiebreak.ranking.formats`)."""
     import click
 
     from ..io.discover import find_runs
@@ -572,7 +580,8 @@ def evaluate_for_compare(qrels_spec, runs, measures, regime, baseline, jobs, nam
                    list(regimes) if regimes else
                    list(dict.fromkeys(g for r in ([regime] if isinstance(regime, str) else regime)
                                       for g in needed_regimes(r))),
-                   convention=convention if measures else None)
+                   convention=convention if measures else None,
+                   score_precision=score_precision)
     q = ev.qrels
     if jobs <= 0:
         from .._native.parallel import cpus

@@ -1,5 +1,9 @@
 """Paired significance tests, bootstrap confidence intervals and effect sizes over per-topic
-scores (see :mod:`tiebreak.stats` for the conventions)."""
+scores (see :mod:`tiebreak.stats` for the conventions).
+
+Size: one module because the paired tests, the family-wise tests and the corrections share the
+(systems x topics) matrix conventions and the permutation machinery.
+"""
 
 from __future__ import annotations
 

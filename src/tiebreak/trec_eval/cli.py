@@ -147,7 +147,9 @@ tiebreak additions:
                       measures that only grow with a gain), expected (exact mean over all
                       orderings of tied documents; sampled, with a note on stderr, for
                       measures without a closed form)
- --score-precision P  float64 (trec_eval 10) or float32 (trec_eval <= 9.0.8, pytrec_eval)
+ --score-precision P  float64 (trec_eval 10), float32 (trec_eval <= 9.0.8, pytrec_eval),
+                      float16, bfloat16, int8 (min-max per topic), int8-global, bits:K
+                      (K mantissa bits), decimals:D (as %.Df prints them)
  --strict             a qrels topic without results is an error (default: skipped, warned)
  --samples N, --seed S  sampling for --regime expected (default 1000, 0)
  --jobs N             worker processes when several results files are given (0 = all CPUs,

@@ -54,6 +54,8 @@ def compute(run, qrels, opts: Options, reqs: list[Requested], qids: list[str]):
                                  seed=opts.seed)
     if extra:
         _nan_like_trec_eval(ms, vals, *vals[len(ms):])
+    notes = list(notes) + [f"--score-precision {opts.score_precision}: {k}: {v}"
+                           for k, v in (P.J.format_warnings or {}).items()]
     return dict(zip(names, vals[:len(ms)])), notes, P.bogus
 
 
@@ -169,13 +171,14 @@ def prefs_values(rel_path, run, opts: Options, reqs, err) -> TopicValues:
     names = [n for r in reqs if r.t.special == "prefs" for n in r.names]
     values = {n: np.zeros(len(qids)) for n in names}
     tix = {q: i for i, q in enumerate(run.topics)}
+    from ..ranking.formats import round_scores
+
+    all_scores, _ = round_scores(run.score, opts.score_precision, run.topic, len(run.topics))
     for k, q in enumerate(qids):
         if q in tix:
             sel = np.flatnonzero(run.topic == tix[q])
             docnos = [run.docno(i) for i in sel]
-            scores = run.score[sel]
-            if opts.score_precision == "float32":
-                scores = scores.astype(np.float32).astype(np.float64)
+            scores = all_scores[sel]
         else:
             docnos, scores = ["ceci_nest_pas_un_docno"], np.array([1.0])
         res = PF.prefs_measures(tps[q], docnos, scores=scores, max_docs=opts.max_docs)

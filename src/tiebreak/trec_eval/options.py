@@ -172,8 +172,12 @@ def _apply(o: Options, key: str, val: str | None) -> None:
         o.regime = val
     elif key == "score-precision":
         if val not in ("float64", "float32"):
-            raise TrecEvalError("tiebreak trec_eval: --score-precision must be float64 or "
-                                "float32")
+            from ..ranking.formats import parse_format
+
+            try:
+                val = str(parse_format(val, "--score-precision"))
+            except ValueError as e:
+                raise TrecEvalError(f"tiebreak trec_eval: {e}") from None
         o.score_precision = val
     elif key == "strict":
         o.strict = True

@@ -7,6 +7,9 @@ the formulas, conventions and references). ir_measures names and parameters are 
 where ir_measures has the measure (``INST(T=3.0,max_rel=3)``, ``SDCG(max_rel=3)@10``,
 ``NERR8(max_rel=3)@10``, ``Compat(p=0.95)``, ``Accuracy@10``); ``max_rel``, which ir_measures
 requires, defaults here to the largest grade of the qrels.
+
+Size: one module because it is a table of registry declarations (one short block per family), not
+code paths.
 """
 
 from __future__ import annotations
@@ -453,7 +456,21 @@ def _k_compat(R, m):
     from .. import setbased
     it, ig = _ideal(R, None, 1)
     g = _grade_gain(R, None)
-    return setbased.compat(R.topic, R.rank, g, R.n_topics, it, ig, m["p"])
+    extra = None
+    if m["ideal"] == "ir_measures" and R.line is not None and R.prepared is not None:
+        # ir_measures' ideal: within a grade by run score, unretrieved documents scored 0,
+        # so they go ahead of the retrieved ones scored below 0
+        code = R.code if R.code is not None else np.zeros(len(R.topic), np.int64)
+        lv = R.rel_levels.shape[1]
+        graded = (code > 0) & (code < lv)
+        key = R.topic[graded] * lv + code[graded]
+        ret = np.bincount(key, minlength=R.n_topics * lv).reshape(R.n_topics, lv)
+        unret = np.maximum(R.rel_levels - ret, 0)
+        score = np.where(R.line >= 0, R.prepared.J.score[np.maximum(R.line, 0)], 0.0)
+        extra = np.zeros(len(R.topic), np.int64)
+        neg = graded & (score < 0)
+        extra[neg] = unret[R.topic[neg], code[neg]]
+    return setbased.compat(R.topic, R.rank, g, R.n_topics, it, ig, m["p"], extra=extra)
 
 
 def _k_f1(R, m):
@@ -468,8 +485,13 @@ register(Family("Accuracy", "share of (relevant, non-relevant) pairs of the top 
                 _k_accuracy, (REL,), "optional", "sampled", source=ACCURACY))
 register(Family("Compat", "compatibility: normalised RBO with the ideal ranking of the "
                 "relevant documents (grade descending, retrieved ones first in run order; "
-                "ir_measures agrees when every run score is positive)", "other", _k_compat,
-                (Param("p", "float", 0.95, "persistence", _prob),), "none", "sampled",
+                "ideal='ir_measures': within a grade by run score with the unretrieved ones "
+                "scored 0, as ir_measures 0.4.3)", "other", _k_compat,
+                (Param("p", "float", 0.95, "persistence", _prob),
+                 Param("ideal", "str", "run", "ideal ranking within a grade: 'run' (retrieved "
+                       "first, in run order) or 'ir_measures' (by score, unretrieved at 0)",
+                       lambda v: None if v in ("run", "ir_measures")
+                       else "must be 'run' or 'ir_measures'")), "none", "sampled",
                 source=COMPAT))
 register(Family("F1", "2 P@k R@k / (P@k + R@k) (ranx f1@k)", "normalised", _k_f1, (REL,),
                 "required", "sampled", source="ranx (E. Bassani, ECIR 2022)"))

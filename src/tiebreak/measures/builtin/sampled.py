@@ -60,6 +60,9 @@ J. A. Aslam, V. Pavlu and E. Yilmaz. A statistical method for system evaluation 
 incomplete judgments. SIGIR 2006.
 E. Yilmaz and J. A. Aslam. Estimating average precision with incomplete and imperfect
 judgments. CIKM 2006.
+
+Size: one module because xinfAP, infNDCG and statAP share the sampling-stratum estimators and their
+variance; it is declarations plus those estimators.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 An item (:class:`Item`) names one table or figure of a paper (``SEED:table N`` or ``SEED:fig N``,
 SEED one of :data:`SEEDS`), the paper's cells as printed there, the command and data that
 reproduce it, and a function that computes our cells. Each cell gets a verdict from the fixed
-vocabulary :data:`VERDICTS`; an item's verdict is its worst cell's.
+vocabulary :data:`VERDICTS`; an item's verdict rolls its cells up by :func:`verdict_of`.
 
 Items are declared in the modules ``items_*.py`` of this package (one or more per paper), each
 calling :func:`register` at import; :func:`items` imports them all. ``tiebreak reproduce``
@@ -32,9 +32,17 @@ from pathlib import Path
 
 SEEDS = ("ymt2016", "cabanac2010", "lu2018")
 
-#: The verdicts, best first. ``differs`` needs a reason (substitute data, a definition the paper
-#: leaves open, a paper error, our defect); ``not-reproducible-here`` names what is missing.
-VERDICTS = ("exact", "within-tolerance", "shape-holds", "differs", "not-reproducible-here")
+#: The verdicts. ``exact``, ``within-tolerance`` and ``differs`` compare our number with the
+#: paper's on the paper's own data (:data:`COMPARED`; ``differs`` needs a reason: a definition
+#: the paper leaves open, a paper error, our defect). ``substitute-holds`` /
+#: ``substitute-differs`` test the paper's own claim (quoted with where it stands) on substitute
+#: data. ``by-definition`` restates a definition or the paper's own arithmetic: shown, never
+#: counted as reproduced. ``descriptive``: a diagram or illustration with no number or claim.
+#: ``not-reproducible-here`` names exactly what is missing.
+VERDICTS = ("exact", "within-tolerance", "differs", "substitute-holds", "substitute-differs",
+            "by-definition", "descriptive", "not-reproducible-here")
+#: The verdicts that compare one of the paper's numbers (or stated values) on its own data.
+COMPARED = ("exact", "within-tolerance", "differs")
 
 
 class ReproduceError(ValueError):
@@ -137,8 +145,7 @@ def _load() -> None:
 
 def items() -> dict[str, Item]:
     """Every registered item by id, in paper then id order (imports the ``items_*`` modules)."""
-    if not _ITEMS:
-        _load()
+    _load()  # every items_* module, even when one was imported (and registered) first
     order = {s: i for i, s in enumerate(SEEDS)}
 
     def key(i: str):
@@ -156,14 +163,54 @@ def _split_num(s: str) -> list[str]:
 
 
 def verdict_of(cells: list[Cell]) -> str:
-    """An item's verdict: the worst verdict (latest in :data:`VERDICTS` order) among the cells
-    that could be computed here; ``not-reproducible-here`` only when no cell could (an item
-    whose paper data is missing but whose claims were checked on substitute data takes the
-    verdict of those checks); ``exact`` for no cells."""
-    here = [c.verdict for c in cells if c.verdict != "not-reproducible-here"]
-    if cells and not here:
-        return "not-reproducible-here"
-    return max(here, key=VERDICTS.index, default="exact")
+    """An item's verdict from its cells.
+
+    When some cell compares a paper's number on its own data (:data:`COMPARED`), the worst of
+    those (``exact`` < ``within-tolerance`` < ``differs``). Otherwise nothing of the paper was
+    reproduced: ``descriptive`` when every cell is, ``by-definition`` when every cell is that or
+    descriptive, else ``not-reproducible-here`` -- whatever the ``substitute-*`` cells say (they
+    test the paper's claims on other data, not its numbers). No cells: ValueError.
+    """
+    if not cells:
+        raise ValueError("an item without cells has no verdict")
+    got = [c.verdict for c in cells]
+    compared = [v for v in got if v in COMPARED]
+    if compared:
+        return max(compared, key=COMPARED.index)
+    if all(v == "descriptive" for v in got):
+        return "descriptive"
+    if all(v in ("by-definition", "descriptive") for v in got):
+        return "by-definition"
+    return "not-reproducible-here"
+
+
+def count_verdicts(results) -> dict[str, dict[str, dict[str, int]]]:
+    """``{seed: {"items": {verdict: n}, "cells": {verdict: n}}}`` over ``results``, a sequence
+    of ``(Item, cells)``: the summary of docs/reproduction.md (every verdict present as a key,
+    zero when absent)."""
+    out = {s: {"items": dict.fromkeys(VERDICTS, 0), "cells": dict.fromkeys(VERDICTS, 0)}
+           for s in SEEDS}
+    for item, cells in results:
+        out[item.seed]["items"][verdict_of(cells)] += 1
+        for c in cells:
+            out[item.seed]["cells"][c.verdict] += 1
+    return out
+
+
+def check(name: str, paper: str, ours, holds: bool, claim: str, data: str,
+          tolerance: str = "") -> Cell:
+    """A cell testing the paper's own ``claim`` (quoted, with where the paper makes it) on
+    substitute ``data``: ``substitute-holds`` when ``holds``, else ``substitute-differs``.
+    ``tolerance`` says why the threshold is what it is (printed precision, sampling error)."""
+    note = f"claim: {claim}; {data}" + (f"; tolerance: {tolerance}" if tolerance else "")
+    return Cell(name, paper, ours, "substitute-holds" if holds else "substitute-differs",
+                note + ("" if holds else " (the claim does not hold here)"))
+
+
+def missing(name: str, paper: str, what: str, ours=None) -> Cell:
+    """A paper cell that cannot be compared here: ``not-reproducible-here`` naming ``what`` is
+    missing; ``ours`` may hold the substitute's value, shown beside it, never compared."""
+    return Cell(name, paper, ours, "not-reproducible-here", what)
 
 
 def decimals(text: str) -> int:
