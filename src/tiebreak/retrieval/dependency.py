@@ -35,7 +35,9 @@ enumerated in one pass (LPS-IF-A or EPS-CDF-A, chosen per query by
 are selected at the end (a partition, then a sort of the survivors).
 
 Size: one module because SDM, FDM, WSDM and their pruned driver share the window feature extraction
-and the collection statistics.
+and the collection statistics, and the two-stage kernels of :mod:`tiebreak.retrieval.rerank`
+are compiled from the same pieces: numba's on-disk cache of a kernel sees only edits of the file
+that defines it, so they are defined here.
 """
 
 from __future__ import annotations
