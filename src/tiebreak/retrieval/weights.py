@@ -17,6 +17,10 @@ scorers from a model's parameters.
 * vsm: ``imp = (1 + ln tf) / ||D||``, ``w_q = (1 + ln f_{q,Q}) idf_q^2 / ||Q||``.
 
 (``u_D``: distinct terms of D; ``pw = |Q|`` for the priors.) References are in each class.
+
+Size: one module because every model's impacts, weights and term scorer are stated here once,
+and Dirichlet query likelihood's arithmetic (:func:`ql_dirichlet_impact`, ...) is shared by the
+compiled impacts kernel and the numpy one-query path, which must not import numba.
 """
 
 from __future__ import annotations
