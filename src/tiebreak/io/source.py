@@ -49,6 +49,12 @@ class InputError(ValueError):
     (``run.txt:1043: score 'abc' is not a number``); the CLI prints it and exits with status 2."""
 
 
+def byte_place(data: bytes, start: int) -> tuple[int, int]:
+    """``(line, column)``, both counted from 1, of byte ``start`` of ``data`` (for an error
+    message that points at a bad byte)."""
+    return data.count(b"\n", 0, start) + 1, start - (data.rfind(b"\n", 0, start) + 1) + 1
+
+
 _GUNZIP: list = []
 #: what a decoder raises on corrupt or truncated data (python-isal adds its IsalError, which is
 #: no OSError: "Invalid lookback distance", "Invalid deflate block found")
@@ -135,8 +141,7 @@ def decode_utf8(data: bytes, name: str, what: str = "text") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        lno = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        lno, col = byte_place(data, e.start)
         raise InputError(f"{name}:{lno}: invalid UTF-8 in the {what} (byte 0x{data[e.start]:02x} "
                          f"at column {col}); save the file as UTF-8 (e.g. iconv -f LATIN1 -t "
                          "UTF-8)") from None

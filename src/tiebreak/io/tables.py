@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from .source import InputError
+from .source import InputError, byte_place
 
 __all__ = ["is_table_path", "read_run_table", "read_qrels_table"]
 
@@ -51,8 +51,7 @@ def _json_text(p: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        line, col = byte_place(data, e.start)
         raise InputError(f"{p}:{line}: invalid UTF-8 (byte 0x{data[e.start]:02x} at column "
                          f"{col}); JSON text must be UTF-8") from None
 
