@@ -424,6 +424,18 @@ def pool_targeted(L: RunLists, method: str, budget=None, depth: int = 10, p: flo
     return Pool(L.topics, L.docnos, keys, method, depth, names)
 
 
+def contributing_runs(names, contributing=None) -> list[str]:
+    """The contributing run names of a pooling study: ``contributing`` (default: every name in
+    ``names``), each among ``names`` and at least two. Raises ValueError otherwise."""
+    contributing = list(names) if contributing is None else list(contributing)
+    unknown = [c for c in contributing if c not in names]
+    if unknown:
+        raise ValueError(f"contributing runs not among the runs: {', '.join(unknown[:5])}")
+    if len(contributing) < 2:
+        raise ValueError("the study needs at least 2 contributing runs")
+    return contributing
+
+
 def _rbp_lines(L: RunLists, m: np.ndarray, run_ids: np.ndarray, p: float):
     """Per topic with lines selected by ``m``: ``(t, docs, col, rows, w)`` -- the topic's
     distinct documents (sorted), each line's column in ``docs`` and row in ``run_ids``, and its

@@ -392,16 +392,11 @@ def run_depth_study(qrels: Qrels, runs: list[Run], pool_depth_: int | None = Non
         Neither a pool depth nor a reference depth, unknown run names, or fewer than 2
         contributing systems.
     """
-    from ..judgments.pool import run_lists
+    from ..judgments.pool import contributing_runs, run_lists
 
     say = progress or (lambda msg: None)
     names = [r.name for r in runs]
-    contributing = list(names) if contributing is None else list(contributing)
-    unknown = [c for c in contributing if c not in names]
-    if unknown:
-        raise ValueError(f"contributing runs not among the runs: {', '.join(unknown[:5])}")
-    if len(contributing) < 2:
-        raise ValueError("the study needs at least 2 contributing runs")
+    contributing = contributing_runs(names, contributing)
     if pool_depth_ is None and reference_depth is None:
         raise ValueError("give a pool depth (to simulate) or a reference depth")
     say("ranking runs")

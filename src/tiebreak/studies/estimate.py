@@ -164,17 +164,12 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     ValueError
         d' >= depth, fewer than 2 contributing runs, unknown run names or baselines.
     """
-    from ..judgments.pool import run_lists
+    from ..judgments.pool import contributing_runs, run_lists
     from ..judgments.scoring import score_runs
 
     say = progress or (lambda m: None)
     names = [r.name for r in runs]
-    contributing = list(names) if contributing is None else list(contributing)
-    bad = [c for c in contributing if c not in names]
-    if bad:
-        raise ValueError(f"contributing runs not among the runs: {', '.join(bad[:5])}")
-    if len(contributing) < 2:
-        raise ValueError("the study needs at least 2 contributing runs")
+    contributing = contributing_runs(names, contributing)
     dprimes = sorted(set(int(x) for x in dprimes))
     if not dprimes or dprimes[-1] >= depth or dprimes[0] < 1:
         raise ValueError(f"shallow depths must lie in 1..{depth - 1}")
