@@ -205,14 +205,17 @@ def print_targets():
               f" {how}")
 
 
-def measure(configs: dict, queries, rounds: int) -> dict[str, float]:
-    """Median q/s (wall clock) over interleaved rounds after one warm-up round; the median q/s
-    by this process's CPU time goes to :data:`CPU` (one thread: CPU time excludes the waits a
-    loaded machine imposes)."""
+def measure(configs: dict, queries, rounds: int, results: dict | None = None
+            ) -> dict[str, float]:
+    """Median q/s (wall clock) over interleaved rounds after one warm-up round (whose results
+    go to ``results`` when given); the median q/s by this process's CPU time goes to
+    :data:`CPU` (one thread: CPU time excludes the waits a loaded machine imposes)."""
     times: dict[str, list[float]] = {n: [] for n in configs}
     cpu: dict[str, list[float]] = {n: [] for n in configs}
-    for fn in configs.values():
-        fn(queries)
+    for n, fn in configs.items():
+        r = fn(queries)
+        if results is not None:
+            results[n] = r
     for _ in range(rounds):
         for n, fn in configs.items():
             c = time.process_time()
@@ -247,18 +250,9 @@ def algorithm_table(name, idx, queries, rounds, ks):
     for k in ks:
         cfg = {a: (lambda qs, a=a, k=k: retrieve_many(idx, qs, k, "bm25", algorithm=a, **BM))
                for a in ALGORITHM_TABLE}
-        first = {a: fn(queries) for a, fn in cfg.items()}      # warm-up, and the results
-        wall: dict[str, list[float]] = {a: [] for a in cfg}
-        cpu: dict[str, list[float]] = {a: [] for a in cfg}
-        for _ in range(rounds):
-            for a, fn in cfg.items():
-                c = time.process_time()
-                t = time.perf_counter()
-                fn(queries)
-                wall[a].append(time.perf_counter() - t)
-                cpu[a].append(time.process_time() - c)
-        ms = {a: 1e3 * statistics.median(v) / len(queries) for a, v in wall.items()}
-        cms = {a: 1e3 * statistics.median(v) / len(queries) for a, v in cpu.items()}
+        first: dict = {}                       # the warm-up round's results
+        ms = {a: 1e3 / v for a, v in measure(cfg, queries, rounds, first).items()}
+        cms = {a: 1e3 / v for a, v in CPU.items()}
         for a in ALGORITHM_TABLE:
             same = agreement(first[a], first["exhaustive"], k)
             print(f"  {k:5d} {a:11s} {ms[a]:9.4f} {ms[a] / ms['exhaustive']:6.2f} "
