@@ -35,6 +35,19 @@ def _args(shared_data, tmp_path) -> dict[str, list[str]]:
     d = shared_data / "trec_covid/round1"
     q = str(d / "qrels-rnd1.txt")
     runs = [str(d / "runs" / r) for r in RUNS]
+    # two eval results (for correlate) and a file of expected values (for verify)
+    res = []
+    for k, rs in enumerate((runs, runs[::-1])):   # the same runs, another order
+        out = tmp_path / f"res{k}.tsv"
+        r = CliRunner().invoke(main, ["eval", q, *rs, "-m", "AP", "--format", "tsv",
+                                      "--regime", "trec_eval", "--quiet"])
+        assert r.exit_code == 0, r.output
+        out.write_text(r.stdout)
+        res.append(str(out))
+    expected = tmp_path / "expected.yaml"
+    r = CliRunner().invoke(main, ["eval", q, runs[0], "-m", "AP", "--quiet",
+                                  "--write-expected", str(expected)])
+    assert r.exit_code == 0, r.output
     return {
         "eval": [q] + runs + ["-m", "AP", "-m", "bpref"],
         "compare": [q] + runs + ["-m", "AP"],
@@ -47,6 +60,12 @@ def _args(shared_data, tmp_path) -> dict[str, list[str]]:
                           "-m", "AP@10", "--topics", "1-6"] + runs,
         "fuse": runs[:2] + ["-o", str(tmp_path / "f.json")],
         "run": [runs[0], "--top", "5", "-o", str(tmp_path / "r.json")],
+        "swaps": [q] + runs + ["-m", "AP"],
+        "repro": [q, runs[0], "--reproduced", runs[1], "-m", "AP"],
+        "qrels agree": [q, q],
+        "qrels robustness": [q, q] + runs + ["-m", "AP"],
+        "correlate": res,
+        "verify": [str(expected), "--all"],
     }
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -58,16 +57,11 @@ def _table(results) -> str:
     heads = ["item / cell", "paper", "ours", "verdict", "note"]
     # each of the first four columns as wide as its longest text, up to its cap; the note
     # takes what is left of WIDTH (tabulate puts two spaces between columns)
-    used = [min(cap, max(len(h), *(len(r[j]) for r in rows)))
+    used = [min(cap, max([len(h), *(len(r[j]) for r in rows)]))
             for j, (cap, h) in enumerate(zip(_COLS, heads))]
     note_w = max(20, WIDTH - sum(used) - 2 * len(used))
     return tabulate(rows, headers=heads, disable_numparse=True, maxcolwidths=[*used, note_w],
                     maxheadercolwidths=[*used, note_w]) + "\n"
-
-
-def _show_progress(quiet: bool) -> bool:
-    """The progress bar is drawn on a terminal only, and never with ``--quiet``."""
-    return not quiet and sys.stderr.isatty()
 
 
 def _summary(results) -> list[str]:

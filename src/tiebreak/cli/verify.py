@@ -35,9 +35,10 @@ def verify_cmd(expected, show_all, fmt):
     if fmt == "table":  # enough digits to see a difference
         rows = [{k: f"{v:.10g}" if isinstance(v, float) else v for k, v in r.items()}
                 for r in rows]
-    if rows:
+    if rows or fmt == "json":   # JSON is always a document ([] when nothing is listed)
         write_rows(rows, fmt, sys.stdout, None, 2)
-    if fmt == "table" or not rows:
-        click.echo(f"{len(checks) - len(bad)} of {len(checks)} values verified"
-                   + (f", {len(bad)} outside their allowance" if bad else ""), err=bool(rows))
+    # the count: on stdout as the table's whole answer, else on stderr beside the data
+    click.echo(f"{len(checks) - len(bad)} of {len(checks)} values verified"
+               + (f", {len(bad)} outside their allowance" if bad else ""),
+               err=bool(rows) or fmt != "table")
     sys.exit(1 if bad else 0)
