@@ -183,8 +183,8 @@ def _pbil(pf, doclen, window, avgdl, norm2):
         pf = n - 0.1
     x = pf * np.log2(1.0 + avgdl / n) if norm2 else pf
     bg = avgdl if norm2 else n
-    if bg == 1.0:
-        bg = 2.0
+    if bg <= 1.0:   # p = 1 / bg >= 1 has no binomial (a one-token window, or, ours, a collection
+        bg = 2.0    # of mostly empty documents whose avgdl <= 1): the Laplace background of 2
     p = 1.0 / bg
     ln2 = np.log(2.0)
     sc = (-math.lgamma(bg + 1.0) + math.lgamma(x + 1.0) + math.lgamma(bg - x + 1.0)) / ln2 \

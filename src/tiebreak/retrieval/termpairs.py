@@ -191,7 +191,13 @@ def fagan(index, query_terms, k: int = 1000, lam: float = 1.0, window: int = 5,
     """Fagan's statistical phrases in the tf x idf cosine model (module docstring): ``(docids
     int32, scores float64)``. ``window``: the largest position difference of a phrase's two
     terms; ``pairs``: ``"all"`` pairs of distinct query terms or ``"adjacent"`` ones. A
-    phrase with ``df_p = N`` has idf 0. Raises ValueError for ``pairs`` or ``window`` < 1."""
+    phrase with ``df_p = N`` has idf 0. Raises ValueError for ``pairs`` or ``window`` < 1,
+    and on a shard of a sharded index (a phrase's document frequency is the whole
+    collection's, which a shard does not carry)."""
+    if getattr(index, "global_stats", None) is not None:
+        raise ValueError("fagan: a shard of a sharded index cannot be scored alone (a phrase's "
+                         "document frequency needs the whole collection); search the "
+                         "unsharded index")
     if pairs not in ("all", "adjacent"):
         raise ValueError(f"pairs: all or adjacent, not {pairs!r}")
     if int(window) < 1:
