@@ -109,9 +109,9 @@ def test_no_upward_import(graph):
     assert KNOWN_UPWARD - up == set(), "a known debt is paid: remove it from KNOWN_UPWARD"
 
 
-def test_no_import_circle(graph):
-    _, E = graph
-    # Tarjan's strongly connected components
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component of ``graph`` with more than one node, sorted
+    (Tarjan's algorithm)."""
     index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
 
     def visit(v):
@@ -119,7 +119,7 @@ def test_no_import_circle(graph):
         n[0] += 1
         stack.append(v)
         on.add(v)
-        for w in E.get(v, ()):
+        for w in graph.get(v, ()):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -136,9 +136,15 @@ def test_no_import_circle(graph):
             if len(comp) > 1:
                 sccs.append(sorted(comp))
 
-    for v in sorted(E):
+    for v in sorted(graph):
         if v not in index:
             visit(v)
+    return sccs
+
+
+def test_no_import_circle(graph):
+    _, E = graph
+    sccs = cycles(E)
     # a package's __init__ that re-exports its own submodules is no circle of the house
     circles = [c for c in sccs
                if not all(x == c[0] or x.startswith(c[0] + ".") for x in c)]

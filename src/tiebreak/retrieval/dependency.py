@@ -57,8 +57,10 @@ from .intervals import (
     jit,
     merge_cdf_kernel,
 )
-from .kernels import _select  # top k in trec_eval order: score desc, then docno rank desc
-from .models import _bm25_impact_topk  # the first pass of the two-stage kernel
+from .kernels import (
+    _bm25_impact_topk,  # the first pass of the two-stage kernel
+    _select,  # top k in trec_eval order: score desc, then docno rank desc
+)
 from .weights import collection_stats
 
 __all__ = [

@@ -924,3 +924,40 @@ def band_batch(docids, counts, band_score, rank):
             out_s[o + j] = band_score[j]
         o += n
     return out_d, out_s
+
+
+@njit(cache=True)
+def _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
+    """Dense variant for queries whose postings cover much of the collection and whose weights
+    are all positive: no per-posting bookkeeping; touched documents are those with acc > 0."""
+    for qi in range(tids.size):
+        t = tids[qi]
+        w = weights[qi]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            acc[post_docid[j]] += w * imp[j]
+    n = 0
+    for d in range(acc.size):
+        if acc[d] > 0.0:
+            seen[d] = True
+            touched[n] = d
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touched, rank, k):
+    """Top ``k`` of the weighted impacts of the query terms ``tids``: the dense accumulation
+    when every weight is positive and the postings cover over a quarter of the collection,
+    else :func:`accumulate`; then :func:`_topk_of` (trec_eval order)."""
+    total = 0
+    positive = True
+    for qi in range(tids.size):
+        total += post_ptr[tids[qi] + 1] - post_ptr[tids[qi]]
+        if weights[qi] <= 0.0:
+            positive = False
+    if positive and total * 4 > acc.size:
+        n = _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen,
+                                     touched)
+    else:
+        n = accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
+    return _topk_of(acc, seen, touched, n, rank, k)

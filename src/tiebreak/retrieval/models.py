@@ -24,7 +24,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._native.jit import njit
-from .kernels import _topk_of, accumulate  # term-at-a-time sums; top k in trec_eval order
+
+# term-at-a-time sums; top k in trec_eval order; the bm25 impact pass (shared with the
+# two-stage kernel of dependency.py)
+from .kernels import _bm25_impact_topk, _topk_of, accumulate
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
     IDF_VARIANTS,
     QLScorer,
@@ -45,40 +48,6 @@ __all__ = ["bm25", "ql", "vsm", "pl2", "dph", "dfr_bm25", "idf_weights", "query_
            "lucene_doclen", "bm25_impacts", "ql_impacts", "collection_stats"]
 
 # ---------------------------------------------------------------- numba kernels
-@njit(cache=True)
-def _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen, touched):
-    """Dense variant for queries whose postings cover much of the collection and whose weights
-    are all positive: no per-posting bookkeeping; touched documents are those with acc > 0."""
-    for qi in range(tids.size):
-        t = tids[qi]
-        w = weights[qi]
-        for j in range(post_ptr[t], post_ptr[t + 1]):
-            acc[post_docid[j]] += w * imp[j]
-    n = 0
-    for d in range(acc.size):
-        if acc[d] > 0.0:
-            seen[d] = True
-            touched[n] = d
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _bm25_impact_topk(post_ptr, post_docid, imp, tids, weights, acc, seen, touched, rank, k):
-    total = 0
-    positive = True
-    for qi in range(tids.size):
-        total += post_ptr[tids[qi] + 1] - post_ptr[tids[qi]]
-        if weights[qi] <= 0.0:
-            positive = False
-    if positive and total * 4 > acc.size:
-        n = _impact_accumulate_dense(post_ptr, post_docid, imp, tids, weights, acc, seen,
-                                     touched)
-    else:
-        n = accumulate(post_ptr, post_docid, imp, tids, weights, acc, seen, touched)
-    return _topk_of(acc, seen, touched, n, rank, k)
-
-
 @njit(cache=True)
 def _ql_topk(post_ptr, post_docid, imp, prior, tids, qtf, nq, acc, seen, touched, rank, k):
     """Dirichlet ql from the cached impacts and prior (:func:`ql_impacts`): the query terms'
