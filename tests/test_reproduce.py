@@ -92,16 +92,20 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     import io
     import sys
 
-    from tiebreak.cli.reproduce import _show_progress
+    from tiebreak.evaluation.output import Progress  # the progress of reproduce --all
 
     class Tty(io.StringIO):
         def isatty(self):
             return True
 
+    def drawn(quiet: bool) -> bool:
+        with Progress(3, "reproduce", "items", enabled=not quiet) as bar:
+            return bar.bar is not None
+
     monkeypatch.setattr(sys, "stderr", Tty())
-    assert _show_progress(False) and not _show_progress(True)
+    assert drawn(False) and not drawn(True)
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert not _show_progress(False)
+    assert not drawn(False)
     # redirected (CliRunner's stderr is no terminal): no bar, the output alone
     r = CliRunner().invoke(main, ["reproduce", "ymt2016:table2", "--format", "tsv"])
     assert r.exit_code == 0 and "item/s" not in r.stderr and "reproduce:" not in r.stderr
