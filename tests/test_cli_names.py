@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 import pytest
 from click.testing import CliRunner
+from test_cli_conventions import _leaf_commands as leaf_commands
 
 from tiebreak.cli import main
 from tiebreak.cli.common import split_list
@@ -16,18 +17,8 @@ NOTE = "is deprecated (kept for one release)"
 
 
 def _leaf_commands():
-    ctx = click.Context(main)
-    out = []
-
-    def walk(group, prefix):
-        for name in group.list_commands(ctx):
-            cmd = group.get_command(ctx, name)
-            if isinstance(cmd, click.Group):
-                walk(cmd, prefix + [name])
-            else:
-                out.append((" ".join(prefix + [name]), cmd))
-    walk(main, [])
-    return out
+    """(name, command) of every leaf command: the walk of test_cli_conventions."""
+    return [(name, cmd) for name, cmd, _ in leaf_commands()]
 
 
 def _visible(cmd):

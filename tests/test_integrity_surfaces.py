@@ -6,28 +6,12 @@ errors, empty runs, studies' arguments."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_integrity_commands import QRELS, RUN, cli  # noqa: E402 - the shared CLI runner
 
-from tiebreak.cli import main
 from tiebreak.io import InputError, read_run
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "tiebreak" / "data"
-QRELS, RUN = str(EXAMPLE / "ymt2016.qrels"), str(EXAMPLE / "ymt2016.run")
-
-
-def cli(args, capsys):
-    capsys.readouterr()
-    try:
-        main.main([str(a) for a in args], prog_name="tiebreak")
-        code = 0
-    except SystemExit as e:
-        code = e.code or 0
-    o = capsys.readouterr()
-    assert "Traceback" not in o.err
-    return code, o.out, o.err
 
 
 @pytest.fixture
