@@ -369,21 +369,27 @@ def test_taat_touched_needs_a_spare_slot(tmp_path):
         assert idx.docnos[search(idx, [("q", "x y")], "bm25", k)[0].docids].tolist() == \
             ["e", "d", "c", "b", "a", "f"][:k]
     n = 6
+    # the argument types of tiebreak.retrieval.topk.run_plan (a read-only memory-mapped
+    # post_ptr and docno_rank), so that no second signature of the kernels is compiled
     pp = np.array([0, 6, 11], np.int64)
+    rank = np.arange(n, dtype=np.int32)
+    pp.flags.writeable = rank.flags.writeable = False
     pd = np.r_[np.arange(6), np.arange(5)].astype(np.int32)
     imp = np.ones(11)
     args = (pp, pd, imp, np.array([0, 1]), np.ones(2), np.zeros(0), 0.0, False, np.zeros(n),
             np.zeros(n, np.bool_))
     with pytest.raises(ValueError, match="one slot more"):
-        K.taat(*args, np.empty(n, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
-    d, s = K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64))
+        K.taat(*args, np.empty(n, np.int32), rank, 2, np.zeros(2, np.int64), -np.inf,
+               np.empty(n + 1))
+    d, s = K.taat(*args, np.empty(n + 1, np.int32), rank, 2, np.zeros(2, np.int64), -np.inf,
+                  np.empty(n + 1))
     assert s.tolist() == [2.0, 2.0] and d.tolist() == [4, 3]
     # with a starting threshold the collection is branch-free too: its score scratch needs
     # N + 1 slots as well
     with pytest.raises(ValueError, match="cs needs one slot more"):
-        K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64), 0.5,
+        K.taat(*args, np.empty(n + 1, np.int32), rank, 2, np.zeros(2, np.int64), 0.5,
                np.empty(n))
-    d, s = K.taat(*args, np.empty(n + 1, np.int32), np.arange(n), 2, np.zeros(2, np.int64), 0.5,
+    d, s = K.taat(*args, np.empty(n + 1, np.int32), rank, 2, np.zeros(2, np.int64), 0.5,
                   np.empty(n + 1))
     assert s.tolist() == [2.0, 2.0] and d.tolist() == [4, 3]
 

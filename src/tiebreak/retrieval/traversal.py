@@ -96,6 +96,8 @@ def plan(index, model, query_terms, quantize: int | None = None,
     integer = quantize is not None
     w, pw = sc.weights(index, tids, qtf, integer)
     zarr = np.zeros(1, np.int64 if integer else np.float64)
+    if not integer:
+        w = w.astype(np.float64)   # as in retrieve_many: one kernel signature per dtype
     if prior is None:
         prior = np.zeros(0, zarr.dtype)
     # the prior's weight in the score dtype: the kernels compile for one signature per dtype
@@ -255,8 +257,12 @@ def retrieve_many(index, queries, k: int = 1000, model="bm25",
     integer = quantize is not None
     q_ptr, q_tids, qtf = query_batch(index, queries)
     qid = np.repeat(np.arange(nq), np.diff(q_ptr))
-    q_w, q_pw = sc.batch_weights(index, q_tids, qtf, qid, nq, integer)
     zarr = np.zeros(1, np.int64 if integer else np.float64)
+    q_w, q_pw = sc.batch_weights(index, q_tids, qtf, qid, nq, integer)
+    if not integer:
+        # float weights for float impacts (a model may give integer query frequencies or prior
+        # weights, small integers, exact as float64): one signature of run_batch per dtype
+        q_w, q_pw = q_w.astype(np.float64), q_pw.astype(np.float64)
     has_prior = prior is not None
     if prior is None:
         prior = np.zeros(0, zarr.dtype)
