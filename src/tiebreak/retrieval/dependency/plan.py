@@ -30,6 +30,7 @@ LAMBDA = 0.4
 
 _NOLIMIT = np.int32(2**31 - 1)
 _ZERO1 = np.zeros(1)
+_ZERO1.flags.writeable = False  # read-only like the plan's tables: one kernel signature
 #: d_cnt increment of a proximity term in the kernel (the low 16 bits count the other terms)
 _PROX_UNIT = 65536
 #: default number of proximity terms of the models that enumerate all subsets
@@ -103,7 +104,11 @@ def _arrays(index):
     )
     maxdl = int(max(int(arrs[5].max()) if len(arrs[5]) else 1, 1))
     st = collection_stats(index)     # the whole collection's df / cf on a shard
-    arrs = arrs + (maxdl, np.asarray(st.df), np.asarray(st.cf))
+    # df / cf as read-only int64 whatever the index or shard statistics hold (int32 or int64,
+    # memory-mapped or not): the kernels compile for one signature
+    df, cf = (np.array(a, np.int64) for a in (st.df, st.cf))
+    df.flags.writeable = cf.flags.writeable = False
+    arrs = arrs + (maxdl, df, cf)
     if cache is not None:
         cache["dep_arrays"] = arrs
     return arrs
