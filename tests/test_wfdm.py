@@ -164,7 +164,7 @@ def test_cv_never_trains_on_its_test_fold(idx, monkeypatch, tmp_path):
         assert test and calls[f] == set(range(8)) - test
     assert calls[4] == set(range(8))
     # each fold's topics are ranked by that fold's weights through the registered wfdm
-    for i, (t, q) in enumerate(topics):
+    for i, (_, q) in enumerate(topics):
         w = L["weights"][int(L["fold"][i])]
         d, s = registry.run(idx, q.split(), 1000, "wfdm", uni=tuple(w[:3]), bi=tuple(w[3:]),
                             mu=MU)

@@ -48,14 +48,14 @@ import numpy as np
 
 from .dependency.plan import (
     _NOLIMIT,
-    B,
+    FDM_WEIGHTS,
     K1,
     MAX_PROX_TERMS,
     MU,
     SDM_WEIGHTS,
     SDM_WINDOW,
     WINDOW_PER_TERM,
-    FDM_WEIGHTS,
+    B,
     _arrays,
     _empty,
     _method,
