@@ -56,6 +56,10 @@ def test_pmi_segmentation_by_hand(idx):
     # "a c" never occurs as a phrase: PMI -inf, cut at any threshold
     assert adjacent_pmi(idx, [idx.term_id("a"), idx.term_id("c")])[0] == -math.inf
     assert segment(idx, ["a", "c"], -1e9) == [["a"], ["c"]]
+    from tiebreak.retrieval.wsdm import _phrase_masks
+
+    # the phrase-count kernel is compiled for one signature (int64 / int32 index arrays)
+    assert len(getattr(_phrase_masks, "signatures", [None])) == 1
 
 
 # Query "a b c" by hand. Term stats: cf/df a 2/2, b 3/3, c 3/3. Concepts (exact phrase in query
