@@ -26,14 +26,14 @@ def _enum(text: str, first: str) -> list[str]:
 
 def test_committed_header_is_the_generated_one():
     text = twins.header()
-    assert twins.HEADER.read_text(encoding="utf-8") == text, (
+    assert twins._read(twins.HEADER) == text, (
         "src/tiebreak/_native/_ev_specs.h is stale: run python -m tiebreak.measures.twins "
         "--header (then rebuild the extension)")
     assert twins.main(["--check"]) == 0
 
 
 def test_header_codes_are_the_table_codes():
-    text = twins.HEADER.read_text(encoding="utf-8")
+    text = twins._read(twins.HEADER)
     fams = _enum(text, "EV_AP")
     assert fams == [f"EV_{t.name}" for t in twins.TWINS] + ["EV_NFAM"]
     assert [twins.CODES[t.name] for t in twins.TWINS] == list(range(len(twins.TWINS)))
@@ -60,7 +60,7 @@ def test_header_codes_are_the_table_codes():
 def test_slots_the_c_code_reads_hold_the_parameters(family, kw, expected):
     """fp[EV_FP_<FAMILY>_<PARAMETER>] (the header's slot) is the parameter's value as packed;
     every other slot is 0 but the counted tail."""
-    d = _defines(twins.HEADER.read_text(encoding="utf-8"))
+    d = _defines(twins._read(twins.HEADER))
     (code, cutoff, rel), fp, exp = _spec(make(REGISTRY[family], family, **kw))
     assert (code, cutoff, rel, exp) == (twins.CODES[twins.TWINS[code].name], -1, 1, False)
     assert REGISTRY[family].kernel is twins.TWINS[code].kernel
@@ -104,13 +104,13 @@ def test_every_twin_serves_a_registered_family():
 
 @pytest.mark.parametrize("bad,message", [
     (lambda T: (T[6], *T[:6], *T[7:]), "expected form come first"),
-    (lambda T: (*T[:-1], T[-1]._replace(name="11pt")), "upper-case"),
-    (lambda T: (*T[:-1], T[-1]._replace(slots=(twins.Slot("levels", counted=True),
+    (lambda T: (*T[:-1], T[-1].replace(name="11pt")), "upper-case"),
+    (lambda T: (*T[:-1], T[-1].replace(slots=(twins.Slot("levels", counted=True),
                                                  twins.Slot("x")))), "must come last"),
-    (lambda T: (*T[:-1], T[-1]._replace(slots=tuple(twins.Slot(f"p{i}") for i in range(17)))),
+    (lambda T: (*T[:-1], T[-1].replace(slots=tuple(twins.Slot(f"p{i}") for i in range(17)))),
      "more than 16"),
-    (lambda T: (T[0]._replace(name="AP2"), *T), "share a kernel"),
-    (lambda T: (*T[:-1], T[-1]._replace(with_rel="NOPE")), "names no twin"),
+    (lambda T: (T[0].replace(name="AP2"), *T), "share a kernel"),
+    (lambda T: (*T[:-1], T[-1].replace(with_rel="NOPE")), "names no twin"),
 ])
 def test_bad_tables_refused(monkeypatch, bad, message):
     t = bad(twins.TWINS)

@@ -25,9 +25,8 @@ kernel's floating-point operations in the kernel's order, and the measure in ``M
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
-from typing import NamedTuple
 
 from . import kernels as K
 
@@ -44,32 +43,41 @@ ORDERINGS = (("trec_eval", "TREC"), ("realistic", "REAL"), ("optimistic", "OPT")
 SPEC_COLUMNS = ("FAM", "CUTOFF", "REL")
 
 
-class Slot(NamedTuple):
+class Slot:
     """How one measure parameter packs into float slots.
 
     A scalar (``parts`` and ``counted`` unset) takes one slot; a tuple of fixed length takes one
     slot per name of ``parts``; a ``counted`` tuple (of any length) takes one slot with its
     length and then its values, up to the last slot (it must be the last parameter), and a
-    measure whose tuple does not fit is left to the general path."""
+    measure whose tuple does not fit is left to the general path. (Plain classes, not
+    NamedTuple: this module is imported at every evaluation's start.)"""
 
-    param: str
-    parts: tuple[str, ...] = ()
-    counted: bool = False
+    __slots__ = ("param", "parts", "counted")
+
+    def __init__(self, param: str, parts: tuple[str, ...] = (), counted: bool = False):
+        self.param, self.parts, self.counted = param, parts, counted
 
 
-class Twin(NamedTuple):
-    """One measure kernel with a compiled twin.
+class Twin:
+    """One measure kernel with a compiled twin: the kernel (of :mod:`tiebreak.measures.kernels`),
+    the C family name (``EV_<name>``), the expected form the twin implements (None: the
+    deterministic orderings only) and its float parameters (:class:`Slot`) in slot order.
 
     ``only``: (parameter, value) pairs the twin needs (other values take the general path);
     ``with_rel``: the C family (another row's) computing this kernel when its ``rel`` parameter
     is set (NumRet with ``rel=`` counts the relevant documents retrieved)."""
 
-    kernel: object
-    name: str
-    expected: str | None = None
-    slots: tuple[Slot, ...] = ()
-    only: tuple[tuple[str, object], ...] = ()
-    with_rel: str | None = None
+    __slots__ = ("kernel", "name", "expected", "slots", "only", "with_rel")
+
+    def __init__(self, kernel, name: str, expected: str | None = None,
+                 slots: tuple[Slot, ...] = (), only: tuple[tuple[str, object], ...] = (),
+                 with_rel: str | None = None):
+        self.kernel, self.name, self.expected = kernel, name, expected
+        self.slots, self.only, self.with_rel = slots, only, with_rel
+
+    def replace(self, **kw) -> Twin:
+        """A copy with the fields of ``kw`` changed."""
+        return Twin(**{k: kw.get(k, getattr(self, k)) for k in self.__slots__})
 
 
 #: Every compiled twin, in family-code order (the twins with an expected form first).
@@ -247,7 +255,14 @@ def _any(terms: list[str]) -> str:
     return "(" + " || \\\n    ".join(terms) + ")" if terms else "0"
 
 
-HEADER = Path(__file__).resolve().parents[1] / "_native" / "_ev_specs.h"
+#: The generated header (in the source tree).
+HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_native",
+                      "_ev_specs.h")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,11 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     text = header()
     if args == ["--header"]:
-        HEADER.write_text(text, encoding="utf-8", newline="\n")
+        with open(HEADER, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
         print(f"wrote {HEADER}")
         return 0
     if args == ["--check"]:
-        same = HEADER.exists() and HEADER.read_text(encoding="utf-8") == text
+        same = os.path.exists(HEADER) and _read(HEADER) == text
         if not same:
             print(f"{HEADER} is stale: run python -m tiebreak.measures.twins --header",
                   file=sys.stderr)
