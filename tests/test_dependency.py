@@ -274,13 +274,18 @@ def test_pure_python_kernel_agrees(two_docs):
     if not iv.HAVE_NUMBA:
         pytest.skip("numba absent")
     idx, q = two_docs
+    from tiebreak.retrieval.dependency import _kernels, lkp_family, mrf
+
     fast = [dep.lkp(idx, q, 10), dep.fdm(idx, q, 10)]
-    orig = dep._score_query
+    orig = _kernels._score_query
+    mods = (_kernels, lkp_family, mrf)  # the modules whose code calls it
     try:
-        dep._score_query = orig.py_func
+        for m in mods:
+            m._score_query = orig.py_func
         slow = [dep.lkp(idx, q, 10), dep.fdm(idx, q, 10)]
     finally:
-        dep._score_query = orig
+        for m in mods:
+            m._score_query = orig
     for (a, b), (c, e) in zip(fast, slow):
         assert a.tolist() == c.tolist() and b == pytest.approx(e, abs=1e-12)
 

@@ -10,16 +10,15 @@ import numpy as np
 import pytest
 
 from tiebreak.io import read_qrels, read_run
-from tiebreak.judgments.estimate import (
+from tiebreak.judgments.adjust import (
     adjusted_scores,
     anti_precision,
-    estimate_scores,
     leave_one_out_losses,
-    predicted_relevance,
-    topic_lists,
     webber_park,
 )
+from tiebreak.judgments.estimate import estimate_scores, topic_lists
 from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
+from tiebreak.judgments.predict import predicted_relevance
 from tiebreak.judgments.scoring import score_runs
 
 
@@ -102,7 +101,8 @@ def test_anti_precision_leaves_topics_without_evidence_alone():
 def test_prediction_is_logistic_regression_on_rank_features():
     from sklearn.linear_model import LogisticRegression
 
-    from tiebreak.judgments.estimate import KMAX, _rank_features
+    from tiebreak.judgments.estimate import KMAX
+    from tiebreak.judgments.predict import _rank_features
 
     runs, deep = _random_collection(5, n_runs=6)
     L = run_lists(runs, deep)
@@ -136,7 +136,7 @@ def _binary_collection(seed):
 
 @pytest.mark.parametrize("family", ["AP", "nDCG"])
 def test_recall_estimate_equals_truth_when_the_shallow_pool_is_the_deep_one(family):
-    from tiebreak.judgments.estimate import recall_scores
+    from tiebreak.judgments.recall import recall_scores
 
     runs, deep = _binary_collection(11)
     L = run_lists(runs, deep)
@@ -152,12 +152,8 @@ def test_recall_estimate_equals_truth_when_the_shallow_pool_is_the_deep_one(fami
 def test_recall_bounds_are_the_exact_range_and_hold_the_estimate(family, seed):
     import itertools
 
-    from tiebreak.judgments.estimate import (
-        _judgment_lookup,
-        _recall_metric,
-        _values,
-        recall_scores,
-    )
+    from tiebreak.judgments.estimate import _judgment_lookup, _values
+    from tiebreak.judgments.recall import _recall_metric, recall_scores
 
     runs, deep = _binary_collection(seed)
     runs = runs[:3]

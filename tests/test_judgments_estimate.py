@@ -1,4 +1,5 @@
-"""tiebreak.judgments.estimate: gain models, Chao-Lee gate, two-stage weights, accuracy."""
+"""tiebreak.judgments.estimate and .accuracy: gain models, Chao-Lee gate, two-stage weights,
+accuracy."""
 
 from __future__ import annotations
 
@@ -10,18 +11,15 @@ from click.testing import CliRunner
 
 from tiebreak.cli import main
 from tiebreak.io import read_qrels, read_run
+from tiebreak.judgments.accuracy import accuracy, epsilon, tau_distance, weighted_distance
 from tiebreak.judgments.estimate import (
     TopicLists,
-    accuracy,
     chao_lee_gamma,
-    epsilon,
     estimate_scores,
     fit_model,
     gain_curve,
     simplex_minimise,
-    tau_distance,
     two_stage,
-    weighted_distance,
 )
 from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists
 from tiebreak.judgments.scoring import score_runs

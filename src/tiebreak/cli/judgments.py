@@ -211,8 +211,9 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
-    from ..judgments.estimate import estimate_scores, gains_lookup, read_gains, recall_scores
+    from ..judgments.estimate import estimate_scores
     from ..judgments.pool import run_lists
+    from ..judgments.recall import gains_lookup, read_gains, recall_scores
 
     family, p, k = _estimate_metric(metric)
     if family != "RBP":
@@ -327,7 +328,7 @@ def _estimate_accuracy(E, names, run_objs, deep_path, topics, q, p, depth, fmt) 
     import pandas as pd
 
     from ..io import InputError, read_qrels
-    from ..judgments.estimate import accuracy, tau_distance, weighted_distance
+    from ..judgments.accuracy import accuracy, tau_distance, weighted_distance
     from ..judgments.pool import subset_topics
     from ..judgments.scoring import score_runs
 

@@ -14,18 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..io import Qrels
+from ..judgments.accuracy import accuracy, tau_distance, weighted_distance
+from ..judgments.adjust import ADJUSTMENTS, adjusted_scores
 from ..judgments.estimate import (
-    ADJUSTMENTS,
     MODELS,
     TWO_STAGE_MODELS,
-    accuracy,
-    adjusted_scores,
     empirical_gains,
     estimate_scores,
     infrbp_scores,
-    tau_distance,
     topic_lists,
-    weighted_distance,
 )
 
 
@@ -154,7 +151,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     baselines : list of str, optional
         Which of :data:`BASELINES` to report (default all; ``infrbp`` also needs
         ``two_strata`` > 0): LB, UB, the midpoint, RM, InfRBP, and the adjustments for
-        unjudged documents of :data:`tiebreak.judgments.estimate.ADJUSTMENTS` (Webber & Park
+        unjudged documents of :data:`tiebreak.judgments.adjust.ADJUSTMENTS` (Webber & Park
         2009; anti-precision after Lipani, Lupu & Hanbury 2015; relevance prediction after
         Buttcher et al. 2007 / Carterette & Allan 2007), each computed from the shallow pool
         only. The gain-model estimators are always reported.

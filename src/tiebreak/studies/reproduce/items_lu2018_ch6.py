@@ -324,7 +324,7 @@ register(Item("lu2018:fig6.7", "Mean Chao-Lee gamma against pool depth", "Sectio
 
 
 def _fig612_values(ctx):
-    from ...judgments.estimate import tau_distance
+    from ...judgments.accuracy import tau_distance
 
     st = _study(ctx)
     out = {}
