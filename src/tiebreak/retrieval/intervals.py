@@ -764,8 +764,8 @@ def index_thresholds(index) -> IntervalThresholds:
     """The thresholds stored in ``index``'s manifest (optional metadata under
     :data:`MANIFEST_KEY`), else :data:`THESIS_THRESHOLDS`: an index built without
     ``--calibrate-intervals`` (or before calibration existed), a sharded index, or any object
-    without a ``manifest`` falls back to the thesis's constants. The manifest's entry was
-    checked when the index was opened (:mod:`tiebreak.index.manifest`)."""
+    without a ``manifest`` falls back to the thesis's constants. Raises
+    :class:`~tiebreak.index.manifest.IndexFormatError` for a malformed entry."""
     m = getattr(index, "manifest", None)
     entry = m.get(MANIFEST_KEY) if isinstance(m, dict) else None
     if entry is None:
@@ -773,7 +773,13 @@ def index_thresholds(index) -> IntervalThresholds:
     cache = getattr(index, "_cache", None)
     if isinstance(cache, dict) and "interval_thresholds" in cache:
         return cache["interval_thresholds"]
-    th = IntervalThresholds.from_json(entry)
+    try:
+        th = IntervalThresholds.from_json(entry)
+    except ValueError as e:
+        from ..index.manifest import IndexFormatError
+
+        raise IndexFormatError(f"{getattr(index, 'path', 'index')}/manifest.json: {e}; run "
+                               "'tiebreak index calibrate' again") from None
     if isinstance(cache, dict):
         cache["interval_thresholds"] = th
     return th
