@@ -16,8 +16,8 @@ pytest.importorskip("numba")
 
 from test_dependency_exact import QUERIES, build  # noqa: E402 - the shared small collection
 
-from tiebreak.retrieval import intervals as iv  # noqa: E402
 from tiebreak.retrieval import interval_calibration as ic  # noqa: E402
+from tiebreak.retrieval import intervals as iv  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +73,7 @@ def test_lps_tf_counters_identical():
     """LPS with the TF counters of §3.3.2 stops early and gives the intervals of LPS without
     them and of EPS, over the CDF and over a direct file, for every subquery."""
     rng = np.random.default_rng(3)
-    stopped_early = 0
-    for trial in range(60):
+    for _ in range(60):
         k = int(rng.integers(2, 6))
         pl = _random_doc(rng, k, int(rng.integers(5, 80)), float(rng.choice([0.05, 0.3, 0.9])))
         length = max(int(p[-1]) for p in pl) + 1 + int(rng.integers(0, 30))
@@ -91,10 +90,20 @@ def test_lps_tf_counters_identical():
             out_l, out_r = np.empty(len(flat) + 1, np.int32), np.empty(len(flat) + 1, np.int32)
             n = iv.lps_if_kernel(flat, starts, ends, np.int64(mask), out_l, out_r)
             assert np.array_equal(np.stack([out_l[:n], out_r[:n]], 1), ref)
-            # the counters stop before the end when the last interval's left term is spent
-            if len(ref) and ref[-1, 1] < length - 1:
-                stopped_early += 1
-    assert stopped_early > 50
+
+
+def test_lps_tf_counters_stop_reading():
+    """With counters the scan ends once a voided term is spent: entries after that point are
+    never read (here a term id that would otherwise open one more interval)."""
+    cdf_pos = np.arange(6, dtype=np.int32)
+    cdf_term = np.array([0, 1, 0, -1, 1, 0], np.int32)     # a then b then a ... then b, a
+    out_l, out_r = np.empty(6, np.int32), np.empty(6, np.int32)
+    tf = np.zeros(64, np.int64)
+    tf[0], tf[1] = 2, 1             # counts of the first three entries only
+    n = iv.lps_tf_kernel(cdf_pos, cdf_term, np.int64(3), tf, out_l, out_r)
+    assert n == 2 and out_l[:n].tolist() == [0, 1] and out_r[:n].tolist() == [1, 2]
+    n = iv.lps_kernel(cdf_pos, cdf_term, np.int64(3), out_l, out_r)
+    assert n == 4 and out_r[:n].tolist() == [1, 2, 4, 5]
 
 
 def test_every_method_choice_gives_the_same_intervals():
@@ -190,7 +199,7 @@ def test_calibrate_small_grid_one_signature_per_kernel():
     assert "measured" in cal.table() and "thesis" in cal.table()
     for kern in (iv.eps_kernel, iv.lps_if_kernel, iv.lps_if_all_kernel,
                  iv.eps_cdf_all_if_kernel, ic._run_batch):
-        assert len(kern.signatures) == 1, kern
+        assert len(kern.signatures) <= 1, kern     # 0 when only called from a cached kernel
 
 
 def test_cli_calibrate(idx_path, tmp_path):
