@@ -39,8 +39,9 @@ import numpy as np
 
 from . import intervals as iv
 
-__all__ = ["ALPHAS", "KS_ALL", "KS_SINGLE", "Calibration", "calibrate", "crossing",
-           "store_thresholds", "synthetic_document"]
+__all__ = ["ALPHAS", "KS_ALL", "KS_SINGLE", "METHODS", "Calibration", "batch_of", "buffers",
+           "calibrate", "crossing", "run_batch", "store_thresholds", "synthetic_document",
+           "time_cell"]
 
 #: term densities of the grid
 ALPHAS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8)
@@ -69,7 +70,7 @@ def synthetic_document(k: int, alpha: float, length: int, rng) -> list[np.ndarra
     return [np.flatnonzero(toks == j).astype(np.int32) for j in range(k)]
 
 
-def _batch(docs):
+def batch_of(docs):
     """(flat int32, starts (n, k) int64, ends (n, k) int64): the documents' lists in one
     array, document ``d``'s term ``j`` at ``flat[starts[d, j]:ends[d, j]]``."""
     flat = np.concatenate([np.concatenate(pl) for pl in docs]).astype(np.int32)
@@ -78,15 +79,28 @@ def _batch(docs):
     return flat, ends - lens, ends
 
 
+#: the methods :func:`run_batch` runs, by code
+METHODS = ("EPS-IF-S", "LPS-IF-S", "LPS-IF-A", "EPS-CDF-A", "LPS-DF-S", "LPS-DF-S+TF")
+
+
 @iv.jit
-def _run_batch(method, flat, starts, ends, out_mask, out_l, out_r, out_ls, out_rs):
-    """Run one method over every document of a batch: 0 EPS-IF-S, 1 LPS-IF-S (whole-query
-    mask), 2 LPS-IF-A, 3 EPS-CDF-A (all subqueries, CDF merge included). Returns the total
-    number of intervals (all subqueries: emissions, counted beyond the buffers)."""
+def _run_batch(method, flat, starts, ends, df_term, df_ptr, out_mask, out_l, out_r, out_ls,
+               out_rs):  # fmt: skip
+    """Run one method over every document of a batch (codes of :data:`METHODS`): 0 EPS-IF-S,
+    1 LPS-IF-S (whole-query mask), 2 LPS-IF-A, 3 EPS-CDF-A (all subqueries, CDF merge
+    included), 4 LPS-DF-S and 5 LPS-DF-S with TF counters over the direct file of document
+    ``d``, ``df_term[df_ptr[d]:df_ptr[d + 1]]`` (local term id per token, -1 for any other
+    term; methods 0-3 ignore it). Returns the total number of intervals (all subqueries:
+    emissions, counted beyond the buffers)."""
     n_docs, k = starts.shape
     st = np.empty(k, np.int64)
     en = np.empty(k, np.int64)
     mask = (np.int64(1) << k) - 1
+    tf = np.zeros(64, np.int64)
+    longest = 0
+    for d in range(len(df_ptr) - 1):
+        longest = max(longest, df_ptr[d + 1] - df_ptr[d])
+    iota = np.arange(longest).astype(np.int32)         # a direct file's positions
     tot = 0
     for d in range(n_docs):
         for j in range(k):
@@ -99,28 +113,45 @@ def _run_batch(method, flat, starts, ends, out_mask, out_l, out_r, out_ls, out_r
         elif method == 2:
             tot += iv.lps_if_all_kernel(flat, st, en, False, out_mask, out_l, out_r, out_ls,
                                         out_rs)
-        else:
+        elif method == 3:
             tot += iv.eps_cdf_all_if_kernel(flat, st, en, False, out_mask, out_l, out_r, out_ls,
                                             out_rs)
+        else:
+            lo, hi = df_ptr[d], df_ptr[d + 1]
+            pos = iota[:hi - lo]
+            if method == 5:
+                for j in range(k):
+                    tf[j] = en[j] - st[j]          # the index's tf of each query term
+                tot += iv._lps_scan(pos, df_term[lo:hi], mask, tf, out_l, out_r)
+            else:
+                tot += iv._lps_scan(pos, df_term[lo:hi], mask, tf[:0], out_l, out_r)
     return tot
 
 
-def _buffers(cap: int):
+_NO_DF = (np.zeros(0, np.int32), np.zeros(1, np.int64))
+
+
+def run_batch(method: int, batch, bufs, df=_NO_DF) -> int:
+    """:func:`_run_batch` over ``batch`` = (flat, starts, ends) with buffers ``bufs``
+    (:func:`buffers`) and, for methods 4-5, ``df`` = (df_term int32, df_ptr int64)."""
+    return _run_batch(method, *batch, *df, *bufs)
+
+
+def buffers(cap: int):
     return (np.empty(cap, np.int64), np.empty(cap, np.int32), np.empty(cap, np.int32),
             np.empty(cap, np.int32), np.empty(cap, np.int32))
 
 
-def _time_cell(methods, batch, bufs, repeats: int) -> list[float]:
-    """Seconds per document of each method on a batch (best of ``repeats``, methods
-    interleaved so that a slow moment of a shared machine hits both)."""
-    flat, starts, ends = batch
+def time_cell(methods, batch, bufs, repeats: int, df=_NO_DF) -> list[float]:
+    """Seconds per document of each method (codes of :data:`METHODS`) on a batch (best of
+    ``repeats``, methods interleaved so that a slow moment of a shared machine hits all)."""
     best = [math.inf] * len(methods)
     for _ in range(repeats):
         for i, m in enumerate(methods):
             t = time.perf_counter()
-            _run_batch(m, flat, starts, ends, *bufs)
+            run_batch(m, batch, bufs, df)
             best[i] = min(best[i], time.perf_counter() - t)
-    return [b / len(starts) for b in best]
+    return [b / len(batch[1]) for b in best]
 
 
 def crossing(alphas, ratios) -> float | None:
@@ -195,16 +226,16 @@ def calibrate(seed: int = 1, length: int = 2000, docs: int = 10, repeats: int = 
     t_start = time.perf_counter()
     rng = np.random.default_rng(seed)
     cal = Calibration(iv.THESIS_THRESHOLDS)
-    bufs = _buffers(1 << 16)
-    warm = _batch([synthetic_document(3, 0.1, 50, rng)])
+    bufs = buffers(1 << 16)
+    warm = batch_of([synthetic_document(3, 0.1, 50, rng)])
     for m in range(4):                                   # compile (or load) once
-        _run_batch(m, *warm, *bufs)
+        run_batch(m, warm, bufs)
     dens, ratio_single = [], []
     for k in ks_single:
         rows = []
         for a in alphas:
-            b = _batch([synthetic_document(k, a, length, rng) for _ in range(docs)])
-            t_eps, t_lps = _time_cell((0, 1), b, bufs, repeats)
+            b = batch_of([synthetic_document(k, a, length, rng) for _ in range(docs)])
+            t_eps, t_lps = time_cell((0, 1), b, bufs, repeats)
             dens.append(len(b[0]) / (docs * length))
             ratio_single.append(t_lps / t_eps)
             rows.append((dens[-1], 1e3 * t_eps, 1e3 * t_lps))
@@ -214,13 +245,13 @@ def calibrate(seed: int = 1, length: int = 2000, docs: int = 10, repeats: int = 
     for k in ks_all:
         rows, ratios, used = [], [], []
         for a in alphas:
-            b = _batch([synthetic_document(k, a, length, rng) for _ in range(docs)])
-            n = _run_batch(3, *b, *bufs) / docs
+            b = batch_of([synthetic_document(k, a, length, rng) for _ in range(docs)])
+            n = run_batch(3, b, bufs) / docs
             if n > _MAX_EMISSIONS:
                 break
             if n * docs > len(bufs[0]):             # room for the largest document
-                bufs = _buffers(int(n * docs) + 1)
-            t_lps, t_eps = _time_cell((2, 3), b, bufs, repeats)
+                bufs = buffers(int(n * docs) + 1)
+            t_lps, t_eps = time_cell((2, 3), b, bufs, repeats)
             rows.append((len(b[0]) / (docs * length), 1e3 * t_lps, 1e3 * t_eps))
             ratios.append(t_eps / t_lps)
             used.append(rows[-1][0])
