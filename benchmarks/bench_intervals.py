@@ -192,25 +192,36 @@ def direct_file(flat, starts, ends, doclen):
     return toks
 
 
-def single_interval_times(docs, copies: int, repeat: int = 3):
-    """{method: (n,) seconds per document} of Table 3.6's methods and (n,) alpha: each document
-    run ``copies`` times in one compiled call, best of ``repeat``."""
+def batched_times(docs, copies: int, methods=SINGLE, repeat: int = 3):
+    """{method: (n,) seconds per document} of ``methods`` ({name: code of
+    interval_calibration.METHODS}) and (n,) alpha: each document run ``copies`` times in one
+    compiled call (no Python dispatch per run), best of ``repeat``."""
     from tiebreak.retrieval import interval_calibration as ic
 
     bufs = ic.buffers(1 << 12)
-    out = {m: np.empty(len(docs)) for m in SINGLE}
+    out = {m: np.empty(len(docs)) for m in methods}
     alpha = np.empty(len(docs))
     for i, (flat, starts, ends, doclen) in enumerate(docs):
         alpha[i] = len(flat) / max(doclen, 1)
-        if len(flat) > len(bufs[1]):
-            bufs = ic.buffers(2 * len(flat))
+        one = (flat, starts[None, :], ends[None, :])
+        need = max(len(flat), ic.run_batch(3, one, bufs) if 3 in methods.values() else 0)
+        if need > len(bufs[1]):
+            bufs = ic.buffers(2 * need)
         batch = (flat, np.tile(starts, (copies, 1)), np.tile(ends, (copies, 1)))
         dfile = direct_file(flat, starts, ends, doclen)
         df = (np.tile(dfile, copies), np.arange(copies + 1, dtype=np.int64) * len(dfile))
-        ts = ic.time_cell(tuple(SINGLE.values()), batch, bufs, repeat, df)
-        for m, t in zip(SINGLE, ts):
-            out[m][i] = t
+        ts = ic.time_cell(tuple(methods.values()), batch, bufs, repeat, df)
+        for m, t in zip(methods, ts):
+            out[m][i] = t                        # time_cell: per row of the batch
     return out, alpha
+
+
+def synthetic_docs(k, alpha, length, n, rng):
+    """``n`` synthetic documents in the (flat, starts, ends, doclen) form of the real ones."""
+    from tiebreak.retrieval.interval_calibration import synthetic_document
+
+    return [flat_lists(synthetic_document(k, alpha, length, rng)) + (length,)
+            for _ in range(n)]
 
 
 def rule_check(name, alpha, k, t_old, t_new, rules):
@@ -279,13 +290,13 @@ def main(argv=None):
           "query): ms per document")
     head = " ".join(f"{m + ' med':>16} {'max':>7}" for m in SINGLE)
     print(f"{'k':>3} {'docs':>6} {'occ':>5} {'alpha':>6} {head}")
-    fig = []
+    fig: list = []
     for k in KS:
         docs = pool.get(str(k), [])
         if not docs:
             continue
-        ts, alpha = single_interval_times(docs, args.copies)
-        row = " ".join(f"{np.median(ts[m]) * 1e3:16.4f} {ts[m].max() * 1e3:7.3f}"
+        ts, alpha = batched_times(docs, args.copies)
+        row = " ".join(f"{np.median(ts[m]) * 1e3:16.4f} {ts[m].max() * 1e3:7.4f}"
                        for m in SINGLE)
         print(f"{k:3d} {len(docs):6d} {np.median([len(d[0]) for d in docs]):5.0f} "
               f"{np.median(alpha):6.3f} {row}")
@@ -300,6 +311,17 @@ def main(argv=None):
             continue
         cells = " ".join(f"{np.median(figa[sel, 2 + j]) * 1e3:12.4f}" for j in range(len(SINGLE)))
         print(f"[{lo:.2f},{min(hi, 1):.2f}) {int(sel.sum()):6d} {cells}")
+
+    rng = np.random.default_rng(args.seed)
+    print(f"\n3b. the same on synthetic documents of {args.synthetic_len} tokens (web-page "
+          "length; 5 per cell): median ms per document")
+    print(f"{'k':>3} {'alpha':>6} {'occ':>6} " + " ".join(f"{m:>12}" for m in SINGLE))
+    for k in (3, 5, 8, 10):
+        for a in (0.01, 0.05, 0.15, 0.3, 0.6):
+            docs = synthetic_docs(k, a, args.synthetic_len, 5, rng)
+            ts, _ = batched_times(docs, 2)
+            print(f"{k:3d} {a:6.2f} {np.median([len(d[0]) for d in docs]):6.0f} "
+                  + " ".join(f"{np.median(ts[m]) * 1e3:12.4f}" for m in SINGLE))
 
     print("\n4. the rules on these documents")
     col = {m: 2 + j for j, m in enumerate(SINGLE)}
@@ -336,9 +358,10 @@ def main(argv=None):
         diff = ts["LPS-IF-A"] - ts["EPS-CDF-A"]
         p = wilcoxon(diff).pvalue if np.any(diff != 0) else 1.0
         print(f"{label:>8} {len(docs):6d} {occ:5.0f} {row} {ratio:13.1f} {p:11.2g}")
-        if label != "natural":
-            all_rows += [(len(d[1]), len(d[0]) / max(d[3], 1), ts["LPS-IF-A"][i],
-                          ts["EPS-CDF-A"][i]) for i, d in enumerate(docs)]
+        if label != "natural":      # the rule check times them batched (no dispatch)
+            bt, alpha = batched_times(docs, args.copies, {"LPS-IF-A": 2, "EPS-CDF-A": 3})
+            all_rows += [(len(d[1]), alpha[i], bt["LPS-IF-A"][i], bt["EPS-CDF-A"][i])
+                         for i, d in enumerate(docs)]
     alla = np.array(all_rows)
 
     def all_rule(t):
@@ -352,14 +375,14 @@ def main(argv=None):
         return pick
 
     print()
-    rule_check("all subqueries, LPS-IF-A (old) vs EPS-CDF-A (new)", alla[:, 1], alla[:, 0],
+    rule_check("all subqueries (batched timing), LPS-IF-A (old) vs EPS-CDF-A (new)",
+               alla[:, 1], alla[:, 0],
                alla[:, 2], alla[:, 3],
                [(f"thesis: alpha >= {thesis.alpha_all} or k >= {thesis.k_all}",
                  all_rule(thesis)),
                 (f"measured: alpha >= {th.alpha_all} or k >= {th.k_all}", all_rule(th))])
 
     print(f"\nsynthetic documents ({args.synthetic_len} tokens): ms per document (median of 5)")
-    rng = np.random.default_rng(args.seed)
     print(f"{'k':>3} {'alpha':>6} {'occ':>6} {'CDF build':>10} "
           + " ".join(f"{m:>11}" for m in METHODS))
     for k in (3, 5, 8, 10):
