@@ -316,12 +316,24 @@ def main(argv=None):
     print(f"\n3b. the same on synthetic documents of {args.synthetic_len} tokens (web-page "
           "length; 5 per cell): median ms per document")
     print(f"{'k':>3} {'alpha':>6} {'occ':>6} " + " ".join(f"{m:>12}" for m in SINGLE))
+    from tiebreak.retrieval.interval_calibration import crossing
+
+    cross: dict = {}
     for k in (3, 5, 8, 10):
         for a in (0.01, 0.05, 0.15, 0.3, 0.6):
             docs = synthetic_docs(k, a, args.synthetic_len, 5, rng)
-            ts, _ = batched_times(docs, 2)
+            ts, alpha = batched_times(docs, 2)
             print(f"{k:3d} {a:6.2f} {np.median([len(d[0]) for d in docs]):6.0f} "
                   + " ".join(f"{np.median(ts[m]) * 1e3:12.4f}" for m in SINGLE))
+            for m in ("LPS-DF-S+TF", "LPS-IF-S"):
+                cross.setdefault(m, ([], []))
+                cross[m][0].append(float(np.mean(alpha)))
+                cross[m][1].append(float(np.median(ts[m]) / np.median(ts["EPS-IF-S"])))
+    for m, (al, ra) in cross.items():
+        c = crossing(al, ra)
+        print(f"  {m} faster than EPS-IF-S from alpha >= "
+              f"{'never' if c is None else f'{c:.3f}'} (all k; the thesis's Fig. 3.10 "
+              f"choice: 0.15)")
 
     print("\n4. the rules on these documents")
     col = {m: 2 + j for j, m in enumerate(SINGLE)}

@@ -63,6 +63,8 @@ def test_crossing():
     assert ic.crossing(a, [2.0, 2.0, 2.0]) is None        # never
     assert ic.crossing(a, [0.1, 1.0, 10.0]) is None       # faster only when sparse: not "from"
     assert ic.crossing([], []) is None
+    assert ic.crossing(a, [0.97, 0.97, 0.97]) == 0.0
+    assert ic.crossing(a, [0.97, 0.97, 0.97], below=0.95) is None      # not 5 % faster
 
 
 def _random_doc(rng, k, length, alpha):
@@ -223,3 +225,12 @@ def test_cli_calibrate(idx_path, tmp_path):
     assert r.exit_code == 2 and "tiebreak: error:" in r.output
     r = CliRunner().invoke(main, ["index", "somefile", str(path)])
     assert r.exit_code == 2 and "unexpected argument" in r.output
+    src = tmp_path / "docs.jsonl"
+    src.write_text('{"docno": "a", "text": "x y z x"}\n{"docno": "b", "text": "y z"}\n')
+    r = CliRunner().invoke(main, ["index", str(src), "-o", str(tmp_path / "new"), "-q",
+                                  "--calibrate-intervals"])
+    assert r.exit_code == 0, r.output
+    assert iv.index_thresholds(open_index(tmp_path / "new")).source == "measured"
+    r = CliRunner().invoke(main, ["index", str(src), "-o", str(tmp_path / "sh"), "--shards",
+                                  "2", "--calibrate-intervals"])
+    assert r.exit_code == 2 and "--calibrate-intervals" in r.output
