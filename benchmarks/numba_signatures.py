@@ -5,7 +5,7 @@ kernels) in every fresh process, and the test suite starts many (xdist workers, 
 subprocesses). The retrieval and index modules bring their arguments to one dtype at the Python
 boundary so that each kernel compiles once; this tool finds the kernels where that does not hold.
 
-Usage (arguments after the options go to pytest; default: the retrieval and index tests)::
+Usage (other arguments go to pytest; without a test path, the retrieval and index tests)::
 
     PYTHONPATH=src python benchmarks/numba_signatures.py [--all] [--json FILE] [PYTEST ARGS...]
 
@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write {dispatcher: [signatures]} to this file")
     args, rest = ap.parse_known_args(argv)
     plugin = _Plugin(args.all)
-    code = pytest.main(["-q", "-n", "0", "-p", "no:cacheprovider", *(rest or DEFAULT_TESTS)],
-                       plugins=[plugin])
+    files = [a for a in rest if not a.startswith("-")]   # pytest options alone: default tests
+    code = pytest.main(["-q", "-n", "0", "-p", "no:cacheprovider", *rest,
+                        *([] if files else DEFAULT_TESTS)], plugins=[plugin])
     if args.json:
         with open(args.json, "w") as f:
             json.dump(plugin.result, f, indent=1, sort_keys=True)
