@@ -30,7 +30,6 @@ LAMBDA = 0.4
 
 _NOLIMIT = np.int32(2**31 - 1)
 _ZERO1 = np.zeros(1)
-_ZERO1.flags.writeable = False  # read-only like the plan's tables: one kernel signature
 #: d_cnt increment of a proximity term in the kernel (the low 16 bits count the other terms)
 _PROX_UNIT = 65536
 #: default number of proximity terms of the models that enumerate all subsets
