@@ -200,6 +200,26 @@ def test_retrieve_many_equals_retrieve(indexes, name, kw, quant):
                           **kw))
 
 
+def test_float_scoring_compiles_one_signature_per_kernel(indexes):
+    """The traversal brings every argument of the compiled kernels to one type (float weights
+    for float impacts, whatever a model gives): bm25 and ql, one query and a batch, every
+    algorithm, compile one float signature of each kernel (a second is seconds of compilation
+    in every fresh process)."""
+    from tiebreak.retrieval import kernels as K
+    from tiebreak.retrieval.traversal import retrieve_many
+
+    idx = indexes[0]
+    qs = [["t1", "t2", "t2"], ["t3"]]
+    for name in ("bm25", "ql"):
+        for alg in ("exhaustive", "maxscore", "bmw"):
+            retrieve_many(idx, qs, 5, name, alg)
+            retrieve(idx, qs[0], 5, name, alg)
+    imp_arg = {K.run_batch: 3, K.maxscore: 2, K.bmw: 2, K.taat: 2}
+    for kernel, i in imp_arg.items():
+        floats = [s for s in kernel.signatures if str(s[i].dtype) == "float64"]
+        assert len(floats) == 1, (kernel.py_func.__name__, floats)
+
+
 def test_search_cli_options(indexes, tmp_path):
     from click.testing import CliRunner
 
