@@ -34,9 +34,13 @@ import click
               help="--shards: build the shards on a Dask cluster: tcp://scheduler:8786, or "
                    "'local' for a LocalCluster (needs pip install 'tiebreak[dask]'; SOURCE and "
                    "INDEX_DIR must be reachable by the workers under the same paths).")
+@click.option("--direct", is_flag=True,
+              help="Also store the direct file (every document's term ids in position order, "
+                   "4 bytes a token): proximity reranking then reads candidates' terms from it "
+                   "instead of the positional postings. Not with --shards.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=None, jobs=0,
-              dask_address=None):
+              dask_address=None, direct=False):
     """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index).
 
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
@@ -74,6 +78,8 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
         fail("missing -o INDEX_DIR (or use --verify to check an existing index)")
     if shards is None and (dask_address or jobs):
         fail(f"{'--dask' if dask_address else '--jobs'} works with --shards N")
+    if shards is not None and direct:
+        fail("--direct builds a single index; it does not work with --shards")
 
     from ..index.analysis import Analyzer
     from ..index.build import build_index
@@ -91,14 +97,15 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
         return
     try:
         idx = build_index(source, output, analyzer=an, fields=flds,
-                          progress=(not quiet) and sys.stderr.isatty())
+                          progress=(not quiet) and sys.stderr.isatty(), direct=direct)
     except FileExistsError as e:
         fail(_exists_message(e))
     except (ValueError, EOFError) as e:   # any other OSError: tiebreak.cli's one error path
         fail(str(e))
     if not quiet:
         click.echo(f"indexed {idx.num_docs} documents, {idx.vocab_size} terms, "
-                   f"{idx.num_postings} postings, {idx.collection_length} tokens "
+                   f"{idx.num_postings} postings, {idx.collection_length} tokens"
+                   f"{' and the direct file' if direct else ''} "
                    f"in {time.perf_counter() - t0:.1f} s -> {output}", err=True)
 
 

@@ -130,8 +130,21 @@ def _kernels():
                     dl[post_docid[j]] += post_tf[j]
             return cf, dl
 
+        @njit(cache=True, nogil=True)
+        def check_direct(post_ptr, post_docid, pos_ptr, pos, doc_start, direct):
+            # the direct file holds term t at every position of every posting of t; with
+            # len(direct) = collection_length (checked at open) that makes it the exact
+            # inverse of the positional postings. Returns the first bad term, or -1
+            for t in range(post_ptr.size - 1):
+                for j in range(post_ptr[t], post_ptr[t + 1]):
+                    base = doc_start[post_docid[j]]
+                    for i in range(pos_ptr[j], pos_ptr[j + 1]):
+                        if direct[base + pos[i]] != t:
+                            return t
+            return -1
+
         _KERNELS = {"recount": recount, "docids": check_docids, "tf": check_tf,
-                    "positions": check_positions}
+                    "positions": check_positions, "direct": check_direct}
         return _KERNELS
 
 
@@ -221,6 +234,16 @@ def _inv_blk_last(ix: Index, a: np.ndarray) -> str | None:
     return None if bad < 0 else f"blk_last[{bad}] outside [0, num_docs)"
 
 
+def _inv_direct(ix: Index, a: np.ndarray) -> str | None:
+    # term ids in [0, V), read in chunks of 1M entries (the length was checked at open)
+    for s in range(0, a.size, _STEP):
+        c = np.asarray(a[s:s + _STEP])
+        bad = np.flatnonzero((c < 0) | (c >= ix.vocab_size))
+        if bad.size:
+            return f"direct[{s + int(bad[0])}] outside [0, vocab_size)"
+    return None
+
+
 #: array name -> invariant check run at its first access (after its crc32); returns a message
 #: or None. Checks may read other arrays through the index (which verifies those first). An array
 #: without an entry here gets its crc32 checked only.
@@ -229,4 +252,5 @@ INVARIANTS = {
     "post_ptr": _inv_post_ptr, "post_docid": _inv_post_docid, "post_tf": _inv_post_tf,
     "pos_ptr": _inv_pos_ptr, "pos": _inv_pos, "blk_last": _inv_blk_last,
     "post_off": _inv_offsets("post_bytes"), "pos_off": _inv_offsets("pos_bytes"),
+    "direct": _inv_direct,
 }
