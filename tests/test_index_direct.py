@@ -79,7 +79,7 @@ def _corrupt(tmp_path, mutate):
 def test_direct_checks(tmp_path):
     path = _corrupt(tmp_path / "x", lambda a: a.__setitem__(2, 99))
     with pytest.raises(IndexFormatError, match=r"direct\[2\] outside"):
-        open_index(path).direct
+        _ = open_index(path).direct
     # a valid term id at the wrong place passes the first-access check, not verify()
     path = _corrupt(tmp_path / "y", lambda a: a.__setitem__(0, a[1]))
     assert open_index(path).direct[0] == open_index(path).direct[1]
@@ -92,7 +92,7 @@ def test_direct_checks(tmp_path):
     raw[-1] ^= 1
     f.write_bytes(bytes(raw))
     with pytest.raises(IndexFormatError, match="checksum"):
-        open_index(tmp_path / "z").direct
+        _ = open_index(tmp_path / "z").direct
 
 
 def _same(idx, queries, **kw):

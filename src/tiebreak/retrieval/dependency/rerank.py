@@ -65,10 +65,11 @@ def _rerank_kernel(
     """Two-stage scores. With a non-empty ``direct`` (the stored direct file, int32; document
     d at ``direct[doc_start[d]:doc_start[d+1]]``, ``local`` int32 term id -> local proximity
     term or -1) a candidate's CDF is read from it and ``pos_ptr``/``pos`` are not read (they
-    may be empty); else it is merged from the positional postings. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
-    ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
-    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. Returns the
-    top ``topk`` of head and tail merged, in trec_eval order."""
+    may be empty); else it is merged from the positional postings. ``cands`` (int32) and
+    ``first_sc`` (float64) are the first pass's ranking, best first in trec_eval order. The
+    first ``nprox`` documents (the head) get their Eq. 4.3 score; the others (the tail)
+    ``tail_w * first_sc``, already in order. Returns the top ``topk`` of head and tail merged,
+    in trec_eval order."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
