@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tiebreak.index import build_index
-from tiebreak.index.build import add_direct_file, direct_from_postings
+from tiebreak.index.direct import add_direct_file, direct_from_postings
 from tiebreak.index.manifest import IndexFormatError
 from tiebreak.index.store import open_index
 from tiebreak.retrieval.rerank import rerank
