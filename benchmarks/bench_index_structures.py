@@ -52,31 +52,26 @@ def _kernels():
     """Compiled loops over all pairs (so that a lookup is timed, not a Python call)."""
     from tiebreak._native.jit import njit
     from tiebreak.retrieval.pairindex import _pair_postings
+    from tiebreak.retrieval.proxprune import next_common
 
     @njit(cache=True, nogil=True)
     def phrase_direct(pp, pd, ta, tb, direct, start):
         # documents holding both terms (postings only), then their phrase count "ta tb" read
         # from the direct file; returns (documents with the phrase, phrase occurrences)
-        i, ie = pp[ta], pp[ta + 1]
-        j, je = pp[tb], pp[tb + 1]
+        ie, je = pp[ta + 1], pp[tb + 1]
         nd = 0
         tot = 0
-        while i < ie and j < je:
-            if pd[i] < pd[j]:
-                i += 1
-            elif pd[j] < pd[i]:
-                j += 1
-            else:
-                d = pd[i]
-                c = 0
-                for p in range(start[d], start[d + 1] - 1):
-                    if direct[p] == ta and direct[p + 1] == tb:
-                        c += 1
-                if c > 0:
-                    nd += 1
-                    tot += c
-                i += 1
-                j += 1
+        i, j = next_common(pd, pp[ta], ie, pp[tb], je)
+        while i < ie:
+            d = pd[i]
+            c = 0
+            for p in range(start[d], start[d + 1] - 1):
+                if direct[p] == ta and direct[p + 1] == tb:
+                    c += 1
+            if c > 0:
+                nd += 1
+                tot += c
+            i, j = next_common(pd, i + 1, ie, j + 1, je)
         return nd, tot
 
     @njit(cache=True, nogil=True)

@@ -83,7 +83,7 @@ def test_direct_checks(tmp_path):
     # a valid term id at the wrong place passes the first-access check, not verify()
     path = _corrupt(tmp_path / "y", lambda a: a.__setitem__(0, a[1]))
     assert open_index(path).direct[0] == open_index(path).direct[1]
-    with pytest.raises(IndexFormatError, match="disagrees with the positions of term"):
+    with pytest.raises(IndexFormatError, match="disagrees with the positional postings at token 0"):
         open_index(path, verify="eager")
     # a flipped byte without a new crc32 is caught by the checksum
     idx = build_index(_jsonl(tmp_path, DOCS), tmp_path / "z", progress=False, direct=True)

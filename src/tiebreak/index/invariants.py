@@ -130,21 +130,8 @@ def _kernels():
                     dl[post_docid[j]] += post_tf[j]
             return cf, dl
 
-        @njit(cache=True, nogil=True)
-        def check_direct(post_ptr, post_docid, pos_ptr, pos, doc_start, direct):
-            # the direct file holds term t at every position of every posting of t; with
-            # len(direct) = collection_length (checked at open) that makes it the exact
-            # inverse of the positional postings. Returns the first bad term, or -1
-            for t in range(post_ptr.size - 1):
-                for j in range(post_ptr[t], post_ptr[t + 1]):
-                    base = doc_start[post_docid[j]]
-                    for i in range(pos_ptr[j], pos_ptr[j + 1]):
-                        if direct[base + pos[i]] != t:
-                            return t
-            return -1
-
         _KERNELS = {"recount": recount, "docids": check_docids, "tf": check_tf,
-                    "positions": check_positions, "direct": check_direct}
+                    "positions": check_positions}
         return _KERNELS
 
 

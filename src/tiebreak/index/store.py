@@ -416,13 +416,16 @@ class Index:
             raise IndexFormatError(f"{where}/terms.npy: terms not sorted and distinct; rebuild "
                                    "the index")
         if self.has_direct:
-            bad = _kernels()["direct"](np.asarray(self.post_ptr), np.asarray(self.post_docid),
-                                       np.asarray(self.pos_ptr), np.asarray(self.pos),
-                                       self.doc_start(), np.asarray(self.direct))
-            if bad >= 0:
+            # the direct file rebuilt from the (checked) positional postings must equal it
+            from .direct import direct_from_postings
+
+            want = direct_from_postings(self.post_ptr, self.post_docid, self.pos_ptr, self.pos,
+                                        self.doclen)
+            bad = np.flatnonzero(want != np.asarray(self.direct))
+            if bad.size:
                 raise IndexFormatError(f"{where}/direct.npy: corrupt index: the direct file "
-                                       f"disagrees with the positions of term {bad}; rebuild "
-                                       "the index")
+                                       f"disagrees with the positional postings at token "
+                                       f"{int(bad[0])}; rebuild the index")
 
     # -- the stored direct file (optional)
     @property

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from .intervals import jit
-from .proxprune import _pair_counts
+from .proxprune import _pair_counts, next_common
 
 __all__ = ["PairIndex", "PairIndexError", "build_pair_index", "open_pair_index",
            "FORMAT_NAME", "FORMAT_VERSION"]
@@ -64,23 +64,17 @@ def _pair_postings(pp, pd, qp, pos, ta, tb, window, out_d, out_o, out_u):
     """Per-document (#1, #uwN) counts of the pair (ta, tb) by one merge of the two terms'
     positional postings; the documents with #uwN or #1 > 0 written to ``out_*`` (room for
     min(df_a, df_b)); returns their number."""
-    i, ie = pp[ta], pp[ta + 1]
-    j, je = pp[tb], pp[tb + 1]
+    ie, je = pp[ta + 1], pp[tb + 1]
     n = 0
-    while i < ie and j < je:
-        if pd[i] < pd[j]:
-            i += 1
-        elif pd[j] < pd[i]:
-            j += 1
-        else:
-            o, u = _pair_counts(pos, qp[i], qp[i + 1], qp[j], qp[j + 1], window)
-            if o > 0 or u > 0:
-                out_d[n] = pd[i]
-                out_o[n] = o
-                out_u[n] = u
-                n += 1
-            i += 1
-            j += 1
+    i, j = next_common(pd, pp[ta], ie, pp[tb], je)
+    while i < ie:
+        o, u = _pair_counts(pos, qp[i], qp[i + 1], qp[j], qp[j + 1], window)
+        if o > 0 or u > 0:
+            out_d[n] = pd[i]
+            out_o[n] = o
+            out_u[n] = u
+            n += 1
+        i, j = next_common(pd, i + 1, ie, j + 1, je)
     return n
 
 
