@@ -141,3 +141,19 @@ def test_rerank_direct_file_cacm(shared_data, tmp_path):
     qs = [text for _, text in topics]
     assert _same(idx, qs, k=100, first_k=200) == 64
     assert _same(idx, qs[::4], k=1000, first_k=1000, model="l2p") == 16
+
+
+def test_cli_index_direct(tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+
+    src = _jsonl(tmp_path, DOCS)
+    r = CliRunner().invoke(main, ["index", src, "-o", str(tmp_path / "i"), "--direct"])
+    assert r.exit_code == 0 and "and the direct file" in r.stderr
+    assert open_index(tmp_path / "i").has_direct
+    r = CliRunner().invoke(main, ["index", src, "-o", str(tmp_path / "s"), "--direct",
+                                  "--shards", "2"])
+    assert r.exit_code == 2 and "not work with --shards" in r.stderr
+    r = CliRunner().invoke(main, ["index", src, "--direct"])    # SOURCE is not an index
+    assert r.exit_code == 2 and "tiebreak: error:" in r.stderr

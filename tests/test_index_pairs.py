@@ -144,3 +144,35 @@ def test_pair_index_cacm(shared_data, tmp_path):
                 want[x] = (o, u)
         dd, oo, uu = pi.postings(a, b)
         assert dict(zip(dd.tolist(), zip(oo.tolist(), uu.tolist()))) == want
+
+
+def test_cli_pairs_and_direct(small, tmp_path):
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+    from tiebreak.index.store import open_index
+
+    idx, d = small
+    topics = tmp_path / "t.tsv"
+    topics.write_text("1\tapple berry\n2\tberry apple kiwi\n")
+    r = CliRunner().invoke(main, ["index", str(idx.path), "--pairs", str(topics), "-o",
+                                  str(tmp_path / "pairs")])
+    assert r.exit_code == 0, r.output
+    assert "3 pairs, 7 postings (#1 and #uw8)" in r.stderr
+    pi = open_pair_index(tmp_path / "pairs", idx)
+    an = idx.analyzer.analyze
+    assert pi.pairs() == build_pair_index(idx, [an("apple berry"), an("berry apple kiwi")]).pairs()
+    r = CliRunner().invoke(main, ["index", str(idx.path), "--pairs", str(topics)])
+    assert r.exit_code == 2 and "needs -o" in r.stderr
+    r = CliRunner().invoke(main, ["index", str(tmp_path / "none"), "--pairs", str(topics),
+                                  "-o", str(tmp_path / "p2")])
+    assert r.exit_code == 2 and "tiebreak: error:" in r.stderr
+    # --direct without -o adds the direct file to an existing index
+    import shutil
+
+    shutil.copytree(idx.path, tmp_path / "copy")
+    r = CliRunner().invoke(main, ["index", str(tmp_path / "copy"), "--direct"])
+    assert r.exit_code == 0, r.output
+    assert "direct file of 11 tokens" in r.stderr
+    c = open_index(tmp_path / "copy", verify="eager")
+    assert c.has_direct and [c.term(t) for t in c.document_terms(1)] == an("berry kiwi apple")
