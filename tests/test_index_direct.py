@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tiebreak.index import build_index
-from tiebreak.index.direct import add_direct_file, direct_from_postings
+from tiebreak.index.build import add_direct_file
+from tiebreak.index.direct import direct_from_postings
 from tiebreak.index.manifest import IndexFormatError
 from tiebreak.index.store import open_index
 from tiebreak.retrieval.rerank import rerank
@@ -74,6 +75,24 @@ def _corrupt(tmp_path, mutate):
     m["arrays"]["direct"]["crc32"] = crc32(a)
     (tmp_path / "i" / "manifest.json").write_text(json.dumps(m))
     return tmp_path / "i"
+
+
+def test_direct_wrong_length_or_dtype(tmp_path):
+    from tiebreak.index.invariants import crc32
+
+    for name, arr, needle in (("short", np.zeros(3, np.int32), "direct length"),
+                              ("dtype", np.zeros(8, np.int64), "expected int32")):
+        idx = build_index(_jsonl(tmp_path, DOCS, f"{name}.jsonl"), tmp_path / name,
+                          progress=False, direct=True)
+        f = idx.data_dir / "direct.npy"
+        np.save(f, arr)
+        mf = tmp_path / name / "manifest.json"
+        m = json.loads(mf.read_text())
+        m["arrays"]["direct"].update(dtype=str(arr.dtype), shape=list(arr.shape),
+                                     crc32=crc32(arr), file_bytes=f.stat().st_size)
+        mf.write_text(json.dumps(m))
+        with pytest.raises(IndexFormatError, match=needle):
+            open_index(tmp_path / name)
 
 
 def test_direct_checks(tmp_path):

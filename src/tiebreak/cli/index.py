@@ -132,7 +132,7 @@ def _index_extras(source, output, direct, pairs_topics, window, quiet):
     t0 = time.perf_counter()
     try:
         if direct:
-            from ..index.direct import add_direct_file
+            from ..index.build import add_direct_file
 
             idx = add_direct_file(source)
             if not quiet:

@@ -44,7 +44,7 @@ from .manifest import (
 from .readers import count_documents, find_bad_docno, iter_documents
 from .store import open_index
 
-__all__ = ["build_index", "build_index_from_tokens", "invert"]
+__all__ = ["build_index", "build_index_from_tokens", "invert", "add_direct_file"]
 
 
 def _kernels():
@@ -119,6 +119,30 @@ def invert(tok: np.ndarray, doc_ptr: np.ndarray, V: int) -> dict[str, np.ndarray
         raise ValueError("document frequency exceeds int32")
     return {"df": df.astype(np.int32), "cf": cf, "post_ptr": post_ptr, "post_docid": post_docid,
             "post_tf": post_tf, "pos_ptr": pos_ptr, "pos": pos}
+
+
+def add_direct_file(path):
+    """Add the stored direct file to the index at ``path`` (rewritten atomically as a new
+    generation holding the same arrays plus ``direct``, built from its positional postings by
+    :func:`tiebreak.index.direct.direct_from_postings`). Returns the opened :class:`Index`; an
+    index that already has one is returned unchanged.
+
+    Raises
+    ------
+    IndexFormatError
+        ``path`` is not a sound index (its arrays are checked as they are read).
+    """
+    idx = open_index(path)
+    if idx.has_direct:
+        return idx
+    from .direct import direct_from_postings
+
+    arrays = {name: np.array(getattr(idx, name)) for name in idx.manifest["arrays"]}
+    arrays["direct"] = direct_from_postings(idx.post_ptr, idx.post_docid, idx.pos_ptr, idx.pos,
+                                            idx.doclen)
+    manifest = {k: v for k, v in idx.manifest.items() if k not in ("arrays", "data")}
+    _write_atomic(Path(path), arrays, manifest)
+    return open_index(path)
 
 
 def _progress(total, disable, desc):
