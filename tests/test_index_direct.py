@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from tiebreak.index import build_index
-from tiebreak.index.build import add_direct_file
-from tiebreak.index.direct import direct_from_postings
+from tiebreak.index.direct import add_direct_file, direct_from_postings
 from tiebreak.index.manifest import IndexFormatError
 from tiebreak.index.store import open_index
 from tiebreak.retrieval.rerank import rerank
@@ -139,6 +138,11 @@ def test_rerank_with_direct_file_random(tmp_path):
             assert _same(idx, qs, k=20, first_k=50, model=model, method=method) == 5
     # a non-fused first pass goes through the same kernel
     assert _same(idx, qs, k=10, first_k=30, first="ql") == 5
+    # with the direct file a freshly opened (version 2) index never decodes its positions
+    fresh = open_index(tmp_path / "i")
+    rerank(fresh, fresh.analyzer.analyze("alpha beta gamma"), 10)
+    assert "post_docid" in fresh.__dict__
+    assert "pos" not in fresh.__dict__ and "pos_ptr" not in fresh.__dict__
     # default: the direct file when present
     q = idx.analyzer.analyze("alpha beta gamma")
     assert rerank(idx, q, 10)[1].tobytes() == rerank(idx, q, 10, direct=True)[1].tobytes()

@@ -1,6 +1,7 @@
-"""``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR``, ``tiebreak
-index INDEX_DIR --direct`` (add the direct file) and ``tiebreak index INDEX_DIR --pairs TOPICS
--o PAIR_DIR`` (the term-pair index of a topic set)."""
+"""``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR``,
+``tiebreak index calibrate INDEX_DIR``, ``tiebreak index INDEX_DIR --direct`` (add the direct
+file) and ``tiebreak index INDEX_DIR --pairs TOPICS -o PAIR_DIR`` (the term-pair index of a topic
+set)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import click
 
 @click.command("index")
 @click.argument("source")
+@click.argument("calibrate_target", metavar="[INDEX_DIR]", required=False)
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Index directory to create (replaced atomically if it holds an index).")
 @click.option("--verify", is_flag=True,
@@ -36,6 +38,11 @@ import click
               help="--shards: build the shards on a Dask cluster: tcp://scheduler:8786, or "
                    "'local' for a LocalCluster (needs pip install 'tiebreak[dask]'; SOURCE and "
                    "INDEX_DIR must be reachable by the workers under the same paths).")
+@click.option("--calibrate-intervals", is_flag=True,
+              help="After building, measure on this machine the term density and query length "
+                   "at which each interval-finding method is faster (a few seconds) and store "
+                   "them in the index manifest; searches then choose the method with them "
+                   "instead of the thesis's alpha = 0.15, k >= 7 (results are identical).")
 @click.option("--direct", is_flag=True,
               help="Also store the direct file (every document's term ids in position order, "
                    "4 bytes a token): proximity reranking then reads candidates' terms from it "
@@ -49,8 +56,11 @@ import click
               help="--pairs: the unordered window (#uwN) counted per pair.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=None, jobs=0,
-              dask_address=None, direct=False, pairs_topics=None, window=8):
-    """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index).
+              dask_address=None, calibrate_target=None, calibrate_intervals=False,
+              direct=False, pairs_topics=None, window=8):
+    """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index; or,
+    as 'tiebreak index calibrate INDEX_DIR', measure and store the interval thresholds of an
+    existing index).
 
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
     (.I/.T/.W ...) or JSONL {"docno", "text"}; files may be gzipped.
@@ -58,6 +68,20 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     from ..index.manifest import IndexFormatError
     from ..index.store import open_index
     from .common import _fail as fail
+
+    if calibrate_target is not None or source == "calibrate":
+        if source != "calibrate":
+            fail(f"unexpected argument {calibrate_target!r} (did you mean 'tiebreak index "
+                 "calibrate INDEX_DIR'?)")
+        if calibrate_target is None:
+            fail("calibrate: missing INDEX_DIR")
+        if output or verify or shards is not None:
+            fail("calibrate takes only INDEX_DIR (and -q)")
+        _calibrate(calibrate_target, quiet)
+        return
+    if calibrate_intervals and (verify or shards is not None):
+        fail("--calibrate-intervals works with a single index build (not --verify/--shards; "
+             "a sharded index falls back to the thesis's thresholds)")
 
     if verify:
         if output:
@@ -119,6 +143,31 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
                    f"{idx.num_postings} postings, {idx.collection_length} tokens"
                    f"{' and the direct file' if direct else ''} "
                    f"in {time.perf_counter() - t0:.1f} s -> {output}", err=True)
+    if calibrate_intervals:
+        _calibrate(output, quiet)
+
+
+def _calibrate(path, quiet: bool) -> None:
+    """Measure the interval thresholds and store them in the manifest of the index ``path``."""
+    from ..index.manifest import IndexFormatError
+    from ..index.shards import is_sharded
+    from ..retrieval.interval_calibration import calibrate, store_thresholds
+    from .common import _fail as fail
+
+    if is_sharded(path):
+        fail(f"{path}: a sharded index; calibrate is per single index (a sharded index uses "
+             "the thesis's thresholds)")
+    try:
+        from ..index.store import open_index
+
+        open_index(path)                         # a clear error before measuring
+        cal = calibrate()
+        store_thresholds(path, cal.thresholds)
+    except (IndexFormatError, RuntimeError) as e:
+        fail(str(e))
+    if not quiet:
+        click.echo(cal.table())
+        click.echo(f"measured in {cal.seconds:.1f} s; stored in {path}/manifest.json", err=True)
 
 
 def _index_extras(source, output, direct, pairs_topics, window, quiet):
@@ -132,7 +181,7 @@ def _index_extras(source, output, direct, pairs_topics, window, quiet):
     t0 = time.perf_counter()
     try:
         if direct:
-            from ..index.build import add_direct_file
+            from ..index.direct import add_direct_file
 
             idx = add_direct_file(source)
             if not quiet:

@@ -44,7 +44,7 @@ from .manifest import (
 from .readers import count_documents, find_bad_docno, iter_documents
 from .store import open_index
 
-__all__ = ["build_index", "build_index_from_tokens", "invert", "add_direct_file"]
+__all__ = ["build_index", "build_index_from_tokens", "invert", "set_manifest_entry"]
 
 
 def _kernels():
@@ -121,30 +121,6 @@ def invert(tok: np.ndarray, doc_ptr: np.ndarray, V: int) -> dict[str, np.ndarray
             "post_tf": post_tf, "pos_ptr": pos_ptr, "pos": pos}
 
 
-def add_direct_file(path):
-    """Add the stored direct file to the index at ``path`` (rewritten atomically as a new
-    generation holding the same arrays plus ``direct``, built from its positional postings by
-    :func:`tiebreak.index.direct.direct_from_postings`). Returns the opened :class:`Index`; an
-    index that already has one is returned unchanged.
-
-    Raises
-    ------
-    IndexFormatError
-        ``path`` is not a sound index (its arrays are checked as they are read).
-    """
-    idx = open_index(path)
-    if idx.has_direct:
-        return idx
-    from .direct import direct_from_postings
-
-    arrays = {name: np.array(getattr(idx, name)) for name in idx.manifest["arrays"]}
-    arrays["direct"] = direct_from_postings(idx.post_ptr, idx.post_docid, idx.pos_ptr, idx.pos,
-                                            idx.doclen)
-    manifest = {k: v for k, v in idx.manifest.items() if k not in ("arrays", "data")}
-    _write_atomic(Path(path), arrays, manifest)
-    return open_index(path)
-
-
 def _progress(total, disable, desc):
     from tqdm import tqdm
 
@@ -208,6 +184,42 @@ def _old_manifest(target: Path) -> dict | None:
         return m if isinstance(m, dict) else None
     except (OSError, ValueError):
         return None
+
+
+def set_manifest_entry(path, key: str, value) -> None:
+    """Set one optional top-level entry of an index's manifest (metadata that is not an array,
+    such as the measured interval thresholds), leaving the arrays and generation untouched.
+
+    The manifest is rewritten through a temporary file and ``os.replace`` (atomic); if a rebuild
+    swaps the manifest meanwhile (read again just before the switch), the entry is set on the
+    new manifest instead. ``key`` must not be a field the reader uses.
+
+    Raises
+    ------
+    IndexFormatError
+        ``path`` is not a (single, unsharded) tiebreak index.
+    ValueError
+        ``key`` is one of the format's own fields.
+    """
+    from .manifest import _read_manifest
+
+    if key in ("format", "version", "data", "arrays", "analyzer", "block_size", "num_blocks",
+               "num_docs", "vocab_size", "num_postings", "collection_length"):
+        raise ValueError(f"manifest entry {key!r} belongs to the index format")
+    path = Path(path)
+    for _ in range(20):
+        m = _read_manifest(path)
+        tmp = path / f".{MANIFEST}.tmp-{secrets.token_hex(8)}"
+        try:
+            _write_manifest(tmp, dict(m, **{key: value}))
+            if _read_manifest(path) != m:        # a rebuild switched meanwhile: again
+                continue
+            os.replace(tmp, path / MANIFEST)
+            fsync_dir(path)
+            return
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise OSError(f"{path}: the index kept changing while its manifest was updated; try again")
 
 
 STALE_SECONDS = 3600

@@ -89,7 +89,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Analyzer
-from .invariants import INVARIANTS, _kernels, crc32
+from .invariants import INVARIANTS, _kernels, crc32, direct_from_postings
 from .manifest import (
     _COUNTS,
     ARRAYS,
@@ -417,8 +417,6 @@ class Index:
                                    "the index")
         if self.has_direct:
             # the direct file rebuilt from the (checked) positional postings must equal it
-            from .direct import direct_from_postings
-
             want = direct_from_postings(self.post_ptr, self.post_docid, self.pos_ptr, self.pos,
                                         self.doclen)
             bad = np.flatnonzero(want != np.asarray(self.direct))
