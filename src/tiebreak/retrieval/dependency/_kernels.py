@@ -491,7 +491,10 @@ def _saturation(index, k1: float, b: float) -> np.ndarray:
     key = ("dep_sat", float(k1), float(b))
     if cache is not None and key in cache:
         return cache[key]
-    pp, pd, pt, _, _, dl = _arrays(index)[:6]
+    if cache is not None and "dep_arrays" in cache:
+        pd, pt, dl = (cache["dep_arrays"][i] for i in (1, 2, 5))
+    else:       # the postings only: a two-stage rerank over the direct file reads no position
+        pd, pt, dl = index.post_docid, np.asarray(index.post_tf), np.asarray(index.doclen)
     avgdl = float(collection_stats(index).avgdl)
     tf = pt.astype(np.float64)
     if avgdl > 0:
