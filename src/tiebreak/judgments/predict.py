@@ -282,11 +282,13 @@ def cross_validate(L: RunLists, qrels: Qrels, contributing: list[str], predictor
     """k-fold cross-validation of a predictor over each topic's judged documents.
 
     Per topic, the documents the ``contributing`` runs retrieve that ``qrels`` judges are dealt
-    into ``folds`` stratified folds (seeded); each fold is predicted by a
-    :class:`TopicPredictor` trained on the other folds only. Reported per topic: ``judged``,
-    ``relevant``, ``accuracy`` (share of documents on the right side of 0.5) and ``auc``
-    (NaN with one class); a topic with fewer judged documents than folds, or a single class,
-    gets NaN for both.
+    into ``folds`` stratified folds (seeded: each class shuffled, then dealt round-robin); each
+    fold is predicted by a :class:`TopicPredictor` trained on the other folds only. Reported
+    per topic: ``judged``, ``relevant``, ``accuracy`` (share of the out-of-fold predictions on
+    the right side of 0.5) and ``auc`` (the mean over the folds of each fold's ROC area: the
+    folds' models are not calibrated to one another, so their predictions are not ranked
+    together). A topic with fewer than ``folds`` relevant or non-relevant documents (some fold
+    would miss a class) gets NaN for both.
 
     Returns a list of dicts (one per topic, in ``L.topics`` order) with keys ``qid``,
     ``judged``, ``relevant``, ``accuracy``, ``auc`` and ``prob`` (the out-of-fold
@@ -310,16 +312,18 @@ def cross_validate(L: RunLists, qrels: Qrels, contributing: list[str], predictor
                "accuracy": float("nan"), "auc": float("nan"), "docs": tl.docs[J],
                "prob": np.full(len(J), np.nan), "fold": np.full(len(J), -1)}
         rows.append(row)
-        if len(J) < folds or y.min() == y.max():
+        if min(y.sum(), len(y) - y.sum()) < folds:
             continue
         fold = _folds(y, folds, rng)
         prob = np.empty(len(J))
+        aucs = []
         for f in range(folds):
             test = fold == f
             train = np.zeros(len(tl.docs), bool)
             train[J[~test]] = True
             model = TopicPredictor(tl, predictor, p, lam, text, train)
             prob[test] = model(tl.docs[J[test]], tl.ranks[J[test]])
-        row.update(accuracy=float(np.mean((prob >= 0.5) == (y >= 1))), auc=_auc(prob, y),
-                   prob=prob, fold=fold)
+            aucs.append(_auc(prob[test], y[test]))
+        row.update(accuracy=float(np.mean((prob >= 0.5) == (y >= 1))),
+                   auc=float(np.mean(aucs)), prob=prob, fold=fold)
     return rows
