@@ -190,3 +190,82 @@ def test_logistic_fit_on_sparse_input_matches_scikit_learn():
     assert b[0] == pytest.approx(clf.intercept_[0], abs=1e-5)
     assert b[1:] == pytest.approx(clf.coef_[0], abs=1e-5)
     assert _logistic_fit(X.toarray(), y, 2.0) == pytest.approx(b, abs=1e-6)
+
+
+# ---------------------------------------------------------------- end to end on a collection
+
+
+@pytest.mark.slow
+def test_content_prediction_end_to_end_on_adi(shared_data, tmp_path):
+    """ADI (82 documents, 35 topics): index, three runs, the qrels completed over the runs
+    (ADI lists only relevant documents), a depth-5 pool; ``tiebreak estimate --baselines
+    content,hybrid`` and ``tiebreak study predict`` give what the library gives."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tiebreak.cli import main
+    from tiebreak.index import open_index
+    from tiebreak.index.testcollections import COLLECTIONS
+    from tiebreak.judgments.pool import pool_depth, restrict_qrels
+    from tiebreak.studies.predict import pool_judgments, predict_summary, run_predict_study
+
+    adi = shared_data / "adi"
+    cli = CliRunner()
+    idx = str(tmp_path / "idx")
+    assert cli.invoke(main, ["index", str(adi / "ADI.ALL"), "-o", idx]).exit_code == 0
+    paths = []
+    for m in ("bm25", "ql", "vsm"):
+        r = cli.invoke(main, ["search", idx, "--topics", str(adi / "ADI.QRY"), "--model", m,
+                              "-k", "30"])
+        assert r.exit_code == 0, r.output
+        paths.append(tmp_path / f"{m}.run")
+        paths[-1].write_text(r.stdout)
+    runs = [read_run(str(p)) for p in paths]
+    listed = read_qrels(io.BytesIO(COLLECTIONS["adi"].qrels(shared_data)))
+    L0 = run_lists(runs, listed)
+    full = pool_judgments(listed, L0, None, list(L0.names), unlisted_nonrelevant=True)
+    retrieved = {(ln.split()[0], ln.split()[2]) for p in paths for ln in open(p)}
+    rel = {(listed.topics[t], str(listed.docnos[d])) for t, d in zip(listed.topic, listed.docid)}
+    got = {(full.topics[t], str(full.docnos[d])): int(v)
+           for t, d, v in zip(full.topic, full.docid, full.value)}
+    assert got == {k: int(k in rel) for k in retrieved}
+    fq = tmp_path / "complete.qrels"
+    from tiebreak.judgments.pool import write_qrels
+
+    with open(fq, "w") as fh:
+        write_qrels(full, fh)
+    shallow = restrict_qrels(full, pool_depth(run_lists(runs, full), 5))
+    sq = tmp_path / "shallow.qrels"
+    with open(sq, "w") as fh:
+        write_qrels(shallow, fh)
+    # tiebreak estimate --baselines content,hybrid
+    r = cli.invoke(main, ["estimate", str(sq), *map(str, paths), "--dprime", "5", "--depth",
+                          "20", "--baselines", "prediction,content,hybrid", "--index", idx,
+                          "--estimator", "content", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    L = run_lists(runs, shallow)
+    T = document_text(open_index(idx), L.docnos)
+    want = prediction_scores(L, shallow, list(L.names), 0.95, 20, None, "content", T)
+    got = {(x["run"], x["qid"]): x["estimate"] for x in rows}
+    for i, name in enumerate(L.names):
+        for j, t in enumerate(L.topics):
+            assert got[(name, t)] == pytest.approx(want[i, j], abs=1e-12)
+    assert all(x["lower"] - 1e-12 <= x["estimate"] <= x["upper"] + 1e-12 for x in rows)
+    bad = cli.invoke(main, ["estimate", str(sq), *map(str, paths), "--baselines", "content"])
+    assert bad.exit_code == 2 and "--index" in bad.stderr
+    # tiebreak study predict
+    r = cli.invoke(main, ["study", "predict", str(fq), *map(str, paths), "--index", idx,
+                          "--pool-depth", "10", "--folds", "3", "--predictors", "content,hybrid",
+                          "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    df = run_predict_study(full, runs, open_index(idx), 10, None, ("content", "hybrid"), 3)
+    summary = predict_summary(df)
+    assert [s["predictor"] for s in doc["summary"]] == ["content", "hybrid"]
+    for s, (_, w) in zip(doc["summary"], summary.iterrows()):
+        assert s["topics"] == w["topics"] == 13   # with 3 relevant and 3 non-relevant
+        assert s["auc"] == pytest.approx(w["auc"], abs=1e-12)
+        assert s["accuracy"] == pytest.approx(w["accuracy"], abs=1e-12)
+    assert len(doc["topics"]) == 2 * len(full.topics)

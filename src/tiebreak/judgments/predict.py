@@ -171,11 +171,17 @@ class TopicPredictor:
         J = tl.judged if train is None else np.asarray(train, bool)
         y = tl.gain[J]
         self.rate = None
-        self.mu = self.sd = self.b = None
+        self.mu = self.sd = self.b = self.cols = None
         if J.sum() == 0 or y.min() == y.max():
             self.rate = float((y.sum() + 0.5) / (J.sum() + 1.0))
             return
+        self.cols = None
         R, S = self._features(tl.docs[J], tl.ranks[J])
+        if S is not None:
+            # a term no training document holds has weight 0 at the optimum (the L2 penalty
+            # alone acts on it): fit on the training documents' terms only
+            self.cols = np.unique(S.indices)
+            S = S[:, self.cols]
         if R is not None:
             self.mu, sd = R.mean(axis=0), R.std(axis=0)
             self.sd = np.where(sd > 0, sd, 1.0)
@@ -183,7 +189,11 @@ class TopicPredictor:
 
     def _features(self, docs, ranks):
         R = _rank_features(ranks, self.p) if self.predictor != "content" else None
-        S = self.text.matrix[np.asarray(docs)] if self.predictor != "rank" else None
+        S = None
+        if self.predictor != "rank":
+            S = self.text.matrix[np.asarray(docs)]
+            if self.cols is not None:
+                S = S[:, self.cols]
         return R, S
 
     def _design(self, R, S):
