@@ -23,6 +23,7 @@ import numpy as np
 import tiebreak as tb
 from tiebreak.io import read_run, run_paths
 from tiebreak.judgments.accuracy import accuracy, epsilon
+from tiebreak.judgments.dropout import estimate_with_dropout
 from tiebreak.judgments.estimate import estimate_scores
 from tiebreak.judgments.pool import pool_depth, restrict_qrels, run_lists, subset_topics
 from tiebreak.judgments.scoring import score_runs
@@ -61,8 +62,8 @@ def main():
         est["LB"].append(E.get("LB")[0])
         est[f"L_{a.loss}"].append(E.get(f"L_{a.loss}")[0])
         for f in fracs:
-            draws[f].append([estimate_scores(L, sh, others, a.dprime, score_runs=[r],
-                                             dropout=f, resamples=1, seed=s, **kw)
+            draws[f].append([estimate_with_dropout(L, sh, others, a.dprime, f, 1, s,
+                                                   score_runs=[r], **kw)
                              .get(f"L_{a.loss}|dropout={f:g}")[0]
                              for s in range(a.resamples)])
         print(f"{i + 1}/{len(names)} {r}: {time.perf_counter() - t0:.0f}s", file=sys.stderr)

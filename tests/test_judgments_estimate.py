@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from tiebreak.cli import main
 from tiebreak.io import read_qrels, read_run
 from tiebreak.judgments.accuracy import accuracy, epsilon, tau_distance, weighted_distance
+from tiebreak.judgments.dropout import estimate_with_dropout
 from tiebreak.judgments.estimate import (
     TopicLists,
     chao_lee_gamma,
@@ -272,7 +273,7 @@ def test_dropout_is_a_mean_of_refits_on_run_subsets():
     J = restrict_qrels(q, pool_depth(L, 4))   # topic 2 passes the gamma gate
     kw = dict(p=0.8, depth=10, losses=("a", "b"), theta=0.0, rank_level=())
     B = 5
-    E = estimate_scores(L, J, L.names, 4, dropout=1 / 3, resamples=B, seed=4, **kw)
+    E = estimate_with_dropout(L, J, L.names, 4, 1 / 3, B, 4, **kw)
     assert E.estimators[-2:] == ["L_a|dropout=0.333333", "L_b|dropout=0.333333"]
     base = estimate_scores(L, J, L.names, 4, **kw)
     assert np.array_equal(E.scores[:len(base.estimators)], base.scores)
@@ -285,7 +286,7 @@ def test_dropout_is_a_mean_of_refits_on_run_subsets():
                  and np.allclose(got, sum(ci * f for ci, f in zip(c, fits)) / B, atol=1e-12)]
         assert match, x
         assert not np.allclose(got, base.get(f"L_{x}"))   # the refits differ from the full fit
-    again = estimate_scores(L, J, L.names, 4, dropout=1 / 3, resamples=B, seed=4, **kw)
+    again = estimate_with_dropout(L, J, L.names, 4, 1 / 3, B, 4, **kw)
     assert np.array_equal(E.scores, again.scores)        # seeded
 
 
@@ -295,6 +296,6 @@ def test_dropout_arguments():
     J = restrict_qrels(q, pool_depth(L, 2))
     for bad in (dict(dropout=1.0), dict(dropout=-0.1), dict(dropout=0.5, resamples=0)):
         with pytest.raises(ValueError, match="dropout|resamples"):
-            estimate_scores(L, J, L.names, 2, **bad)
-    E = estimate_scores(L, J, L.names, 2, losses=(), rank_level=(), dropout=0.5)
+            estimate_with_dropout(L, J, L.names, 2, **bad)
+    E = estimate_with_dropout(L, J, L.names, 2, 0.5, losses=(), rank_level=())
     assert E.estimators == ["LB", "UB", "mid", "RM"]      # nothing to drop out of

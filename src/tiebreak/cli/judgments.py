@@ -229,7 +229,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
-    from ..judgments.estimate import estimate_scores
+    from ..judgments.dropout import estimate_with_dropout
+    from ..judgments.estimate import MODELS
     from ..judgments.pool import run_lists
     from ..judgments.recall import gains_lookup, read_gains, recall_scores
 
@@ -262,11 +263,10 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
         from ..evaluation.output import Progress
 
         with Progress(len(q.topics), "estimate", "topics") as bar:
-            E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
-                                rank_level=[m for m in ("static", "const", "lin", "zipf",
-                                                        "weibull")],
-                                clip=clip, progress=lambda _t: bar.update(1),
-                                dropout=dropout, resamples=resamples, seed=seed)
+            E = estimate_with_dropout(L, q, names, dprime, dropout, resamples, seed, p=p,
+                                      depth=depth, models=mlist, losses=(loss,), theta=theta,
+                                      rank_level=MODELS, clip=clip,
+                                      progress=lambda _t: bar.update(1))
         if blist:
             _add_baselines(E, L, q, names, dprime, p, depth, blist, index_path, clip)
         if est_name not in E.estimators:

@@ -54,7 +54,8 @@ estimates; with every document judged it equals :class:`tiebreak.evaluation.Eval
 
 Beside it: :mod:`tiebreak.judgments.accuracy` (the accuracy of estimates, Section 6.1.3),
 :mod:`tiebreak.judgments.adjust` (adjustments for unjudged documents),
-:mod:`tiebreak.judgments.predict` (relevance predicted from ranks) and
+:mod:`tiebreak.judgments.predict` (relevance predicted from ranks or text),
+:mod:`tiebreak.judgments.dropout` (run drop-out inside this estimator) and
 :mod:`tiebreak.judgments.recall` (recall-based metrics, ch. 7).
 """
 
@@ -412,8 +413,7 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
                     p: float = 0.95, depth: int = 100, models=("lin", "zipf", "weibull"),
                     losses=("b",), theta: float = 0.018, score_runs: list[str] | None = None,
                     rank_level=MODELS, thetas=(), clip: bool = False,
-                    progress=None, dropout: float = 0.0, resamples: int = 10,
-                    seed: int = 0) -> Estimates:
+                    progress=None) -> Estimates:
     """Estimate RBP(p)@depth of runs from shallow judgments.
 
     Parameters
@@ -446,23 +446,11 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
         ``L_b|theta=x`` (unadjusted topics keep LB), as in the thesis's Tables 6.7-6.9.
     clip : bool
         Clip every estimate to [lower, upper] (RM can leave the range).
-    dropout, resamples, seed : float, int, int
-        Run drop-out inside the estimator (the randomisation Lu 2018 Section 7.2.2 proposes
-        "to reduce variance, which may help when estimating new systems that do not
-        contribute to the pooling process"): when ``dropout`` > 0, each of ``resamples``
-        draws (``numpy.random.default_rng(seed)``) leaves out ``round(dropout * n)`` of the n
-        contributing runs (at least 1, at most n - 1) at random and refits the gain models
-        and two-stage weights on the others, with the same judgments; the estimators
-        ``L_a|dropout=F`` / ``L_b|dropout=F`` are the means of the draws' ``L_a`` / ``L_b``
-        (each draw gated by its own Chao-Lee gamma). Runs rather than judgments are dropped
-        because the variance the thesis targets is that of scoring a run the fit has not
-        seen: the stage-1 weights are one per contributing run.
 
     Raises
     ------
     ValueError
-        Unknown run, model or loss; p outside (0, 1); dropout outside [0, 1) or resamples
-        < 1 with dropout.
+        Unknown run, model or loss; p outside (0, 1).
     """
     if not 0 < p < 1:
         raise ValueError(f"p must be in (0, 1), got {p}")
@@ -472,10 +460,6 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
     for x in losses:
         if x not in ("a", "b"):
             raise ValueError(f"loss must be a or b, got {x!r}")
-    if not 0 <= dropout < 1:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-    if dropout and resamples < 1:
-        raise ValueError(f"resamples must be >= 1, got {resamples}")
     cidx = [L.names.index(c) for c in contributing]
     sidx = [L.names.index(s) for s in (score_runs or L.names)]
     need = sorted(set(models) | set(rank_level))
@@ -547,33 +531,10 @@ def estimate_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
                     row[name] = base
             for e, name in enumerate(est_names):
                 scores[e, a, t] = row[name]
-    if dropout and losses:
-        drop_names, drop_scores = _dropout_scores(
-            L, shallow, contributing, dprime, dropout, resamples, seed,
-            dict(p=p, depth=depth, models=models, losses=losses, theta=theta,
-                 score_runs=[L.names[s] for s in sidx], rank_level=()))
-        est_names += drop_names
-        scores = np.concatenate([scores, drop_scores])
     if clip:
         scores = np.clip(scores, lower[None], upper[None])
     return Estimates([L.names[s] for s in sidx], list(L.topics), est_names, scores, lower, upper,
                      gam, adj, fitted, emp, dg, ab)
-
-
-def _dropout_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime, fraction: float,
-                    resamples: int, seed: int, kw: dict) -> tuple[list[str], np.ndarray]:
-    """The run drop-out estimators of :func:`estimate_scores`: names and their scores
-    (n_losses, n_runs, n_topics), the mean over ``resamples`` draws."""
-    n = len(contributing)
-    k = min(n - 1, max(1, int(round(fraction * n))))
-    rng = np.random.default_rng(seed)
-    names = [f"L_{x}" for x in kw["losses"]]
-    total = 0.0
-    for _ in range(resamples):
-        keep = np.sort(rng.choice(n, n - k, replace=False)) if k else np.arange(n)
-        E = estimate_scores(L, shallow, [contributing[i] for i in keep], dprime, **kw)
-        total = total + np.stack([E.get(e) for e in names])
-    return [f"{e}|dropout={fraction:g}" for e in names], total / resamples
 
 
 def infrbp_scores(L: RunLists, deep: Qrels, contributing: list[str], dprime: int,

@@ -16,6 +16,7 @@ import numpy as np
 from ..io import Qrels
 from ..judgments.accuracy import accuracy, tau_distance, weighted_distance
 from ..judgments.adjust import ADJUSTMENTS, TEXT_ADJUSTMENTS, adjusted_scores
+from ..judgments.dropout import estimate_with_dropout
 from ..judgments.estimate import (
     MODELS,
     TWO_STAGE_MODELS,
@@ -95,7 +96,7 @@ def _study_one(shared, dp):
 
     L, qrels, contributing, kw, leave_one_out, strata, adjust, drop, text = shared
     shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
-    E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
+    E = estimate_with_dropout(L, shallow, contributing, dp, score_runs=contributing, **kw)
     names, parts = _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E,
                            contributing, text)
     E.scores = np.concatenate([E.scores, *[x[None] for x in parts]])
@@ -106,7 +107,7 @@ def _study_one(shared, dp):
         for r in contributing:
             others = [c for c in contributing if c != r]
             sh = restrict_qrels(qrels, pool_depth(L, dp, others))
-            Er = estimate_scores(L, sh, others, dp, score_runs=[r], **kw)
+            Er = estimate_with_dropout(L, sh, others, dp, score_runs=[r], **kw)
             _, px = _extras(L, qrels, sh, others, dp, kw, strata, adjust, Er, [r], text)
             pieces.append(np.concatenate([Er.scores, *[x[None] for x in px]]))
         loo = np.concatenate(pieces, axis=1)
@@ -164,7 +165,7 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
         The collection's index, for the text features of ``content`` and ``hybrid``.
     dropout, resamples : float, int
         When ``dropout`` > 0, also the two-stage estimators with run drop-out
-        (:func:`tiebreak.judgments.estimate.estimate_scores`), ``resamples`` draws from
+        (:func:`tiebreak.judgments.dropout.estimate_with_dropout`), ``resamples`` draws from
         ``seed``.
 
     Raises
