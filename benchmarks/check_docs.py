@@ -3,7 +3,9 @@
 The test suite (tests/test_docs.py) runs every quick block; the blocks flagged ``slow``
 (```` ```console slow ````, over about 5 s each) are run here. Prints one line per block
 (status, wall-clock and CPU seconds, place) and how many matched; the exit status is 1 when
-any block differs.
+any block differs. The blocks of a page run, in order, in a temporary directory of the page's
+own beside a link to ../shared (tests/docs_blocks.py), so nothing is written into the checkout;
+a slow block cannot count on a quick block of its page having run unless ``--all`` is given.
 
     python benchmarks/check_docs.py            # the slow blocks
     python benchmarks/check_docs.py --all      # every block
@@ -13,6 +15,7 @@ any block differs.
 from __future__ import annotations
 
 import argparse
+import itertools
 import resource
 import sys
 import time
@@ -63,40 +66,50 @@ def _reproduction_page() -> bool:
     return same
 
 
+def _run_block(ex, box: docs_blocks.Sandbox, verbose: bool) -> bool | None:
+    """Run one block in its page's sandbox and print its line; None when skipped."""
+    import pytest
+
+    where = docs_blocks.example_id(ex)
+    t0 = time.perf_counter()
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        failures = docs_blocks.run_transcript(ex.parsed, box)
+    except pytest.skip.Exception as e:
+        print(f"skipped  {0:7.1f}s {0:7.1f}s cpu  {where}  ({e})", flush=True)
+        return None
+    dt = time.perf_counter() - t0
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = c1.ru_utime - c0.ru_utime + c1.ru_stime - c0.ru_stime
+    flag = " slow" if ex.parsed.slow else ""
+    print(f"{'matched' if not failures else 'DIFFERS':8} {dt:7.1f}s {cpu:7.1f}s cpu  {where}{flag}",
+          flush=True)
+    if failures and verbose:
+        print("\n".join(failures), flush=True)
+    return not failures
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--all", action="store_true", help="run the quick blocks too")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the diffs")
     ap.add_argument("files", nargs="*", help="only the blocks of these files (e.g. README.md)")
     args = ap.parse_args(argv)
-    import pytest
 
     examples = docs_blocks.console_examples(slow=None if args.all else True)
     if args.files:
         wanted = {Path(f).as_posix() for f in args.files}
-        examples = [e for e in examples if docs_blocks.example_id(e).split(":")[0] in wanted]
+        examples = [e for e in examples if docs_blocks.page_of(e) in wanted]
     n_ok = n_bad = n_skip = 0
-    for ex in examples:
-        t0 = time.perf_counter()
-        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        try:
-            failures = docs_blocks.run_transcript(ex.parsed)
-        except pytest.skip.Exception as e:
-            n_skip += 1
-            where = docs_blocks.example_id(ex)
-            print(f"skipped  {0:7.1f}s {0:7.1f}s cpu  {where}  ({e})", flush=True)
-            continue
-        dt = time.perf_counter() - t0
-        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = c1.ru_utime - c0.ru_utime + c1.ru_stime - c0.ru_stime
-        status = "matched" if not failures else "DIFFERS"
-        n_ok += not failures
-        n_bad += bool(failures)
-        flag = " slow" if ex.parsed.slow else ""
-        where = docs_blocks.example_id(ex)
-        print(f"{status:8} {dt:7.1f}s {cpu:7.1f}s cpu  {where}{flag}", flush=True)
-        if failures and args.verbose:
-            print("\n".join(failures), flush=True)
+    # the blocks of a page run in order in the page's temporary directory (a later block may
+    # read what an earlier one wrote), removed when the page is done
+    for _, page in itertools.groupby(examples, docs_blocks.page_of):
+        with docs_blocks.Sandbox() as box:
+            for ex in page:
+                ok = _run_block(ex, box, args.verbose)
+                n_skip += ok is None
+                n_ok += ok is True
+                n_bad += ok is False
     print(f"{n_ok} of {n_ok + n_bad} blocks matched ({n_skip} skipped)")
     if not args.files or "docs/reproduction.md" in args.files:
         n_bad += not _reproduction_page()

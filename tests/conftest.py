@@ -8,6 +8,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check values, not speed: on a shared 2-core machine under xdist one example can
+# take seconds, so no deadline and no "too slow" health check (a test's own settings still win).
+settings.register_profile("tiebreak", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tiebreak")
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 _IRDS_TMP = pytest.StashKey[Path]()

@@ -4,9 +4,15 @@ A Markdown fence whose info string is ``console`` (optionally followed by flags,
 ```` ```console slow ````) is a transcript: lines starting with ``$ `` are commands (a line
 ending in ``\\`` continues on the next), the lines after a command are its exact output,
 standard output and standard error interleaved as a terminal shows them. ``$ cd DIR`` changes
-the directory of the later commands of the block; every block starts in the project root, so
-data under ``../shared`` is named by the same relative paths the README uses. A line ``...``
-in an output stands for any number of lines (a head or a tail of a long output).
+the directory of the later commands of the block. A line ``...`` in an output stands for any
+number of lines (a head or a tail of a long output).
+
+The blocks of one page run in a temporary directory of the page's own (:class:`Sandbox`,
+created for the page's first block and removed afterwards), never in the checkout: what a
+command writes (``-o cacm.idx``, ``--out study_ties_r1``, ``> qrels.d10``) lands there, and a
+later block of the same page can read it. Every block starts in that directory, beside a link
+``../shared`` to the reference data, so the relative paths a reader types from the project
+root (``../shared/data/...``, ``$(tiebreak example)``) work as written.
 
 Before comparing, both sides are normalised the same way: trailing blanks dropped, the
 project root, temporary directories and the installed package's data folder (shown as
@@ -163,52 +169,94 @@ def needs_shared(cmd: str) -> bool:
     return "../shared" in cmd or "shared/data" in cmd
 
 
-def sandbox(tmp: Path) -> Path:
-    """A working directory that looks like the project root (its entries linked, ../shared
-    beside it) so that files a command writes land in ``tmp``, not in the project."""
-    work = tmp / "work"
-    work.mkdir()
-    for entry in ROOT.iterdir():
-        if not entry.name.startswith("."):
-            (work / entry.name).symlink_to(entry)
-    if SHARED.is_dir():
-        (tmp / "shared").symlink_to(SHARED)
-    return work
+class Sandbox:
+    """One page's temporary working directory: ``TMP/work`` (where every block starts) and
+    ``TMP/shared``, a link to the reference data beside the project, so that ``../shared``
+    resolves from ``TMP/work`` as it does from the project root. :meth:`close` (or leaving a
+    ``with`` block, or the end of the process) removes it."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="tiebreak-docs-")
+        self.tmp = self._dir.name
+        self.work = Path(self.tmp) / "work"
+        self.work.mkdir()
+        if SHARED.is_dir():
+            (Path(self.tmp) / "shared").symlink_to(SHARED)
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def run_transcript(t: Transcript) -> list[str]:
-    """Run every command of a transcript; return one failure message per differing command."""
+def page_sandbox(example: Example) -> Sandbox:
+    """The sandbox of an example's page when Sybil evaluates the blocks itself: one per page,
+    kept in the page's namespace, created at the first block."""
+    ns = example.namespace
+    if "__tiebreak_docs_sandbox__" not in ns:
+        ns["__tiebreak_docs_sandbox__"] = Sandbox()
+    return ns["__tiebreak_docs_sandbox__"]
+
+
+def run_page(examples: list[Example]) -> list[str]:
+    """Run the blocks of one page in order in one sandbox; one failure message per differing
+    command, each naming its block (``docs/studies.md:85``). A block that cannot run here
+    (no ../shared/data) is passed over; the page is skipped when no block could run."""
+    import pytest
+
+    failures: list[str] = []
+    skipped: list[str] = []
+    with Sandbox() as box:
+        for ex in examples:
+            try:
+                failures += [f"{example_id(ex)}\n{f}" for f in run_transcript(ex.parsed, box)]
+            except pytest.skip.Exception as e:
+                skipped.append(f"{example_id(ex)}: {e}")
+    if examples and len(skipped) == len(examples):
+        pytest.skip("; ".join(skipped))
+    return failures
+
+
+def run_transcript(t: Transcript, box: Sandbox | None = None) -> list[str]:
+    """Run every command of a transcript in ``box`` (a fresh sandbox, removed afterwards, when
+    None); return one failure message per differing command."""
     import pytest
 
     if any(needs_shared(c) for c, _ in t.steps) and not (SHARED / "data").is_dir():
         pytest.skip("needs ../shared/data")
     if shutil.which("bash") is None:
         pytest.skip("needs bash")
+    if box is None:
+        with Sandbox() as fresh:
+            return run_transcript(t, fresh)
     env = command_env()
     failures: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="tiebreak-docs-") as tmp:
-        cwd = sandbox(Path(tmp))
-        for cmd, out in t.steps:
-            m = re.fullmatch(r"cd\s+(\S+)", cmd.strip())
-            if m:
-                cwd = (cwd / m.group(1)).resolve()
-                continue
-            proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  timeout=TIMEOUT)
-            actual = normalise(as_terminal(proc.stdout.decode("utf-8", "replace")), tmp)
-            expected = normalise("\n".join(out), tmp)
-            if not matches(expected, actual):
-                import difflib
+    tmp, cwd = box.tmp, box.work
+    for cmd, out in t.steps:
+        m = re.fullmatch(r"cd\s+(\S+)", cmd.strip())
+        if m:
+            cwd = (cwd / m.group(1)).resolve()
+            continue
+        proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=cwd, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              timeout=TIMEOUT)
+        actual = normalise(as_terminal(proc.stdout.decode("utf-8", "replace")), tmp)
+        expected = normalise("\n".join(out), tmp)
+        if not matches(expected, actual):
+            import difflib
 
-                diff = "\n".join(difflib.unified_diff(expected, actual, "documented", "printed",
-                                                      lineterm="", n=1))
-                failures.append(f"$ {cmd}\n(exit status {proc.returncode})\n{diff}")
+            diff = "\n".join(difflib.unified_diff(expected, actual, "documented", "printed",
+                                                  lineterm="", n=1))
+            failures.append(f"$ {cmd}\n(exit status {proc.returncode})\n{diff}")
     return failures
 
 
 def evaluate_console(example: Example) -> str | None:
-    failures = run_transcript(example.parsed)
+    failures = run_transcript(example.parsed, page_sandbox(example))
     return "\n\n".join(failures) or None
 
 
@@ -231,5 +279,10 @@ def console_examples(slow: bool | None = None) -> list[Example]:
     return found
 
 
+def page_of(ex: Example) -> str:
+    """The page of an example, relative to the project root (``docs/studies.md``)."""
+    return Path(ex.path).relative_to(ROOT).as_posix()
+
+
 def example_id(ex: Example) -> str:
-    return f"{Path(ex.path).relative_to(ROOT).as_posix()}:{ex.line}"
+    return f"{page_of(ex)}:{ex.line}"

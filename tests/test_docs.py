@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import doctest
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import docs_blocks  # noqa: E402
 from docs_blocks import DOCS, ROOT  # noqa: E402
@@ -19,10 +21,14 @@ from docs_blocks import DOCS, ROOT  # noqa: E402
 QUICK = docs_blocks.console_examples(slow=False)
 
 
-@pytest.mark.parametrize("example", QUICK, ids=[docs_blocks.example_id(e) for e in QUICK])
-def test_console_block(example):
-    """The block's commands print exactly the documented output."""
-    failures = docs_blocks.run_transcript(example.parsed)
+PAGES = sorted({docs_blocks.page_of(e) for e in QUICK}, key=DOCS.index)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_console_blocks(page):
+    """The quick blocks of a page, run in order in one temporary directory of the page's own
+    (a block may read what an earlier one wrote), print exactly the documented outputs."""
+    failures = docs_blocks.run_page([e for e in QUICK if docs_blocks.page_of(e) == page])
     assert not failures, "\n\n".join(failures)
 
 
@@ -39,16 +45,18 @@ def _python_docs():
 
 
 @pytest.mark.parametrize("name", _python_docs())
-def test_python_examples(name, monkeypatch):
-    """The Python examples of a page run in order, as pasted, from the project root; their
-    doctest outputs must match."""
+def test_python_examples(name, monkeypatch, request):
+    """The Python examples of a page run in order, as pasted, in a temporary directory beside
+    ``../shared`` (as from the project root); their doctest outputs must match."""
     from sybil import Sybil
     from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
 
     text = (ROOT / name).read_text(encoding="utf-8")
     if "../shared/data" in text and not (docs_blocks.SHARED / "data").is_dir():
         pytest.skip("needs ../shared/data")
-    monkeypatch.chdir(ROOT)
+    box = docs_blocks.Sandbox()
+    request.addfinalizer(box.close)
+    monkeypatch.chdir(box.work)  # as from the project root: ../shared resolves
     sy = Sybil(parsers=[PythonCodeBlockParser(doctest_optionflags=doctest.NORMALIZE_WHITESPACE),
                         SkipParser()], path=str(ROOT))
     document = sy.parse(ROOT / name)
@@ -88,6 +96,59 @@ def test_a_changed_output_fails():
     # and a dropped line fails too
     dropped = docs_blocks.Transcript([(cmd, out[:3] + out[4:])], t.flags)
     assert docs_blocks.run_transcript(dropped)
+
+
+def checkout_state(root: Path) -> list[str] | None:
+    """``git status --porcelain`` of a checkout, every untracked file listed (what .gitignore
+    does not cover: build, venv and cache folders only), or None when ``root`` is not in a git
+    checkout."""
+    if shutil.which("git") is None:
+        return None
+    proc = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                           "--untracked-files=all"], capture_output=True, text=True)
+    return sorted(proc.stdout.splitlines()) if proc.returncode == 0 else None
+
+
+def test_checkout_state_sees_a_new_file(tmp_path):
+    """The comparison below can fail: a file written into a checkout is seen."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = checkout_state(tmp_path)
+    (tmp_path / "qrels.d10").write_text("1 0 a 1\n")
+    assert before == [] and checkout_state(tmp_path) == ["?? qrels.d10"]
+    assert checkout_state(tmp_path.parent / "no-such-dir") is None
+
+
+def test_a_page_leaves_the_checkout_untouched():
+    """The quick blocks of docs/reproducibility.md copy the shipped example, write
+    expected.yaml and edit the copied run with sed: all of it lands in the page's temporary
+    directory, and the checkout has no new or changed file afterwards."""
+    before = checkout_state(ROOT)
+    if before is None:
+        pytest.skip("not in a git checkout")
+    page = [e for e in QUICK if docs_blocks.page_of(e) == "docs/reproducibility.md"]
+    assert page
+    with docs_blocks.Sandbox() as box:
+        for e in page:
+            assert not docs_blocks.run_transcript(e.parsed, box)
+        written = {p.name for p in box.work.iterdir()}
+    assert {"ymt2016.qrels", "ymt2016.run", "expected.yaml"} <= written
+    assert [x for x in checkout_state(ROOT) if x not in before] == []
+
+
+def test_blocks_of_a_page_share_a_directory():
+    """A later block of a page reads what an earlier one wrote; another page does not see it;
+    ``../shared`` resolves from the directory as from the project root."""
+    t = docs_blocks.Transcript
+    with docs_blocks.Sandbox() as box, docs_blocks.Sandbox() as other:
+        assert not docs_blocks.run_transcript(t([("echo 7 > n.txt", [])], frozenset()), box)
+        read = t([("cat n.txt", ["7"])], frozenset())
+        assert not docs_blocks.run_transcript(read, box)
+        assert docs_blocks.run_transcript(read, other)
+        if docs_blocks.SHARED.is_dir():
+            assert (box.work / ".." / "shared").resolve() == docs_blocks.SHARED
+    assert not Path(box.tmp).exists()
 
 
 def test_matching_rules():

@@ -710,7 +710,7 @@ def test_crc32_of_empty_and_multidimensional_arrays():
 
     import numpy as np
 
-    from tiebreak.index.store import crc32
+    from tiebreak.index.invariants import crc32
 
     a = np.arange(12, dtype=np.float64).reshape(3, 4)
     assert crc32(a) == zlib.crc32(a.tobytes())

@@ -156,7 +156,7 @@ def test_term_decode_equals_the_numba_codec(cacm):
 
 
 def test_invariant_checks_in_numpy():
-    from tiebreak.index.store import check_perm, check_ptr, min_sum
+    from tiebreak.index.invariants import check_perm, check_ptr, min_sum
 
     assert check_ptr(np.array([0, 2, 2, 5]), 5) == -1
     assert check_ptr(np.array([1, 2]), 2) == 0

@@ -10,13 +10,8 @@ import pytest
 
 from tiebreak.index.build import build_index_from_tokens
 from tiebreak.retrieval import registry
-from tiebreak.retrieval.dependency import (
-    _arrays,
-    build_pair_statistics,
-    sdm,
-    sdm_bounds,
-    window_counts,
-)
+from tiebreak.retrieval.dependency import build_pair_statistics, sdm, sdm_bounds, window_counts
+from tiebreak.retrieval.dependency.plan import _arrays
 from tiebreak.retrieval.proximity import count_ordered, count_unordered
 from tiebreak.retrieval.proxprune import pair_counts_in, pair_statistics
 

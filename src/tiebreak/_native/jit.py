@@ -11,10 +11,10 @@ size) of the file that defines it, and a compiled kernel holds the code of the c
 functions it calls. An edit of a callee's file therefore does not reach a cached caller in
 another file until the caller's file changes too (or the cache, ``__pycache__/*.nbi`` /
 ``NUMBA_CACHE_DIR``, is cleared). A kernel that composes the kernels of one model is defined
-beside them (the two-stage kernels of :mod:`tiebreak.retrieval.rerank` live in
+beside them (the two-stage kernels of :mod:`tiebreak.retrieval.rerank` live in the package
 :mod:`tiebreak.retrieval.dependency`); the shared building blocks (``retrieval/kernels.py``,
-``retrieval/intervals.py``) are the remaining cross-file callees: after editing them, clear the
-cache.
+``retrieval/intervals.py``, and in that package ``_kernels.py`` and ``lkp_family.py``'s
+``_lkp_setup``) are the remaining cross-file callees: after editing them, clear the cache.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ _WRITE_HINTS = {
 # the error classes of bad input (module, class); looked up only in modules already imported,
 # so that the error path imports nothing (an exception of a module never imported cannot occur)
 INPUT_ERRORS = (("tiebreak.io.source", "InputError"),
-                ("tiebreak.index.store", "IndexFormatError"),
+                ("tiebreak.index.manifest", "IndexFormatError"),
                 ("tiebreak.measures.errors", "MeasureError"))
 
 
@@ -101,7 +101,7 @@ def os_error_message(e: OSError) -> str:
 def report_errors(run):
     """Call ``run()`` (a command's invocation) with the one error path of every command.
 
-    * :class:`~tiebreak.io.InputError`, :class:`~tiebreak.index.store.IndexFormatError`,
+    * :class:`~tiebreak.io.InputError`, :class:`~tiebreak.index.manifest.IndexFormatError`,
       :class:`~tiebreak.measures.MeasureError`: ``tiebreak: error: MESSAGE`` (the message names
       file and line, field, row or column), exit status 2;
     * :class:`OSError` (a write that failed: disk full, missing directory, closed pipe): one line

@@ -42,7 +42,8 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
     (.I/.T/.W ...) or JSONL {"docno", "text"}; files may be gzipped.
     """
-    from ..index.store import IndexFormatError, open_index
+    from ..index.manifest import IndexFormatError
+    from ..index.store import open_index
     from .common import _fail as fail
 
     if verify:

@@ -7,7 +7,8 @@
 """
 
 from .analysis import Analyzer
-from .store import FORMAT_VERSION, Index, IndexFormatError, open_index
+from .manifest import FORMAT_VERSION, IndexFormatError
+from .store import Index, open_index
 
 
 def build_index(source, path, analyzer=None, fields=None, progress=None, compressed=True):

@@ -32,17 +32,17 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Analyzer
-from .readers import count_documents, find_bad_docno, iter_documents
-from .store import (
+from .invariants import crc32
+from .manifest import (
     ARRAYS_BY_VERSION,
     DATA_DIR_RE,
     FORMAT_NAME,
     FORMAT_VERSION,
     MANIFEST,
-    crc32,
     fsync_dir,
-    open_index,
 )
+from .readers import count_documents, find_bad_docno, iter_documents
+from .store import open_index
 
 __all__ = ["build_index", "build_index_from_tokens", "invert"]
 

@@ -63,15 +63,9 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Analyzer
-from .store import (
-    DATA_DIR_RE,
-    MANIFEST,
-    Index,
-    IndexFormatError,
-    crc32,
-    fsync_dir,
-    open_index,
-)
+from .invariants import crc32
+from .manifest import DATA_DIR_RE, MANIFEST, IndexFormatError, fsync_dir
+from .store import Index, open_index
 
 __all__ = ["CollectionStats", "ShardedIndex", "build_sharded_index", "open_sharded",
            "open_searchable", "is_sharded", "partition", "reduce_stats", "SHARDED_FORMAT",

@@ -61,275 +61,48 @@ Checks (all raise :class:`IndexFormatError`, never crash the interpreter):
   checks (cf and doclen recomputed from the postings, docnos valid and consistent with
   ``docno_rank``, terms sorted and distinct).
 
-Size: one module because the on-disk layout, its manifest, mmap loading and verification must
-change together.
+Split: :mod:`tiebreak.index.manifest` (format constants, manifest, loading, derived-array
+cache), :mod:`tiebreak.index.invariants` (crc32 and the invariant checks); this module keeps
+the :class:`Index` and :func:`open_index`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
-import stat
 import threading
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-from .analysis import STEMMERS, Analyzer
+from .analysis import Analyzer
+from .invariants import INVARIANTS, _kernels, crc32
+from .manifest import (
+    _COUNTS,
+    ARRAYS,
+    ARRAYS_BY_VERSION,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MANIFEST,
+    READ_VERSIONS,
+    IndexFormatError,
+    _load,
+    _read_derived,
+    _read_manifest,
+    _Vanished,
+    _write_derived,
+)
 
 __all__ = ["Index", "IndexFormatError", "open_index", "FORMAT_NAME", "FORMAT_VERSION", "ARRAYS",
            "ARRAYS_BY_VERSION", "READ_VERSIONS", "VERIFY_MODES"]
 
-FORMAT_NAME = "tiebreak-index"
-FORMAT_VERSION = 2
-#: format versions this tiebreak reads
-READ_VERSIONS = (1, 2)
-MANIFEST = "manifest.json"
-#: name of a generation directory inside an index directory
-DATA_DIR_RE = re.compile(r"^v-[0-9a-f]{8,64}$")
 VERIFY_MODES = ("lazy", "eager", "structure")
-
-_COMMON = {
-    "docnos": "U", "docno_rank": "int32", "doclen": "int32", "terms": "U", "df": "int32",
-    "cf": "int64", "post_ptr": "int64",
-}
-#: format version -> array name -> dtype kind check ("U" = unicode of any width)
-ARRAYS_BY_VERSION = {
-    1: dict(_COMMON, post_docid="int32", post_tf="int32", pos_ptr="int64", pos="int32"),
-    2: dict(_COMMON, blk_last="int32", post_off="int64", post_bytes="uint8", pos_off="int64",
-            pos_bytes="uint8"),
-}
-#: the arrays of the version written (:data:`FORMAT_VERSION`)
-ARRAYS = ARRAYS_BY_VERSION[FORMAT_VERSION]
 #: arrays a version-2 index decodes from its blocks at first access
 DECODED = ("post_docid", "post_tf", "pos_ptr", "pos")
 #: lookups of :meth:`Index.term_id` answered by binary search before the vocabulary's dict is
 #: built
 _FEW_LOOKUPS = 256
-_COUNTS = ("num_docs", "vocab_size", "num_postings", "collection_length")
-
-
-class IndexFormatError(ValueError):
-    """The index directory is missing, incomplete, corrupted or of another format version."""
-
-
-def crc32(a: np.ndarray) -> int:
-    """zlib crc32 of an array's bytes (C order); reads a memory map without copying it."""
-    # a flat byte view: memoryview.cast refuses a multi-dimensional array with a zero in its shape
-    return zlib.crc32(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
-
-
-# ---------------------------------------------------------------- invariant checks
-# The checks an index's small arrays (pointers, offsets, lengths, docno ranks) pass at their
-# first access are numpy, so opening an index and searching a few terms needs no numba; the
-# one-pass checks over all postings and positions are numba kernels (:func:`_kernels`).
-_STEP = 1 << 20
-
-
-def check_ptr(ptr: np.ndarray, end: int) -> int:
-    """First index at which the pointer array ``ptr`` is not a valid CSR pointer (it must start
-    at 0, never decrease and end at ``end``), or -1. Reads ``ptr`` in chunks of 1M entries."""
-    ptr = np.asarray(ptr)
-    n = ptr.size
-    if n == 0 or ptr[0] != 0:
-        return 0
-    for a in range(0, n - 1, _STEP):
-        c = ptr[a:min(a + _STEP + 1, n)]
-        bad = np.flatnonzero(c[1:] < c[:-1])
-        if bad.size:
-            return a + int(bad[0]) + 1
-    return -1 if ptr[n - 1] == end else n - 1
-
-
-def min_sum(a: np.ndarray) -> tuple[int, int]:
-    """(minimum, sum) of an integer array as int64 ((0, 0) when empty)."""
-    a = np.asarray(a)
-    if a.size == 0:
-        return 0, 0
-    return int(a.min()), int(a.sum(dtype=np.int64))
-
-
-def check_perm(a: np.ndarray) -> int:
-    """-1 when ``a`` is a permutation of 0..n-1, else the first index whose value is out of
-    range or repeats an earlier one."""
-    a = np.asarray(a)
-    n = a.size
-    if n == 0:
-        return -1
-    out = (a < 0) | (a >= n)
-    if out.any():
-        first_out = int(np.flatnonzero(out)[0])
-        a, n_ok = a[:first_out], first_out
-    else:
-        first_out, n_ok = -1, n
-    if n_ok and np.bincount(a, minlength=n).max() > 1:
-        order = np.argsort(a, kind="stable")
-        s = a[order]
-        dup = order[1:][s[1:] == s[:-1]]
-        return int(dup.min())
-    return first_out
-
-
-_KERNELS = None
-_KERNELS_LOCK = threading.Lock()
-
-
-def _kernels():
-    """One-pass numba checks; each returns the first offending index, or -1."""
-    global _KERNELS
-    with _KERNELS_LOCK:
-        if _KERNELS is not None:
-            return _KERNELS
-        from .._native.jit import njit
-
-        @njit(cache=True, nogil=True)
-        def check_docids(post_ptr, post_docid, n_docs):
-            # every docid in [0, N), strictly ascending within a term
-            for t in range(post_ptr.size - 1):
-                prev = -1
-                for j in range(post_ptr[t], post_ptr[t + 1]):
-                    d = post_docid[j]
-                    if d < 0 or d >= n_docs or d <= prev:
-                        return j
-                    prev = d
-            return -1
-
-        @njit(cache=True, nogil=True)
-        def check_tf(pos_ptr, post_tf):
-            # tf = number of positions >= 1
-            for j in range(post_tf.size):
-                if post_tf[j] < 1 or pos_ptr[j + 1] - pos_ptr[j] != post_tf[j]:
-                    return j
-            return -1
-
-        @njit(cache=True, nogil=True)
-        def check_positions(pos_ptr, pos, post_docid, doclen):
-            # positions strictly ascending within a posting, in [0, |D|)
-            for j in range(post_docid.size):
-                L = doclen[post_docid[j]]
-                prev = -1
-                for i in range(pos_ptr[j], pos_ptr[j + 1]):
-                    p = pos[i]
-                    if p <= prev or p >= L:
-                        return j
-                    prev = p
-            return -1
-
-        @njit(cache=True, nogil=True)
-        def recount(post_ptr, post_docid, post_tf, n_docs):
-            # cf per term and length per document, from the postings
-            cf = np.zeros(post_ptr.size - 1, np.int64)
-            dl = np.zeros(n_docs, np.int64)
-            for t in range(post_ptr.size - 1):
-                for j in range(post_ptr[t], post_ptr[t + 1]):
-                    cf[t] += post_tf[j]
-                    dl[post_docid[j]] += post_tf[j]
-            return cf, dl
-
-        _KERNELS = {"recount": recount, "docids": check_docids, "tf": check_tf,
-                    "positions": check_positions}
-        return _KERNELS
-
-
-def _first_bad(mask: np.ndarray) -> int:
-    bad = np.flatnonzero(mask)
-    return int(bad[0]) if bad.size else -1
-
-
-def _inv_docno_rank(ix: Index, a: np.ndarray) -> str | None:
-    bad = check_perm(a)
-    return None if bad < 0 else f"docno_rank[{bad}]: not a permutation of 0..num_docs-1"
-
-
-def _inv_doclen(ix: Index, a: np.ndarray) -> str | None:
-    lo, tot = min_sum(a)
-    if lo < 0:
-        return f"negative document length at docid {_first_bad(np.asarray(a) < 0)}"
-    if tot != ix.collection_length:
-        return "document lengths do not sum to collection_length"
-    return None
-
-
-def _inv_df(ix: Index, a: np.ndarray) -> str | None:
-    bad = _first_bad(np.diff(ix.post_ptr) != a)
-    return None if bad < 0 else f"df[{bad}] != number of postings of term {bad}"
-
-
-def _inv_cf(ix: Index, a: np.ndarray) -> str | None:
-    bad = _first_bad(a < ix.df)
-    if bad >= 0:
-        return f"cf[{bad}] < df[{bad}]"
-    if int(a.sum(dtype=np.int64)) != ix.collection_length:
-        return "cf does not sum to collection_length"
-    return None
-
-
-def _inv_post_ptr(ix: Index, a: np.ndarray) -> str | None:
-    bad = check_ptr(a, ix.num_postings)
-    return None if bad < 0 else (f"post_ptr[{bad}] out of order or out of [0, num_postings]")
-
-
-def _inv_post_docid(ix: Index, a: np.ndarray) -> str | None:
-    bad = _kernels()["docids"](np.asarray(ix.post_ptr), np.asarray(a), ix.num_docs)
-    return None if bad < 0 else (f"post_docid[{bad}] outside [0, num_docs) or not ascending "
-                                 "within its term")
-
-
-def _inv_post_tf(ix: Index, a: np.ndarray) -> str | None:
-    lo, tot = min_sum(a)
-    if a.size and lo < 1:     # (min_sum gives 0 for an index without postings)
-        return f"post_tf[{_first_bad(np.asarray(a) < 1)}] < 1"
-    if tot != ix.collection_length:
-        return "post_tf does not sum to collection_length"
-    return None
-
-
-def _inv_pos_ptr(ix: Index, a: np.ndarray) -> str | None:
-    bad = check_ptr(a, ix.collection_length)
-    if bad >= 0:
-        return f"pos_ptr[{bad}] out of order or out of [0, collection_length]"
-    bad = _kernels()["tf"](np.asarray(a), np.asarray(ix.post_tf))
-    return None if bad < 0 else f"pos_ptr does not match post_tf at posting {bad}"
-
-
-def _inv_pos(ix: Index, a: np.ndarray) -> str | None:
-    bad = _kernels()["positions"](np.asarray(ix.pos_ptr), np.asarray(a),
-                                  np.asarray(ix.post_docid), np.asarray(ix.doclen))
-    return None if bad < 0 else (f"positions of posting {bad} not ascending or outside the "
-                                 "document")
-
-
-def _inv_offsets(data_name: str):
-    def check(ix: Index, a: np.ndarray) -> str | None:
-        bad = check_ptr(a, ix._raw[data_name].size)
-        return None if bad < 0 else (f"offset [{bad}] out of order or out of "
-                                     f"[0, size of {data_name}]")
-    return check
-
-
-def _inv_blk_last(ix: Index, a: np.ndarray) -> str | None:
-    from .unpack import term_blocks
-
-    tb = ix._cache["term_blocks"] = term_blocks(ix.post_ptr, ix.block_size)
-    if a.size != tb[-1]:
-        return "number of blocks does not match post_ptr"
-    bad = _first_bad((a < 0) | (a >= ix.num_docs))
-    return None if bad < 0 else f"blk_last[{bad}] outside [0, num_docs)"
-
-
-#: array name -> invariant check run at its first access (after its crc32); returns a message
-#: or None. Checks may read other arrays through the index (which verifies those first). An array
-#: without an entry here gets its crc32 checked only.
-INVARIANTS = {
-    "docno_rank": _inv_docno_rank, "doclen": _inv_doclen, "df": _inv_df, "cf": _inv_cf,
-    "post_ptr": _inv_post_ptr, "post_docid": _inv_post_docid, "post_tf": _inv_post_tf,
-    "pos_ptr": _inv_pos_ptr, "pos": _inv_pos, "blk_last": _inv_blk_last,
-    "post_off": _inv_offsets("post_bytes"), "pos_off": _inv_offsets("pos_bytes"),
-}
 
 #: arrays that passed in this process: (file, dev, inode, size, mtime_ns, crc, counts) -> whether
 #: the crc32 was checked too
@@ -636,216 +409,6 @@ class Index:
                 f" postings={self.num_postings}, {self.analyzer!r})")
 
 
-# ---------------------------------------------------------------- derived-array cache
-def _read_derived(where: Path) -> dict[str, np.ndarray] | None:
-    """The arrays of a derived-cache directory, or None when it is missing or fails a check."""
-    try:
-        meta = json.loads((where / "meta.json").read_text(encoding="utf-8"))
-        out = {}
-        for k, m in meta.items():
-            if not re.fullmatch(r"[a-z][a-z0-9_]*", k):
-                return None
-            a = np.load(where / f"{k}.npy", allow_pickle=False)
-            if (str(a.dtype) != m["dtype"] or list(a.shape) != m["shape"]
-                    or crc32(a) != m["crc32"] or a.dtype.hasobject or not a.dtype.isnative):
-                return None
-            out[k] = np.ascontiguousarray(a)
-        return out
-    except Exception:  # noqa: BLE001 - a cache that cannot be read is recomputed
-        return None
-
-
-def _write_derived(where: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write a derived-cache directory atomically; silently nothing when it cannot be written."""
-    import secrets
-    import shutil
-
-    tmp = where.parent / f".{where.name}.tmp-{secrets.token_hex(6)}"
-    trash = where.parent / f".{where.name}.old-{secrets.token_hex(6)}"
-    try:
-        tmp.mkdir(parents=True)
-        meta = {}
-        for k, a in arrays.items():
-            np.save(tmp / f"{k}.npy", a, allow_pickle=False)
-            meta[k] = {"dtype": str(a.dtype), "shape": list(a.shape), "crc32": crc32(a)}
-        (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-        if where.exists():      # a corrupt entry: move it aside, then put the new one in place
-            os.rename(where, trash)
-        os.rename(tmp, where)
-    except OSError:
-        pass
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(trash, ignore_errors=True)
-
-
-# ---------------------------------------------------------------- manifest and loading
-class _Vanished(Exception):
-    """An array file disappeared while opening (a concurrent rebuild): read the manifest again."""
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _check_manifest(path: Path, m) -> None:
-    """Types and ranges of every manifest field the reader uses."""
-    def bad(field, want, got):
-        raise IndexFormatError(f"{path}/{MANIFEST}: {field}: expected {want}, got {got!r}; "
-                               "rebuild the index")
-
-    if not isinstance(m, dict) or m.get("format") != FORMAT_NAME:
-        raise IndexFormatError(f"{path}: {MANIFEST} is not a {FORMAT_NAME} manifest")
-    ver = m.get("version")
-    if not _is_int(ver) or ver not in READ_VERSIONS:
-        raise IndexFormatError(f"{path}: index format version {ver!r}, this tiebreak reads "
-                               f"versions {', '.join(map(str, READ_VERSIONS))}; rebuild the "
-                               f"index with 'tiebreak index'")
-    if ver == 2:
-        for k, lo, hi in (("block_size", 1, 2**16), ("num_blocks", 0, 2**62)):
-            if not _is_int(m.get(k)) or not lo <= m[k] <= hi:
-                bad(k, f"an integer in [{lo}, {hi}]", m.get(k))
-    for k in _COUNTS:
-        if k not in m:
-            raise IndexFormatError(f"{path}/{MANIFEST} lacks {k!r}; rebuild the index")
-        if not _is_int(m[k]) or m[k] < 0:
-            bad(k, "an integer >= 0", m[k])
-    if m["num_docs"] >= 2**31 or m["vocab_size"] >= 2**31:
-        bad("num_docs/vocab_size", "< 2**31 (int32 ids)", max(m["num_docs"], m["vocab_size"]))
-    an = m.get("analyzer")
-    if not isinstance(an, dict):
-        bad("analyzer", "an object", an)
-    if an.get("stemmer", "porter") not in STEMMERS:
-        bad("analyzer.stemmer", f"one of {', '.join(STEMMERS)}", an.get("stemmer"))
-    if an.get("stopwords", "lucene") not in ("lucene", "smart", "none", "file", "list"):
-        bad("analyzer.stopwords", "lucene, smart, none, file or list", an.get("stopwords"))
-    sl = an.get("stopword_list", [])
-    if not isinstance(sl, list) or not all(isinstance(w, str) for w in sl):
-        bad("analyzer.stopword_list", "a list of strings", sl)
-    data = m.get("data", ".")
-    if not isinstance(data, str) or not (data == "." or DATA_DIR_RE.match(data)):
-        bad("data", "'.' or a generation directory name 'v-<hex>'", data)
-    arrays = m.get("arrays")
-    if not isinstance(arrays, dict):
-        bad("arrays", "an object (array name -> description)", arrays)
-    for name in ARRAYS_BY_VERSION[ver]:
-        if name not in arrays:
-            raise IndexFormatError(f"{path}/{MANIFEST} lacks arrays.{name}; rebuild the index")
-    for name, meta in arrays.items():
-        f = f"arrays.{name}"
-        if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-            bad("arrays", "names of lower-case letters, digits and _", name)
-        if not isinstance(meta, dict):
-            bad(f, "an object", meta)
-        if not isinstance(meta.get("dtype"), str):
-            bad(f"{f}.dtype", "a string", meta.get("dtype"))
-        shape = meta.get("shape")
-        if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape):
-            bad(f"{f}.shape", "a list of integers >= 0", shape)
-        for k, hi in (("file_bytes", None), ("crc32", 2**32)):
-            v = meta.get(k)
-            if not _is_int(v) or v < 0 or (hi is not None and v >= hi):
-                bad(f"{f}.{k}", "an integer >= 0" + (f" and < {hi}" if hi else ""), v)
-
-
-def _read_manifest(path: Path) -> dict:
-    mf = path / MANIFEST
-    try:
-        raw = mf.read_bytes()
-    except FileNotFoundError:
-        raise IndexFormatError(f"{path}: not a tiebreak index (no {MANIFEST})") from None
-    except OSError as e:
-        if not path.exists():
-            raise IndexFormatError(f"{path}: no such index directory") from None
-        raise IndexFormatError(f"{path}: {MANIFEST} cannot be read: {e}") from None
-    try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise IndexFormatError(f"{path}: {MANIFEST} cannot be read: {e}") from None
-    _check_manifest(path, manifest)
-    return manifest
-
-
-def _load_array(where: Path, name: str, meta: dict, version: int) -> np.ndarray:
-    f = where / f"{name}.npy"
-    try:
-        st = f.stat()
-    except FileNotFoundError:
-        raise _Vanished(f"{f} is missing; rebuild the index") from None
-    except OSError as e:
-        raise IndexFormatError(f"{f} cannot be read: {e}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise IndexFormatError(f"{f} is not a file; rebuild the index")
-    size = st.st_size
-    if size != meta["file_bytes"]:
-        raise IndexFormatError(f"{f} has {size} bytes, the manifest says "
-                               f"{meta['file_bytes']} (truncated or replaced); rebuild the index")
-    try:
-        if int(np.prod(meta["shape"], dtype=np.float64)) == 0:
-            a = np.load(f, allow_pickle=False)
-        else:
-            a = np.load(f, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise _Vanished(f"{f} is missing; rebuild the index") from None
-    except Exception as e:  # noqa: BLE001 - any numpy failure is a format error here
-        raise IndexFormatError(f"{f} cannot be read: {e}; rebuild the index") from None
-    if list(a.shape) != list(meta["shape"]) or str(a.dtype) != meta["dtype"]:
-        raise IndexFormatError(f"{f} is {a.dtype}{list(a.shape)}, the manifest "
-                               f"says {meta['dtype']}{meta['shape']}; rebuild the index")
-    want = ARRAYS_BY_VERSION[version].get(name)
-    if want is not None and ((want == "U" and (a.dtype.kind != "U" or not a.dtype.isnative))
-                             or (want != "U" and a.dtype != np.dtype(want))):
-        raise IndexFormatError(f"{f} has dtype {a.dtype}, expected {want}; rebuild the index")
-    if want is None and (not a.dtype.isnative or a.dtype.hasobject):
-        raise IndexFormatError(f"{f} has dtype {a.dtype}; rebuild the index")
-    return a
-
-
-def _load(path: Path, manifest: dict) -> tuple[Path, dict[str, np.ndarray]]:
-    where = path if manifest.get("data", ".") == "." else path / manifest["data"]
-    metas = manifest["arrays"]
-    version = manifest["version"]
-    arrays = {name: _load_array(where, name, metas[name], version) for name in metas}
-    N, V, P, C = (manifest[k] for k in _COUNTS)
-    checks = [
-        (arrays["docnos"].shape == (N,), "docnos length != num_docs"),
-        (arrays["doclen"].shape == (N,), "doclen length != num_docs"),
-        (arrays["docno_rank"].shape == (N,), "docno_rank length != num_docs"),
-        (arrays["terms"].shape == (V,), "terms length != vocab_size"),
-        (arrays["df"].shape == (V,) and arrays["cf"].shape == (V,), "df/cf length != vocab_size"),
-        (arrays["post_ptr"].shape == (V + 1,), "post_ptr length != vocab_size + 1"),
-    ]
-    ends = [("post_ptr", P, "num_postings")]
-    if version == 1:
-        checks += [
-            (arrays["post_docid"].shape == (P,) and arrays["post_tf"].shape == (P,),
-             "postings length != num_postings"),
-            (arrays["pos_ptr"].shape == (P + 1,), "pos_ptr length != num_postings + 1"),
-            (arrays["pos"].shape == (C,), "pos length != collection_length"),
-        ]
-        ends.append(("pos_ptr", C, "collection_length"))
-    else:
-        nb = manifest["num_blocks"]
-        checks += [
-            (arrays["blk_last"].shape == (nb,), "blk_last length != num_blocks"),
-            (arrays["post_off"].shape == (nb + 1,), "post_off length != num_blocks + 1"),
-            (arrays["pos_off"].shape == (nb + 1,), "pos_off length != num_blocks + 1"),
-            (arrays["post_bytes"].ndim == 1 and arrays["pos_bytes"].ndim == 1,
-             "post_bytes/pos_bytes not one-dimensional"),
-            (P <= nb * manifest["block_size"] and nb <= P, "num_blocks does not fit num_postings"),
-        ]
-        ends += [("post_off", arrays["post_bytes"].size, "the size of post_bytes"),
-                 ("pos_off", arrays["pos_bytes"].size, "the size of pos_bytes")]
-    for ok, msg in checks:
-        if not ok:
-            raise IndexFormatError(f"{path}: inconsistent index: {msg}; rebuild the index")
-    for ptr, end, msg in ends:
-        if int(arrays[ptr][0]) != 0 or int(arrays[ptr][-1]) != end:
-            raise IndexFormatError(f"{where}/{ptr}.npy: inconsistent index: {ptr} does not run "
-                                   f"from 0 to {msg}; rebuild the index")
-    return where, arrays
-
-
 def open_index(path, verify: str = "lazy") -> Index:
     """Load an index directory (memory-mapped; no array data is read up front).
 
@@ -891,16 +454,3 @@ def open_index(path, verify: str = "lazy") -> Index:
             idx.verify()
         return idx
     raise IndexFormatError(f"{path}: the index kept changing while it was opened; try again")
-
-
-def fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -26,7 +26,7 @@ import numpy as np
 from .._native.jit import njit
 
 # term-at-a-time sums; top k in trec_eval order; the bm25 impact pass (shared with the
-# two-stage kernel of dependency.py)
+# two-stage kernel of dependency/rerank.py)
 from .kernels import _bm25_impact_topk, _topk_of, accumulate
 from .weights import (  # noqa: F401  (re-exported: the helpers lived here before)
     IDF_VARIANTS,

@@ -33,6 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import dependency as dep
+from .dependency._kernels import _saturation
+from .dependency.lkp_family import _lkp_prepare
+from .dependency.plan import _METHOD_CODE, _VARIANT_CODE, _ZERO1, _arrays, _empty
+from .dependency.rerank import _rerank_kernel, _rerank_query
 from .weights import collection_stats
 
 __all__ = ["rerank", "RERANK_MODELS"]
@@ -95,8 +99,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     if isinstance(first_k, bool) or int(first_k) != first_k or first_k < 1:
         raise ValueError(f"first_k must be an integer >= 1, got {first_k!r}")
     qplan = dep.query_plan(index, query_terms)
-    plan = dep._lkp_prepare(index, query_terms, k, model, lam, k1, b, method, max_prox_terms,
-                            qplan)  # fmt: skip
+    plan = _lkp_prepare(index, query_terms, k, model, lam, k1, b, method, max_prox_terms,
+                        qplan)  # fmt: skip
     fused = first == "bm25" and not first_params
     fn = None if fused else get_model(first)
     if first == "bm25":
@@ -107,16 +111,16 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         raise ValueError("tail needs the BM25^(2) first pass (first='bm25' with idf 'rw' and "
                          "the model's k1 and b): its scores are the BM25 part of Eq. 4.3")
     if plan is None:
-        return dep._empty()
+        return _empty()
     n_first = max(int(k), int(first_k)) if tail else int(first_k)
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
-    pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = dep._arrays(index)
+    pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
     st = collection_stats(index)
-    rest = (int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k), dep._VARIANT_CODE[model],
-            dep._METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
+    rest = (int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k), _VARIANT_CODE[model],
+            _METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
             float(st.num_docs), tables[0], tables[1], ph_slot,
-            dep._ZERO1 if pop is None else pop)  # fmt: skip
-    sat = dep._saturation(index, k1, b)
+            _ZERO1 if pop is None else pop)  # fmt: skip
+    sat = _saturation(index, k1, b)
     if fused:
         # the default BM25^(2) first pass inside the same compiled call: exactly
         # tiebreak.retrieval.models.bm25(index, terms, n_first, idf="rw", k1=k1, b=b)
@@ -127,7 +131,7 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         key = _knorm(index, float(k1), float(b), "exact")
         bpp, bpd, bpt = _flat(index)
         imp = _impacts(index, key, tids0, float(k1), bpp, bpd, bpt)
-        return dep._rerank_query(
+        return _rerank_query(
             bpp, bpd, imp, tids0, idf_weights(index, tids0, "rw") * qtf0,
             *bm25_scratch(index), n_first, pp, pd, qp, pos, rank, maxdl, sat, df_all, cf_all,
             *rest,
@@ -136,9 +140,9 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     cands = np.asarray(cands, np.int32)
     first_sc = np.asarray(first_sc, np.float64)
     if len(cands) == 0:
-        return dep._empty()
-    return dep._rerank_kernel(pp, pd, qp, pos, rank, maxdl, sat, df_all, cf_all, cands, first_sc,
-                          *rest)  # fmt: skip
+        return _empty()
+    return _rerank_kernel(pp, pd, qp, pos, rank, maxdl, sat, df_all, cf_all, cands, first_sc,
+                      *rest)  # fmt: skip
 
 
 def search_rerank(index, topics, k: int = 1000, model: str = "lkp", first: str = "bm25",

@@ -106,7 +106,8 @@ def wsdm(index, query_terms, k: int = 1000, uni=None, bi=None, mu: float = 2500.
         ``method`` or ``max_prox_terms``, or a shard of a sharded index (not supported: the
         concept weights need the whole collection's phrase counts).
     """
-    from . import dependency as dep
+    from .dependency._kernels import _run
+    from .dependency.plan import _NOLIMIT, K1, B, _arrays, _empty, _method, _prox_plan, _structure
 
     if getattr(index, "global_stats", None) is not None:
         raise ValueError("wsdm: a shard of a sharded index cannot be scored alone (its window "
@@ -120,14 +121,14 @@ def wsdm(index, query_terms, k: int = 1000, uni=None, bi=None, mu: float = 2500.
         raise ValueError("window must be >= 1")
     if method not in ("auto", "lps_if_all", "eps_cdf_all"):
         raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
-    tids, qtf, npx = dep._prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "wsdm")
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "wsdm")
     nq = len(tids)
     if nq == 0 or int(k) <= 0 or index.num_docs == 0:
-        return dep._empty()
-    tables, ph_slot, phrases, _ = dep._structure(npx, "sdm", nq)
+        return _empty()
+    tables, ph_slot, phrases, _ = _structure(npx, "sdm", nq)
     n_o = len(phrases)
     n_u = max(npx - 1, 0)
-    arrs = dep._arrays(index)
+    arrs = _arrays(index)
     df, cf = arrs[8], arrs[9]
     uni_w = np.array([u[0] + u[1] * _ln(cf[t]) + u[2] * _ln(df[t]) for t in tids.tolist()])
     bi_w = np.empty(n_u)
@@ -137,11 +138,10 @@ def wsdm(index, query_terms, k: int = 1000, uni=None, bi=None, mu: float = 2500.
     # slots as dependency.sdm: unigrams, #1 of pair (i, i+1), #uwN of pair (i, i+1)
     slot_gw = np.concatenate([uni_w * qtf, bi_w[:n_o], bi_w])
     nslot = nq + n_o + n_u
-    slot_maxlen = np.concatenate([np.full(nq + n_o, dep._NOLIMIT, np.int32),
+    slot_maxlen = np.concatenate([np.full(nq + n_o, _NOLIMIT, np.int32),
                                   np.full(n_u, int(window), np.int32)])
     uni_cf = np.zeros(nslot)
     uni_cf[:nq] = cf[tids]
-    use_eps = dep._method(index, df[tids[:npx]].tolist(), uni_cf[:npx].tolist(), method, False)
-    return dep._run(index, tids, npx, k, 1, use_eps, True, tables, slot_maxlen, np.zeros(nslot),
-                    ph_slot, 2, np.ones(nslot), np.zeros(nq), qtf, dep.K1, dep.B, 0.0, slot_gw,
-                    uni_cf, mu)
+    use_eps = _method(index, df[tids[:npx]].tolist(), uni_cf[:npx].tolist(), method, False)
+    return _run(index, tids, npx, k, 1, use_eps, True, tables, slot_maxlen, np.zeros(nslot),
+                ph_slot, 2, np.ones(nslot), np.zeros(nq), qtf, K1, B, 0.0, slot_gw, uni_cf, mu)

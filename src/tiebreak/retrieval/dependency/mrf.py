@@ -1,0 +1,288 @@
+"""SDM and FDM (Metzler & Croft 2005), Indri semantics (:mod:`tiebreak.retrieval.dependency`):
+the set-up in numba (:func:`_mrf_query`: slot weights, window limits, unigram collection
+counts, interval method), then :func:`~tiebreak.retrieval.dependency._kernels._score_query`
+in mode 1 in the same compiled call; the window features' collection counts of a query and
+scoring with given counts (sharded indexes: :func:`window_counts`, :func:`score_with_windows`);
+SDM by rank-safe upper bounds (:func:`sdm_bounds`, over :mod:`tiebreak.retrieval.proxprune`)
+and its term-pair statistics (:func:`build_pair_statistics`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..intervals import ALPHA_DENSE, MAX_ALL_TERMS, MAX_TERMS, jit
+from ..weights import collection_stats
+from ._kernels import _dirichlet_part, _log_doclen, _score_query, _select_topk
+from .plan import (
+    _METHOD_CODE,
+    _NOLIMIT,
+    _ZERO1,
+    FDM_WEIGHTS,
+    K1,
+    MAX_PROX_TERMS,
+    MU,
+    SDM_WEIGHTS,
+    SDM_WINDOW,
+    WINDOW_PER_TERM,
+    B,
+    _arrays,
+    _check_k,
+    _empty,
+    _prox_plan,
+    _scratch,
+    _structure,
+)
+
+__all__ = ["sdm", "sdm_bounds", "build_pair_statistics", "fdm", "window_counts",
+           "score_with_windows"]
+
+
+def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_terms,
+         windows=None, export=False):
+    """SDM / FDM. ``export``: return the window features' collection counts in this index,
+    float64 (nslots,) (None when it has no candidate); ``windows``: score with these counts
+    instead of this index's (see :func:`window_counts`)."""
+    lt, lo, lu = (float(x) for x in weights)
+    if mu <= 0:
+        raise ValueError("mu must be > 0")
+    if min(lt, lo, lu) < 0:
+        raise ValueError("weights must be >= 0")
+    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
+        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
+    k = _check_k(k)
+    limit = MAX_ALL_TERMS if full else MAX_TERMS
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, limit,
+                                "fdm" if full else "sdm")  # fmt: skip
+    nq = len(tids)
+    if nq == 0 or k <= 0 or index.num_docs == 0:
+        return None if export else _empty()
+    # slots: [0, nq) unigrams (all terms), then ordered (#1) features, then unordered (#uwN)
+    # features over the npx proximity terms (the first npx of tids); the rest of the set-up
+    # runs in numba (_mrf_query)
+    tables, ph_slot, phrases, pop = _structure(npx, "fdm" if full else "sdm", nq)
+    n_o = len(phrases)
+    nslot = nq + n_o + ((1 << npx) if full else max(npx - 1, 0))
+    win, win_mode = _ZERO1, 0
+    if export:
+        win, win_mode = np.zeros(nslot), 1
+    elif windows is not None:
+        win, win_mode = np.ascontiguousarray(windows, np.float64), 2
+        if win.shape != (nslot,):
+            raise ValueError(f"windows: expected {nslot} collection counts, got {win.shape}")
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    out = _mrf_query(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
+        _dirichlet_part(index, mu, coll_len), _log_doclen(index, mu), df_all, cf_all,
+        tids, qtf, npx, k, full, lt, lo, lu, float(mu), int(window or 0), _METHOD_CODE[method],
+        coll_len, float(st.avgdl), float(st.num_docs), tables[0], tables[1], ph_slot, n_o,
+        _ZERO1 if pop is None else pop, win, win_mode,
+    )  # fmt: skip
+    return win if export else out
+
+
+@jit
+def _mrf_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
+):  # fmt: skip
+    """SDM / FDM set-up in numba, then :func:`_score_query` (mode 1) in the same call: the
+    slot weights (Indri ``#combine``: each group's weight shared by its children), window
+    limits, unigram collection counts and the interval method (``method`` 0 auto, 1 LPS-IF-A,
+    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0,
+    nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one per
+    mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair)."""
+    nq = len(tids)
+    if full:
+        n_u_slots = 1 << npx
+        n_u = (1 << npx) - npx - 1
+    else:
+        n_u_slots = max(npx - 1, 0)
+        n_u = n_u_slots
+    nslot = nq + n_o + n_u_slots
+    slot_gw = np.zeros(nslot, np.float64)
+    slot_maxlen = np.empty(nslot, np.int32)
+    qsum = 0.0
+    for j in range(nq):
+        qsum += qtf[j]
+    for j in range(nq):
+        slot_gw[j] = lt * qtf[j] / qsum
+        slot_maxlen[j] = _NOLIMIT
+    for j in range(nq, nq + n_o):
+        slot_gw[j] = lo / max(n_o, 1)
+        slot_maxlen[j] = _NOLIMIT
+    for m in range(n_u_slots):
+        s = nq + n_o + m
+        if full:
+            slot_maxlen[s] = WINDOW_PER_TERM * np.int32(pop[m])
+            slot_gw[s] = lu / max(n_u, 1) if pop[m] >= 2 else 0.0
+        else:
+            slot_maxlen[s] = window
+            slot_gw[s] = lu / max(n_u, 1)
+    uni_cf = np.zeros(nslot, np.float64)
+    for j in range(nq):
+        uni_cf[j] = cf_all[tids[j]]
+    if method == 0:
+        sdf = 0
+        scf = 0.0
+        for j in range(npx):
+            sdf += df_all[tids[j]]
+            scf += uni_cf[j]
+        denom = max(avgdl * min(n_docs, float(sdf)), 1.0)
+        alpha = scf / denom
+        if full:            # all subqueries: "eps_cdf_all" / "lps_if_all"
+            use_eps = alpha >= ALPHA_DENSE or npx >= 7
+        else:               # one subquery per slot: EPS unless dense ("eps" / "lps")
+            use_eps = alpha < ALPHA_DENSE
+    else:
+        use_eps = method == 2
+    max_phrase = npx if full else 2
+    pairs_only = not full
+    return _score_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, npx, topk, 1, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
+        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
+        slot_gw, uni_cf, coll_len, mu, sat, win, win_mode, ln_dl,
+    )  # fmt: skip
+
+
+def _mrf_args(model: str, index, query_terms, k, params: dict) -> tuple:
+    """:func:`_mrf`'s positional arguments for ``sdm`` / ``fdm`` called with ``params``."""
+    import inspect
+
+    if model not in ("sdm", "fdm"):
+        raise ValueError(f"window counts exist for sdm and fdm, not {model!r}")
+    fn = sdm if model == "sdm" else fdm
+    ba = inspect.signature(fn).bind(index, query_terms, k, **params)
+    ba.apply_defaults()
+    a = ba.arguments
+    return (index, query_terms, k, model == "fdm", a["weights"], a["mu"], a.get("window"),
+            a["method"], a["max_prox_terms"])
+
+
+def window_counts(model: str, index, query_terms, **params) -> np.ndarray | None:
+    """Collection counts of the window features of one SDM / FDM query in ``index`` (pass 1 of
+    :func:`sdm`): float64 (nslots,), one per feature slot of the query (unigram slots 0), or
+    None when ``index`` has no document or the query no term in its vocabulary.
+
+    For a sharded index: the counts are integers, so their sum over the shards is exact in any
+    order and equals the count over the whole collection; :func:`score_with_windows` then scores
+    each shard with it, exactly as one index would. ``params`` as for :func:`sdm` / :func:`fdm`.
+
+    Raises
+    ------
+    ValueError
+        A model other than sdm / fdm, or a bad parameter.
+    """
+    return _mrf(*_mrf_args(model, index, query_terms, 1, params), export=True)
+
+
+def score_with_windows(model: str, index, query_terms, k: int, windows, **params):
+    """:func:`sdm` / :func:`fdm` with the window features' collection counts ``windows``
+    (float64 (nslots,), e.g. :func:`window_counts` summed over the shards of a sharded index)
+    instead of the counts in ``index``. Returns ``(docids int32, scores float64)``.
+
+    Raises
+    ------
+    ValueError
+        A model other than sdm / fdm, a bad parameter, or ``windows`` of the wrong length.
+    """
+    return _mrf(*_mrf_args(model, index, query_terms, k, params), windows=windows)
+
+
+def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
+        window: int = SDM_WINDOW, method: str = "auto",
+        max_prox_terms: int | None = None, algorithm: str = "exhaustive"):  # fmt: skip
+    """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
+
+    ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
+    + lo/(k-1) sum_i phi(#1(q_i q_{i+1}))  + lu/(k-1) sum_i phi(#uw8(q_i q_{i+1}))``
+
+    with ``phi(f_D, f_C) = ln((f_D + mu f_C/|C|) / (|D| + mu))`` (Dirichlet, §1.4), ``|Q|`` the
+    number of in-vocabulary query tokens and k the number of distinct ones. **Each sum is divided
+    by its number of children** (Indri ``#combine``, as the thesis's SDM runs were produced by
+    Indri with ``dm.pl``); the thesis's Eq. 2.6 writes plain sums. Defaults: weights
+    ``(0.8, 0.15, 0.05)`` (Table 4.3, the spec's recommendation), ``mu = 2500``, ``#uw8``.
+
+    Two passes (the model needs the collection window counts ``f_{I,C}``): pass 1 walks the
+    positional postings of every candidate, counting ``#1`` (exact phrase) and ``#uw8``
+    (non-overlapping optimal intervals of length <= 8) per document and in total; pass 2 scores.
+    A window feature whose collection count is 0 has ``phi = ln 0`` in every document; it is
+    left out of the sums (a constant over documents, so the ranking is Indri's).
+    ``max_prox_terms`` (default ``None`` = all, capped at 62; at most 62): the window features
+    are built over the highest-IDF distinct terms only, in query order; the unigram part over
+    all terms (module docstring: a deliberate deviation).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials, with
+    the pairs' collection counts from a term-pair statistics index
+    (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
+    documents in the same order, scores equal to within float rounding.
+    Returns ``(docids int32, scores float64)`` of the top k.
+    """
+    if algorithm == "bounds":
+        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
+    return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
+
+
+def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
+               window: int = SDM_WINDOW, max_prox_terms: int | None = None,
+               stats: dict | None = None):
+    """SDM's top ``k`` by rank-safe pruning with upper bounds of the window potentials
+    (:mod:`tiebreak.retrieval.proxprune`; ``sdm -p algorithm=bounds``): ``(docids int32, scores
+    float64)``, the documents and order of :func:`sdm`, scores equal to within float rounding.
+    The pairs' collection window counts come from the term-pair statistics index
+    (:func:`build_pair_statistics`; computed for the query's pairs on first use). ``stats``: a
+    dict to receive ``candidates`` (documents holding a query term) and ``scored`` (documents
+    whose positions were read). Raises ValueError for bad parameters and on a shard."""
+    from ..proxprune import bounds_search
+
+    lt, lo, lu = (float(x) for x in weights)
+    if not mu > 0 or min(lt, lo, lu) < 0:
+        raise ValueError("mu must be > 0 and weights >= 0")
+    k = _check_k(k)
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
+    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
+        return _empty()
+    arrays = _arrays(index)
+    coll_len = float(max(collection_stats(index).collection_length, 1))
+    docs, scores, n, ns = bounds_search(
+        index, arrays, tids, qtf, npx, int(window), _dirichlet_part(index, float(mu), coll_len),
+        _log_doclen(index, float(mu)), weights, float(mu), coll_len, k)
+    if stats is not None:
+        stats["candidates"] = int(n)
+        stats["scored"] = int(ns)
+    return _select_topk(scores, docs.astype(np.int32), arrays[6], k)
+
+
+def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
+                          max_prox_terms: int | None = None) -> int:
+    """Fill the term-pair statistics index (:func:`tiebreak.retrieval.proxprune.pair_statistics`)
+    with every adjacent pair of ``queries`` (lists of analysed terms) as :func:`sdm_bounds`
+    forms them; returns the number of pairs stored for ``window``."""
+    from ..proxprune import pair_statistics
+
+    pairs = set()
+    for q in queries:
+        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_TERMS, "sdm")
+        pairs.update((int(tids[j]), int(tids[j + 1])) for j in range(npx - 1))
+    pair_statistics(index, sorted(pairs), int(window), _arrays(index))
+    return len(index._cache[("pair-stats", int(window))])
+
+
+def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
+        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS):  # fmt: skip
+    """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
+    :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
+    ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
+    (``k(k-1)/2`` ordered, ``2^k - k - 1`` unordered). Defaults: weights ``(0.8, 0.1, 0.1)``
+    (Table 4.3), ``mu = 2500``. ``max_prox_terms`` (default 12, at most 20): the window
+    features use only the highest-IDF distinct terms, in query order; the unigrams use all
+    (module docstring: a deliberate deviation from the full 2^|Q| enumeration)."""
+    return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms)
