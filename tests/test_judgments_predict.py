@@ -255,6 +255,23 @@ def test_content_prediction_end_to_end_on_adi(shared_data, tmp_path):
     assert all(x["lower"] - 1e-12 <= x["estimate"] <= x["upper"] + 1e-12 for x in rows)
     bad = cli.invoke(main, ["estimate", str(sq), *map(str, paths), "--baselines", "content"])
     assert bad.exit_code == 2 and "--index" in bad.stderr
+    # study estimate --index adds content and hybrid to the default baselines
+    r = cli.invoke(main, ["study", "estimate", str(fq), *map(str, paths), "--index", idx,
+                          "--pool-depth", "5", "--reference-depth", "20", "--models", "const",
+                          "--loss", "a", "--two-strata", "0", "-j", "1", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    acc = {x["estimator"]: x for x in json.loads(r.stdout)["accuracy"]}
+    from tiebreak.judgments.accuracy import accuracy
+    from tiebreak.judgments.scoring import score_runs
+
+    Lf = run_lists(runs, full)
+    sh = restrict_qrels(full, pool_depth(Lf, 5))
+    T = document_text(open_index(idx), Lf.docnos)
+    truth = score_runs(full, runs, ["RBP(p=0.95)"], [20])
+    lo, res = truth["scores"][:, 0, 0, 0], truth["residual"][:, 0, 0, 0]
+    for name in ("content", "hybrid"):
+        est = prediction_scores(Lf, sh, list(Lf.names), 0.95, 20, None, name, T)
+        assert acc[name]["RMSE"] == pytest.approx(accuracy(est, lo, lo + res)["RMSE"], abs=1e-12)
     # tiebreak study predict
     r = cli.invoke(main, ["study", "predict", str(fq), *map(str, paths), "--index", idx,
                           "--pool-depth", "10", "--folds", "3", "--predictors", "content,hybrid",
