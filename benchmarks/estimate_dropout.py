@@ -81,7 +81,8 @@ def main():
         m, lo, hi = S.mean(1), lb.mean(1), ub.mean(1)
         signed = np.where(m > hi, m - hi, np.where(m < lo, m - lo, 0.0))
         assert np.allclose(np.abs(signed), epsilon(m, lo, hi))
-        out.append(f"| {name} | {acc['RMSE']:.4f} | {acc['Acc']:.1f} | {acc['MAE']:.4f} | "
+        cell = name.replace("|", "\\|")   # a bar inside a Markdown cell
+        out.append(f"| {cell} | {acc['RMSE']:.4f} | {acc['Acc']:.1f} | {acc['MAE']:.4f} | "
                    f"{signed.mean():+.4f} | {signed.std(ddof=1):.4f} | "
                    + ("-" if mc is None else f"{mc:.4f}") + " |")
     text = "\n".join(out) + "\n"
