@@ -1,7 +1,7 @@
 """``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR``,
-``tiebreak index calibrate INDEX_DIR``, ``tiebreak index INDEX_DIR --direct`` (add the direct
-file) and ``tiebreak index INDEX_DIR --pairs TOPICS -o PAIR_DIR`` (the term-pair index of a topic
-set)."""
+``tiebreak index --calibrate-intervals INDEX_DIR``, ``tiebreak index INDEX_DIR --direct`` (add
+the direct file) and ``tiebreak index INDEX_DIR --pairs TOPICS -o PAIR_DIR`` (the term-pair
+index of a topic set)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import click
 
 @click.command("index")
 @click.argument("source")
-@click.argument("calibrate_target", metavar="[INDEX_DIR]", required=False)
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False),
               help="Index directory to create (replaced atomically if it holds an index).")
 @click.option("--verify", is_flag=True,
@@ -39,10 +38,11 @@ import click
                    "'local' for a LocalCluster (needs pip install 'tiebreak[dask]'; SOURCE and "
                    "INDEX_DIR must be reachable by the workers under the same paths).")
 @click.option("--calibrate-intervals", is_flag=True,
-              help="After building, measure on this machine the term density and query length "
-                   "at which each interval-finding method is faster (a few seconds) and store "
-                   "them in the index manifest; searches then choose the method with them "
-                   "instead of the thesis's alpha = 0.15, k >= 7 (results are identical).")
+              help="Measure on this machine the term density and query length at which each "
+                   "interval-finding method is faster (a few seconds) and store them in the "
+                   "index manifest: after building with -o, or, without -o, for the existing "
+                   "index SOURCE. Searches then choose the method with them instead of the "
+                   "thesis's alpha = 0.15, k >= 7 (results are identical).")
 @click.option("--direct", is_flag=True,
               help="Also store the direct file (every document's term ids in position order, "
                    "4 bytes a token): proximity reranking then reads candidates' terms from it "
@@ -56,11 +56,11 @@ import click
               help="--pairs: the unordered window (#uwN) counted per pair.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=None, jobs=0,
-              dask_address=None, calibrate_target=None, calibrate_intervals=False,
-              direct=False, pairs_topics=None, window=8):
+              dask_address=None, calibrate_intervals=False, direct=False, pairs_topics=None,
+              window=8):
     """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index; or,
-    as 'tiebreak index calibrate INDEX_DIR', measure and store the interval thresholds of an
-    existing index).
+    with --calibrate-intervals and no -o, measure and store the interval thresholds of the
+    existing index SOURCE).
 
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
     (.I/.T/.W ...) or JSONL {"docno", "text"}; files may be gzipped.
@@ -69,15 +69,8 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     from ..index.store import open_index
     from .common import _fail as fail
 
-    if calibrate_target is not None or source == "calibrate":
-        if source != "calibrate":
-            fail(f"unexpected argument {calibrate_target!r} (did you mean 'tiebreak index "
-                 "calibrate INDEX_DIR'?)")
-        if calibrate_target is None:
-            fail("calibrate: missing INDEX_DIR")
-        if output or verify or shards is not None:
-            fail("calibrate takes only INDEX_DIR (and -q)")
-        _calibrate(calibrate_target, quiet)
+    if calibrate_intervals and not output and not verify and shards is None:
+        _calibrate(source, quiet)   # SOURCE is an existing index
         return
     if calibrate_intervals and (verify or shards is not None):
         fail("--calibrate-intervals works with a single index build (not --verify/--shards; "

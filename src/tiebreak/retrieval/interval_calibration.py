@@ -24,8 +24,9 @@ log α crosses 0. The whole measurement takes a few seconds; the methods are exa
 thresholds change the speed of retrieval, never a score.
 
 Stored in an index manifest (:data:`~tiebreak.retrieval.intervals.MANIFEST_KEY`) by
-:func:`store_thresholds` (``tiebreak index --calibrate-intervals``, ``tiebreak index calibrate
-INDEX``), read back by :func:`~tiebreak.retrieval.intervals.index_thresholds`.
+:func:`store_thresholds` (``tiebreak index SOURCE -o INDEX --calibrate-intervals``, or
+``tiebreak index --calibrate-intervals INDEX`` for an existing index), read back by
+:func:`~tiebreak.retrieval.intervals.index_thresholds`.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ ALPHA_DENSE = 0.15
 #: The thesis's query length from which EPS-CDF-A is chosen for all subqueries (same fallback).
 K_DENSE = 7
 #: Manifest key of the measured thresholds (optional metadata of an index, written by
-#: ``tiebreak index --calibrate-intervals`` / ``tiebreak index calibrate``).
+#: ``tiebreak index --calibrate-intervals`` / ``tiebreak index --calibrate-intervals``).
 MANIFEST_KEY = "interval_thresholds"
 
 
@@ -779,7 +779,7 @@ def index_thresholds(index) -> IntervalThresholds:
         from ..index.manifest import IndexFormatError
 
         raise IndexFormatError(f"{getattr(index, 'path', 'index')}/manifest.json: {e}; run "
-                               "'tiebreak index calibrate' again") from None
+                               "'tiebreak index --calibrate-intervals INDEX' again") from None
     if isinstance(cache, dict):
         cache["interval_thresholds"] = th
     return th
@@ -790,7 +790,7 @@ def choose_method(k: int, alpha: float, all_subqueries: bool,
     """Choose the input representation and algorithm for one query (spec §3.3, §6.4).
 
     ``thresholds``: measured on this machine and stored with the index
-    (:func:`index_thresholds`; ``tiebreak index calibrate``), default
+    (:func:`index_thresholds`; ``tiebreak index --calibrate-intervals``), default
     :data:`THESIS_THRESHOLDS` (Lu 2018, §3.3.3-§3.3.4 and §3.4.6, with the thesis's α
     examples). The rule:
 
