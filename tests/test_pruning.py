@@ -208,16 +208,20 @@ def test_float_scoring_compiles_one_signature_per_kernel(indexes):
     from tiebreak.retrieval import kernels as K
     from tiebreak.retrieval.traversal import retrieve_many
 
+    imp_arg = {K.run_batch: 3, K.maxscore: 2, K.bmw: 2, K.taat: 2}
+    # other tests in this process may have compiled the kernels: count what these calls add
+    before = {kernel: set(kernel.signatures) for kernel in imp_arg}
     idx = indexes[0]
     qs = [["t1", "t2", "t2"], ["t3"]]
     for name in ("bm25", "ql"):
         for alg in ("exhaustive", "maxscore", "bmw"):
             retrieve_many(idx, qs, 5, name, alg)
             retrieve(idx, qs[0], 5, name, alg)
-    imp_arg = {K.run_batch: 3, K.maxscore: 2, K.bmw: 2, K.taat: 2}
     for kernel, i in imp_arg.items():
-        floats = [s for s in kernel.signatures if str(s[i].dtype) == "float64"]
-        assert len(floats) == 1, (kernel.py_func.__name__, floats)
+        new = [s for s in set(kernel.signatures) - before[kernel]
+               if str(s[i].dtype) == "float64"]
+        assert len(new) <= 1, (kernel.py_func.__name__, new)
+        assert any(str(s[i].dtype) == "float64" for s in kernel.signatures)
 
 
 def test_search_cli_options(indexes, tmp_path):
