@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from tiebreak.cli import main
 
-# one worker builds the page fixture once (pytest-xdist --dist loadgroup); pytest 9.2 with
-# xdist 3.8 ignores the mark (pytest-xdist issue 1386), so today each worker that runs one
-# of these tests builds it
+# with --dist loadgroup one worker would build the page fixture once; pytest 9.2 with xdist 3.8
+# ignores the mark (pytest-xdist issue 1386), and the suite runs --dist worksteal, which
+# hands each worker a contiguous run of tests (a file mostly stays on one worker)
 pytestmark = pytest.mark.xdist_group("report")
 
 SYSTEMS = ["BBGhelani1", "BERT", "BITEM_BL", "CSIROmedNIR", "BM25R2"]
