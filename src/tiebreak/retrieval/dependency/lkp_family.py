@@ -149,7 +149,14 @@ def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_te
     return tids, qtf, nq, _structure(nq, variant)
 
 
-def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms,
+                algorithm="exhaustive"):
+    if algorithm == "bounds":
+        from .pruned import lkp_bounds
+
+        return lkp_bounds(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     plan = _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
     if plan is None:
         return _empty()
@@ -166,7 +173,8 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS,
+        algorithm: str = "exhaustive"):  # fmt: skip
     """Lkp, Lu (2018) Eq. 4.3 with Eq. 4.1 / 4.2 (spec §5):
 
     ``score = (1 - lam) * sum_q f_{q,Q} BM25(q, D) + lam * (sum_{Q' in Q_0} phrase(Q', D)
@@ -187,25 +195,33 @@ def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, 
     ``"lps_if_all"`` or ``"eps_cdf_all"``; the scores do not depend on it.
     ``max_prox_terms`` (default 12, at most 20): the proximity parts use only the highest-IDF
     distinct terms, in query order; BM25 uses all (module docstring: a deliberate deviation).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the proximity part from the
+    term frequencies (:mod:`tiebreak.retrieval.dependency.pruned`): the same top k, bit for
+    bit (the bound is loose for Lkp: see the skip rates in ``benchmarks/bench_models.py``).
     Returns ``(docids int32 (k',), scores float64 (k',))``, k' = min(k, #candidates).
     """
-    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method, max_prox_terms,
+                       algorithm)
 
 
 def lkpf(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-         method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
+         method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS,
+         algorithm: str = "exhaustive"):  # fmt: skip
     """Lkpf (spec §5.6): :func:`lkp` with the optimal intervals of each subquery ``Q'`` limited
     to ``p_r - p_l + 1 <= 4 |Q'|`` (Indri's length convention) *before* the non-overlap
     selection (equivalent to Indri's ``#uwN`` counting). Phrases always fit. Same parameters,
     return value and errors as :func:`lkp`."""
-    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method, max_prox_terms,
+                       algorithm)
 
 
 def l2p(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto", max_prox_terms: int | None = None):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = None,
+        algorithm: str = "exhaustive"):  # fmt: skip
     """L2p (spec §5.6): :func:`lkp` restricted to the order-preserving bigram subqueries, read as
     the adjacent query pairs ``(q_i, q_{i+1})`` (as in SDM) for both the unordered part (no
     distance limit) and the phrase part. Same parameters, return value as :func:`lkp`, except
     ``max_prox_terms`` defaults to ``None`` = all distinct terms, capped at 62 (the pairs are
     then those of the highest-IDF terms, adjacent in query order)."""
-    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms,
+                       algorithm)

@@ -3,8 +3,9 @@ the set-up in numba (:func:`_mrf_query`: slot weights, window limits, unigram co
 counts, interval method), then :func:`~tiebreak.retrieval.dependency._kernels._score_query`
 in mode 1 in the same compiled call; the window features' collection counts of a query and
 scoring with given counts (sharded indexes: :func:`window_counts`, :func:`score_with_windows`);
-SDM by rank-safe upper bounds (:func:`sdm_bounds`, over :mod:`tiebreak.retrieval.proxprune`)
-and its term-pair statistics (:func:`build_pair_statistics`).
+SDM by rank-safe upper bounds (:func:`sdm_bounds`, over the pruned traversal of
+:mod:`~tiebreak.retrieval.dependency.pruned`) and its term-pair statistics
+(:func:`build_pair_statistics`).
 """
 
 from __future__ import annotations
@@ -84,18 +85,16 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
 
 
 @jit
-def _mrf_query(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
-    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
-):  # fmt: skip
-    """SDM / FDM set-up in numba, then :func:`_score_query` (mode 1) in the same call: the
-    slot weights (Indri ``#combine``: each group's weight shared by its children), window
-    limits, unigram collection counts and the interval method (``method`` 0 auto, 1 LPS-IF-A,
-    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0,
-    nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one per
-    mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair)."""
+def _mrf_setup(df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs,
+               n_o, pop):
+    """SDM / FDM per-query set-up in numba: the slot weights (Indri ``#combine``: each group's
+    weight shared by its children), window limits, unigram collection counts and the interval
+    method (``method`` 0 auto, 1 LPS-IF-A, 2 EPS-CDF-A; auto as
+    :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0, nq)`` unigrams, then the
+    ``n_o`` ordered features, then the unordered ones (FDM: one per mask of the ``npx``
+    proximity terms, popcount < 2 unused; SDM: one per adjacent pair). Returns ``(slot_gw,
+    slot_maxlen, uni_cf, use_eps)``; shared by :func:`_mrf_query` and the pruned traversal
+    (:mod:`~tiebreak.retrieval.dependency.pruned`), so both score with the same bits."""
     nq = len(tids)
     if full:
         n_u_slots = 1 << npx
@@ -140,6 +139,22 @@ def _mrf_query(
             use_eps = alpha < ALPHA_DENSE
     else:
         use_eps = method == 2
+    return slot_gw, slot_maxlen, uni_cf, use_eps
+
+
+@jit
+def _mrf_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
+):  # fmt: skip
+    """:func:`_mrf_setup`, then :func:`_score_query` (mode 1) in the same call."""
+    slot_gw, slot_maxlen, uni_cf, use_eps = _mrf_setup(
+        df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs, n_o,
+        pop)
+    nq = len(tids)
+    nslot = len(slot_gw)
     max_phrase = npx if full else 2
     pairs_only = not full
     return _score_query(
@@ -219,13 +234,13 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     are built over the highest-IDF distinct terms only, in query order; the unigram part over
     all terms (module docstring: a deliberate deviation).
     ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials, with
-    the pairs' collection counts from a term-pair statistics index
-    (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
-    documents in the same order, scores equal to within float rounding.
+    the pairs' collection counts from a term-pair statistics index (:func:`sdm_bounds`): the
+    same documents, scores and order, bit for bit.
     Returns ``(docids int32, scores float64)`` of the top k.
     """
     if algorithm == "bounds":
-        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
+        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms,
+                          method=method)
     if algorithm != "exhaustive":
         raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
@@ -233,32 +248,19 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
 
 def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
                window: int = SDM_WINDOW, max_prox_terms: int | None = None,
-               stats: dict | None = None):
+               stats: dict | None = None, method: str = "auto"):
     """SDM's top ``k`` by rank-safe pruning with upper bounds of the window potentials
-    (:mod:`tiebreak.retrieval.proxprune`; ``sdm -p algorithm=bounds``): ``(docids int32, scores
-    float64)``, the documents and order of :func:`sdm`, scores equal to within float rounding.
-    The pairs' collection window counts come from the term-pair statistics index
+    (:mod:`tiebreak.retrieval.dependency.pruned`; ``sdm -p algorithm=bounds``): ``(docids
+    int32, scores float64)``, the top k of :func:`sdm` bit for bit (documents, scores, tie
+    order). The pairs' collection window counts come from the term-pair statistics index
     (:func:`build_pair_statistics`; computed for the query's pairs on first use). ``stats``: a
-    dict to receive ``candidates`` (documents holding a query term) and ``scored`` (documents
-    whose positions were read). Raises ValueError for bad parameters and on a shard."""
-    from ..proxprune import bounds_search
+    dict to receive ``candidates`` (documents holding a query term), ``multi`` (those with >=
+    2 proximity terms) and ``scored`` (documents whose positions were read). Raises ValueError
+    for bad parameters and on a shard."""
+    from .pruned import mrf_bounds
 
-    lt, lo, lu = (float(x) for x in weights)
-    if not mu > 0 or min(lt, lo, lu) < 0:
-        raise ValueError("mu must be > 0 and weights >= 0")
-    k = _check_k(k)
-    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
-    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
-        return _empty()
-    arrays = _arrays(index)
-    coll_len = float(max(collection_stats(index).collection_length, 1))
-    docs, scores, n, ns = bounds_search(
-        index, arrays, tids, qtf, npx, int(window), _dirichlet_part(index, float(mu), coll_len),
-        _log_doclen(index, float(mu)), weights, float(mu), coll_len, k)
-    if stats is not None:
-        stats["candidates"] = int(n)
-        stats["scored"] = int(ns)
-    return _select_topk(scores, docs.astype(np.int32), arrays[6], k)
+    return mrf_bounds(index, query_terms, k, False, weights, mu, window, method, max_prox_terms,
+                      stats)
 
 
 def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
@@ -277,12 +279,24 @@ def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
 
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
-        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS):  # fmt: skip
+        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS,
+        algorithm: str = "exhaustive"):  # fmt: skip
     """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
     :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
     ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
     (``k(k-1)/2`` ordered, ``2^k - k - 1`` unordered). Defaults: weights ``(0.8, 0.1, 0.1)``
     (Table 4.3), ``mu = 2500``. ``max_prox_terms`` (default 12, at most 20): the window
     features use only the highest-IDF distinct terms, in query order; the unigrams use all
-    (module docstring: a deliberate deviation from the full 2^|Q| enumeration)."""
+    (module docstring: a deliberate deviation from the full 2^|Q| enumeration).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials
+    (:mod:`tiebreak.retrieval.dependency.pruned`), the subqueries' collection counts from the
+    subquery statistics store (:func:`~tiebreak.retrieval.dependency.pruned.window_statistics`):
+    the same top k bit for bit."""
+    if algorithm == "bounds":
+        from .pruned import mrf_bounds
+
+        return mrf_bounds(index, query_terms, k, True, weights, mu, None, method,
+                          max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms)

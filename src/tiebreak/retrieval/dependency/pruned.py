@@ -1,0 +1,597 @@
+"""Rank-safe dynamic pruning of the dependency models (SDM, FDM, Lkp, Lkpf, L2p): per-document
+upper bounds of the proximity component from the postings alone (term frequencies, document
+length and collection statistics; no positions), so that the positions of the candidates that
+cannot reach the top ``k`` are never read. One traversal (:func:`_pruned_query`) serves every
+model; the per-document features and scores are those of the exhaustive kernel
+(:func:`~tiebreak.retrieval.dependency._kernels._proximity`, the same set-up, the same
+summation order), so the top ``k`` is the exhaustive one **bit for bit**: the same documents,
+scores and trec_eval tie order.
+
+The bounds (a derivation; ``tf_q`` is the document's frequency of term q, ``|D|`` its length):
+
+* **Counts.** A window feature of a subquery Q' (SDM/FDM's ``#1`` and ``#uwN``, Lkp's phrase
+  and unordered features) counts, in one document, exact phrases or greedily selected
+  *non-overlapping* optimal intervals; each holds an occurrence of every term of Q' and no two
+  share an occurrence (phrases: each starts at a distinct occurrence of the first term,
+  likewise for the others). So ``n(Q', D) <= min_{q in Q'} tf_q``, and, the |Q'| terms sitting
+  at distinct positions of disjoint intervals, ``n(Q', D) <= |D| // |Q'|``. A feature of a
+  subquery with a term absent from D is 0.
+* **SDM / FDM** (Metzler & Croft 2005, Indri semantics): a window potential is
+  ``g_f (ln(n + b_f) - ln b_f)`` with ``b_f = mu cf_f / |C| > 0``, increasing in the count n,
+  so replacing each n by its count bound bounds the window part; the rest of the score (the
+  unigram potentials and the length term) is exact and is a *lower* bound of the score (each
+  potential of a count >= 1 is > 0). The collection counts ``cf_f`` are needed before any
+  score: SDM's come from the term-pair statistics index
+  (:func:`tiebreak.retrieval.proxprune.pair_statistics`), FDM's from a subquery statistics
+  store (:func:`window_statistics`: the exhaustive pass 1 of the query's proximity terms,
+  computed once and kept on the index; :func:`build_subquery_statistics` fills it for a
+  topic set).
+* **Lkp, Lkpf, L2p** (Lu 2018, Eq. 4.1-4.3): ``Score(Q', D) = S (1 + k1) / (S + K_D)`` is
+  non-decreasing in the accumulated ``S`` (derivative ``(1 + k1) K_D / (S + K_D)^2 >= 0``).
+  An unordered interval of Q' adds ``w_l w_r (sumw(Q') / |I|)^2`` with ``w_l, w_r`` the
+  weights of its two end terms (distinct terms of Q') and ``|I| >= |Q'|``, so at most
+  ``u(Q') = max_{a != b in Q'} w_a w_b (sumw(Q') / |Q'|)^2`` (the two largest weights of Q');
+  a phrase occurrence adds exactly its constant. Hence ``S <= n_max(Q', D) u(Q')`` and
+  ``Score(Q', D) <= f(n_max u)``; the BM25 part is exact, and ``(1 - lam) BM25`` (the score
+  with no proximity) is a lower bound. This bound ignores how far apart the terms are, the
+  heart of Lkp's proximity: where one document's intervals are long, ``S`` is far below it,
+  and the bound prunes little (the benchmark prints the skip rate).
+
+Every bound is computed in floating point and then widened by ``1e-9`` of the magnitudes summed
+(far above the rounding of the few thousand additions of a score), so it is never below the
+computed exact score (tested: :func:`proximity_bounds`).
+
+The traversal (MaxScore-like, in the spirit of H. Turtle and J. Flood, "Query evaluation:
+strategies and optimizations", IP&M 31(6), 1995, applied to the proximity part as Lu 2018
+§3.5 proposes): (1) one term-at-a-time pass over the postings, as the exhaustive kernel's:
+every candidate's exact score without proximity (the lower bound) and its upper bound; the
+k-th largest lower bound is the first threshold; (2) the candidates whose bound reaches it,
+in decreasing bound order, are scored exactly from their positions; the threshold rises to
+the k-th best exact score, and the traversal stops at the first bound below it (a document
+whose bound *equals* the threshold is scored: it could tie and win on the docno). No document
+skipped can be in the top k.
+
+Selected with the models' ``algorithm="bounds"`` parameter (``tiebreak search -m fdm -p
+algorithm=bounds``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
+from ..weights import collection_stats
+from ._kernels import (
+    _dirichlet_part,
+    _lkp_proximity,
+    _log_doclen,
+    _proximity,
+    _proximity_scratch,
+    _saturation,
+    _select_topk,
+)
+from .lkp_family import _lkp_prepare, _lkp_setup
+from .mrf import _mrf, _mrf_setup
+from .plan import (
+    _METHOD_CODE,
+    _PROX_UNIT,
+    _VARIANT_CODE,
+    _ZERO1,
+    K1,
+    B,
+    _arrays,
+    _check_k,
+    _empty,
+    _prox_plan,
+    _scratch,
+    _structure,
+)
+from .rerank import _heap_push
+
+__all__ = ["mrf_bounds", "lkp_bounds", "proximity_bounds", "window_statistics",
+           "build_subquery_statistics"]
+
+#: relative widening of every bound (module docstring)
+_SLACK = 1e-9
+
+
+@jit(inline=True)
+def _slot_bound(s, n, mode, slot_gw, bg, lbg, slot_unit, k1, kd):
+    """Bound of slot ``s``'s contribution for a count of at most ``n`` (module docstring):
+    mode 1 the Dirichlet window potential, mode 0 Eq. 4.2 (without the factor lam)."""
+    if n <= 0:
+        return 0.0
+    if mode == 1:
+        if bg[s] > 0:
+            return slot_gw[s] * (math.log(n + bg[s]) - lbg[s])
+        return 0.0
+    S = n * slot_unit[s]
+    if S > 0.0:
+        return S * (1.0 + k1) / (S + kd)
+    return 0.0
+
+
+@jit(inline=True)
+def _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot, b_mask,
+                     slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc):  # fmt: skip
+    """Upper bound of the proximity part of one document whose proximity terms are the bits of
+    ``present`` with frequencies ``tfv`` (module docstring): the explicit slots ``b_slot`` of
+    term masks ``b_mask`` (phrases; adjacent pairs), then, unless ``pairs_only``, every subset
+    of ``present`` with >= 2 terms through ``slot_of_mask`` (``mt``, ``pc``: (2^P,) scratch
+    for the subsets' minimum tf and popcount, visited in increasing order)."""
+    tot = 0.0
+    for e in range(len(b_slot)):
+        m = b_mask[e]
+        if (m & present) == m:
+            n = dl
+            c = 0
+            for j in range(P):
+                if (m >> j) & 1:
+                    n = min(n, tfv[j])
+                    c += 1
+            tot += _slot_bound(b_slot[e], min(n, dl // c), mode, slot_gw, bg, lbg, slot_unit,
+                               k1, kd)
+    if not pairs_only:
+        sub = np.int64(0)
+        while True:
+            sub = (sub - present) & present
+            if sub == 0:
+                break
+            low = sub & -sub
+            rest = sub ^ low
+            j = 0
+            while (low >> j) != 1:
+                j += 1
+            if rest == 0:
+                mt[sub] = tfv[j]
+                pc[sub] = 1
+            else:
+                mt[sub] = min(mt[rest], tfv[j])
+                pc[sub] = pc[rest] + 1
+                s = slot_of_mask[sub]
+                if s >= 0:
+                    tot += _slot_bound(s, min(mt[sub], dl // pc[sub]), mode, slot_gw, bg, lbg,
+                                       slot_unit, k1, kd)
+    return tot
+
+
+@jit
+def _pruned_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched,
+    tids, nprox, topk, mode, use_eps, pairs_only,
+    slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
+    w, qw, k1, b, avgdl, lam,
+    slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
+    b_slot, b_mask, slot_unit, every,
+):  # fmt: skip
+    """The pruned traversal of one query (module docstring). Arguments as
+    :func:`~tiebreak.retrieval.dependency._kernels._score_query` (mode 0 Lkp family, mode 1
+    SDM/FDM with the window features' collection counts ``win`` (nslots,)), plus the bound
+    tables: ``b_slot`` / ``b_mask`` (int64) the explicit slots and their term masks,
+    ``slot_unit`` (mode 0) the per-count bound of each slot's Eq. 4.1 sum. ``every``: score
+    every candidate (no pruning), for the bound check.
+
+    Returns ``(top docids int32, top scores float64, docids, lower bounds, upper bounds, exact
+    scores of the documents scored, candidates, candidates with >= 2 proximity terms, those
+    whose positions were read)``. ``d_*`` are the (N,) scratch arrays of the exhaustive kernel,
+    zero / -1 on entry and left so."""
+    k = len(tids)
+    P = nprox
+    nslots = len(slot_maxlen)
+    total = 0
+    for j in range(k):
+        total += post_ptr[tids[j] + 1] - post_ptr[tids[j]]
+    l_term = np.empty(total, np.int32)
+    l_post = np.empty(total, np.int64)
+    l_next = np.empty(total, np.int32)
+    # mode 1: the Dirichlet constants, summed in the exhaustive kernel's slot order (same bits)
+    bg = np.zeros(nslots, np.float64)
+    lbg = np.zeros(nslots, np.float64)
+    c0 = 0.0
+    gsum = 0.0
+    if mode == 1:
+        for s in range(nslots):
+            ts = uni_cf[s] if s < k else win[s]
+            if ts > 0:
+                bg[s] = mu * ts / coll_len
+                lbg[s] = math.log(bg[s])
+                c0 += slot_gw[s] * lbg[s]
+                gsum += slot_gw[s]
+    # pass 1: term at a time, as the exhaustive kernel (the same sums in the same order)
+    nd = 0
+    e = 0
+    for j in range(k):
+        t = tids[j]
+        cw = qw[j] * w[j] * (k1 + 1.0)
+        for p in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[p]
+            if d_cnt[d] == 0:
+                d_touched[nd] = d
+                nd += 1
+            d_cnt[d] += _PROX_UNIT if j < P else 1
+            l_term[e] = j
+            l_post[e] = p
+            l_next[e] = d_head[d]
+            d_head[d] = e
+            e += 1
+            if mode == 0:
+                d_acc[d] += cw * sat[p]
+            elif bg[j] > 0:
+                d_acc[d] += slot_gw[j] * sat[p]
+    # the bounds of every candidate
+    lb = np.empty(nd, np.float64)
+    ub = np.empty(nd, np.float64)
+    tfv = np.zeros(max(P, 1), np.int64)
+    nm = 1 if pairs_only else 1 << P
+    mt = np.zeros(nm, np.int64)
+    pc = np.zeros(nm, np.int64)
+    n_multi = 0
+    for i in range(nd):
+        d = d_touched[i]
+        a = d_acc[d]
+        if mode == 0:
+            low = (1.0 - lam) * a
+        else:
+            low = (c0 - gsum * ln_dl[doclen[d]]) + a
+        lb[i] = low
+        ub[i] = low
+        if d_cnt[d] >= 2 * _PROX_UNIT:
+            n_multi += 1
+            present = np.int64(0)
+            x = d_head[d]
+            while x >= 0:
+                j = l_term[x]
+                if j < P:
+                    tfv[j] = post_tf[l_post[x]]
+                    present |= np.int64(1) << j
+                x = l_next[x]
+            dl = doclen[d]
+            kd = 0.0
+            if mode == 0:
+                kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+            pb = _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot,
+                                  b_mask, slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc)
+            if mode == 0:
+                up = low + lam * pb
+                ub[i] = up + _SLACK * (abs(low) + lam * pb) + 1e-300
+            else:
+                ub[i] = low + pb + _SLACK * (abs(c0) + abs(gsum * ln_dl[dl]) + abs(a) + pb)
+    # the first threshold: the k-th largest lower bound
+    kk = max(topk, 0)
+    theta = -np.inf
+    if not every and kk > 0 and nd >= kk:
+        theta = np.partition(lb, nd - kk)[nd - kk]
+    if every:
+        order = np.arange(nd)
+    else:
+        keep = np.empty(nd, np.int64)
+        nk = 0
+        for i in range(nd):
+            if ub[i] >= theta:
+                keep[nk] = i
+                nk += 1
+        keep = keep[:nk]
+        order = keep[np.argsort(-ub[keep], kind="mergesort")]
+    # pass 2: exact scores in decreasing bound order
+    starts, ends, mcur, latest, cdf_pos, cdf_term, stamp, last, acc, touched = \
+        _proximity_scratch(P, maxdl, nslots)
+    heap = np.empty(max(kk, 1), np.float64)
+    hn = 0
+    no = len(order)
+    out_d = np.empty(no, np.int32)
+    out_lb = np.empty(no, np.float64)
+    out_ub = np.empty(no, np.float64)
+    out_s = np.empty(no, np.float64)
+    ns = 0
+    nread = 0
+    for x in range(no):
+        i = order[x]
+        if not every and ub[i] < theta:
+            break
+        d = d_touched[i]
+        sc = lb[i]
+        if d_cnt[d] >= 2 * _PROX_UNIT:
+            nread += 1
+            y = d_head[d]
+            while y >= 0:
+                j = l_term[y]
+                if j < P:
+                    starts[j] = pos_ptr[l_post[y]]
+                    ends[j] = pos_ptr[l_post[y] + 1]
+                y = l_next[y]
+            nt = _proximity(
+                pos, starts, ends, cdf_pos, cdf_term, mcur, latest, P, mode, use_eps,
+                pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot,
+                max_phrase, slot_inc, w, stamp, last, acc, touched, i,
+            )  # fmt: skip
+            for j in range(P):
+                starts[j] = 0
+                ends[j] = 0
+            a = d_acc[d]
+            if mode == 0:
+                prox = _lkp_proximity(acc, touched, nt, doclen[d], k1, b, avgdl)
+                sc = (1.0 - lam) * a + lam * prox
+            else:
+                for t in range(nt):
+                    s = touched[t]
+                    if bg[s] > 0:
+                        a += slot_gw[s] * (math.log(acc[s] + bg[s]) - lbg[s])
+                sc = (c0 - gsum * ln_dl[doclen[d]]) + a
+        out_d[ns] = d
+        out_lb[ns] = lb[i]
+        out_ub[ns] = ub[i]
+        out_s[ns] = sc
+        ns += 1
+        if kk > 0:
+            _heap_push(heap, hn, kk, sc)
+            hn = min(hn + 1, kk)
+            if hn == kk and heap[0] > theta:
+                theta = heap[0]
+    for i in range(nd):
+        d = d_touched[i]
+        d_acc[d] = 0.0
+        d_cnt[d] = 0
+        d_head[d] = -1
+    top_d, top_s = _select_topk(out_s[:ns], out_d[:ns], rank, kk)
+    return (top_d, top_s, out_d[:ns], out_lb[:ns], out_ub[:ns], out_s[:ns], nd, n_multi,
+            nread)
+
+
+def _bound_slots(tables, ph_slot, phrases, pairs_only: bool):
+    """The explicit (slot, term mask) lists of the bound: every phrase slot, and for the pair
+    models every adjacent pair's unordered slot; int64 arrays."""
+    slots, masks = [], []
+    for i, L in phrases:
+        slots.append(int(ph_slot[i, L]))
+        masks.append(((1 << L) - 1) << i)
+    if pairs_only:
+        pair = tables[1]
+        for i in range(len(pair) - 1):
+            if pair[i, i + 1] >= 0:
+                slots.append(int(pair[i, i + 1]))
+                masks.append(3 << i)
+    return np.asarray(slots, np.int64), np.asarray(masks, np.int64)
+
+
+@jit
+def _pruned_mrf(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, b_slot, b_mask, every,
+):  # fmt: skip
+    """SDM / FDM: :func:`~tiebreak.retrieval.dependency.mrf._mrf_setup` (the exhaustive
+    kernel's set-up), then :func:`_pruned_query` in mode 1 with the collection counts ``win``."""
+    slot_gw, slot_maxlen, uni_cf, use_eps = _mrf_setup(
+        df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs, n_o,
+        pop)
+    nq = len(tids)
+    nslot = len(slot_gw)
+    pairs_only = not full
+    max_phrase = npx if full else 2
+    return _pruned_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, npx, topk, 1, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
+        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
+        slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
+        b_slot, b_mask, np.zeros(nslot), every,
+    )  # fmt: skip
+
+
+@jit
+def _pruned_lkp(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
+    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, pop, b_slot, b_mask, n_phrase, every,
+):  # fmt: skip
+    """Lkp / Lkpf / L2p: :func:`~tiebreak.retrieval.dependency.lkp_family._lkp_setup`, the
+    per-count bounds of the slots (module docstring: a phrase occurrence adds its constant, an
+    unordered interval at most ``max w_a w_b (sumw / |Q'|)^2``), then :func:`_pruned_query`
+    in mode 0. The first ``n_phrase`` entries of ``b_slot`` are the phrase slots."""
+    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
+        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
+    nslot = len(slot_maxlen)
+    unit = np.zeros(nslot, np.float64)
+    pairs_only = variant == 2
+    for e in range(len(b_slot)):
+        s = b_slot[e]
+        if e < n_phrase:
+            unit[s] = slot_inc[s]
+        else:
+            m = b_mask[e]
+            i = 0
+            while ((m >> i) & 1) == 0:
+                i += 1
+            q = slot_sumw[s] / 2.0
+            unit[s] = w[i] * w[i + 1] * q * q
+    if not pairs_only:
+        for m in range(1 << nq):
+            s = slot_of_mask[m]
+            if s < 0:
+                continue
+            w1 = 0.0
+            w2 = 0.0
+            c = 0
+            for j in range(nq):
+                if (m >> j) & 1:
+                    c += 1
+                    if w[j] > w1:
+                        w2 = w1
+                        w1 = w[j]
+                    elif w[j] > w2:
+                        w2 = w[j]
+            q = slot_sumw[s] / c
+            unit[s] = w1 * w2 * q * q
+    return _pruned_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, nq, topk, 0, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
+        w, qtf, k1, b, avgdl, lam,
+        _ZERO1, _ZERO1, 1.0, 2500.0, sat, _ZERO1, _ZERO1,
+        b_slot, b_mask, unit, every,
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# collection statistics of the window features
+# ---------------------------------------------------------------------------------------------
+
+
+def window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
+    """The window features' collection counts of an SDM / FDM query (float64 (nslots,), the
+    unigram slots 0), as the exhaustive kernel's pass 1 finds them, from the index's stored
+    statistics: SDM from the term-pair statistics index
+    (:func:`tiebreak.retrieval.proxprune.pair_statistics`: per adjacent pair, its ``#1`` and
+    ``#uwN`` counts); FDM from the subquery statistics store (per tuple of proximity terms,
+    the counts of all its subqueries, computed on first use by one exhaustive pass 1 and kept
+    on the index object). Raises ValueError on a shard of a sharded index."""
+    if getattr(index, "global_stats", None) is not None:
+        raise ValueError("window statistics need the whole collection's positions (not a shard)")
+    nq = len(tids)
+    key = tuple(int(t) for t in tids[:npx])
+    if not full:
+        from ..proxprune import pair_statistics
+
+        no = max(npx - 1, 0)
+        out = np.zeros(nq + 2 * no)
+        pairs = list(zip(key, key[1:]))
+        ps = pair_statistics(index, pairs, int(window), _arrays(index))
+        for j, pr in enumerate(pairs):
+            out[nq + j], out[nq + no + j] = ps[pr]
+        return out
+    if npx < 2:
+        return np.zeros(nq + n_o + (1 << npx))
+    store = index._cache.setdefault(("subquery-stats", "fdm"), {})
+    if key not in store:
+        terms = [index.term(t) for t in key]
+        win = _mrf(index, terms, 1, True, (1.0, 1.0, 1.0), 2500.0, None, "auto", len(key),
+                   export=True)
+        store[key] = np.asarray(win[len(key):], np.float64)
+    return np.concatenate([np.zeros(nq), store[key]])
+
+
+def build_subquery_statistics(index, queries, max_prox_terms: int = 12) -> int:
+    """Fill the subquery statistics store of FDM (:func:`window_statistics`) for ``queries``
+    (lists of analysed terms) as :func:`mrf_bounds` plans them; returns the number of stored
+    tuples of proximity terms."""
+    for q in queries:
+        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_ALL_TERMS, "fdm")
+        if npx >= 2:
+            tables, ph_slot, phrases, pop = _structure(npx, "fdm", len(tids))
+            window_statistics(index, tids, npx, True, 0, len(phrases))
+    return len(index._cache.get(("subquery-stats", "fdm"), {}))
+
+
+# ---------------------------------------------------------------------------------------------
+# drivers
+# ---------------------------------------------------------------------------------------------
+
+
+def _report(out, stats):
+    if stats is not None:
+        stats["candidates"] = int(out[6])
+        stats["multi"] = int(out[7])
+        stats["scored"] = int(out[8])
+
+
+def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, method: str,
+               max_prox_terms, stats: dict | None = None, every: bool = False):
+    """SDM (``full`` False) / FDM by the pruned traversal (module docstring): ``(docids int32,
+    scores float64)``, the exhaustive top ``k`` bit for bit. ``stats``: a dict to receive
+    ``candidates`` (documents holding a query term), ``multi`` (those with >= 2 proximity
+    terms) and ``scored`` (those whose positions were read). ``every``: return the kernel's
+    whole output (:func:`proximity_bounds`). Raises ValueError for a bad parameter and on a
+    shard."""
+    lt, lo, lu = (float(x) for x in weights)
+    if not mu > 0 or min(lt, lo, lu) < 0:
+        raise ValueError("mu must be > 0 and weights >= 0")
+    if method not in _METHOD_CODE:
+        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
+    k = _check_k(k)
+    name = "fdm" if full else "sdm"
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms,
+                                MAX_ALL_TERMS if full else MAX_TERMS, name)
+    if len(tids) == 0 or (k <= 0 and not every) or index.num_docs == 0:
+        return None if every else _empty()
+    nq = len(tids)
+    tables, ph_slot, phrases, pop = _structure(npx, name, nq)
+    win = window_statistics(index, tids, npx, full, int(window or 0), len(phrases))
+    b_slot, b_mask = _bound_slots(tables, ph_slot, phrases, not full)
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    out = _pruned_mrf(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
+        _dirichlet_part(index, float(mu), coll_len), _log_doclen(index, float(mu)), df_all,
+        cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
+        _METHOD_CODE[method], coll_len, float(st.avgdl), float(st.num_docs), tables[0],
+        tables[1], ph_slot, len(phrases), _ZERO1 if pop is None else pop, win, b_slot, b_mask,
+        bool(every),
+    )  # fmt: skip
+    _report(out, stats)
+    return out if every else out[:2]
+
+
+def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: float,
+               method: str, max_prox_terms, stats: dict | None = None, every: bool = False):
+    """Lkp / Lkpf / L2p (``variant``) by the pruned traversal (module docstring): ``(docids
+    int32, scores float64)``, the exhaustive top ``k`` bit for bit; ``stats`` and ``every``
+    as for :func:`mrf_bounds`. Raises ValueError for a bad parameter."""
+    plan = _lkp_prepare(index, query_terms, max(int(k), 1) if every else k, variant, lam, k1,
+                        b, method, max_prox_terms)
+    if plan is None:
+        return None if every else _empty()
+    tids, qtf, nq, (tables, ph_slot, phrases, pop) = plan
+    b_slot, b_mask = _bound_slots(tables, ph_slot, phrases, variant == "l2p")
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    out = _pruned_lkp(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
+        float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
+        tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop, b_slot, b_mask,
+        len(phrases), bool(every),
+    )  # fmt: skip
+    _report(out, stats)
+    return out if every else out[:2]
+
+
+def proximity_bounds(model: str, index, query_terms, **params):
+    """Every candidate of one query with its bounds and exact score, all scored (no pruning):
+    ``(docids int32, lower bounds, upper bounds, exact scores)`` (float64), in no particular
+    order; empty arrays when nothing is retrieved. ``model``: sdm, fdm, lkp, lkpf or l2p;
+    ``params`` as for the model (not ``k`` or ``algorithm``). For tests: the upper bound is
+    never below the exact score, the lower bound never above it.
+
+    Raises
+    ------
+    ValueError
+        An unknown model or a bad parameter.
+    """
+    import inspect
+
+    from . import lkp_family, mrf
+
+    if model not in ("sdm", "fdm", "lkp", "lkpf", "l2p"):
+        raise ValueError(f"proximity bounds exist for sdm, fdm, lkp, lkpf and l2p, not {model!r}")
+    fn = getattr(mrf if model in ("sdm", "fdm") else lkp_family, model)
+    ba = inspect.signature(fn).bind(index, query_terms, 1, **params)
+    ba.apply_defaults()
+    a = ba.arguments
+    if model in ("sdm", "fdm"):
+        out = mrf_bounds(index, query_terms, 1, model == "fdm", a["weights"], a["mu"],
+                         a.get("window"), a["method"], a["max_prox_terms"], every=True)
+    else:
+        out = lkp_bounds(index, query_terms, 1, model, a["lam"], a["k1"], a["b"], a["method"],
+                         a["max_prox_terms"], every=True)
+    if out is None:
+        e = np.zeros(0)
+        return np.zeros(0, np.int32), e, e, e
+    return out[2], out[3], out[4], out[5]
