@@ -44,8 +44,11 @@ Parts (a package: numba's on-disk cache keys each kernel by the file that define
   (interval selection, the proximity features of a document, the per-query scorer, top-k
   selection) and the per-posting tables (BM25 saturation, Dirichlet and document-length parts);
 * :mod:`~tiebreak.retrieval.dependency.lkp_family` -- Lkp, Lkpf, L2p;
-* :mod:`~tiebreak.retrieval.dependency.mrf` -- SDM, FDM, SDM by upper bounds, the term-pair
-  statistics and the window counts of sharded scoring;
+* :mod:`~tiebreak.retrieval.dependency.mrf` -- SDM, FDM, the term-pair statistics and the
+  window counts of sharded scoring;
+* :mod:`~tiebreak.retrieval.dependency.pruned` -- rank-safe dynamic pruning of all five models
+  (``algorithm="bounds"``): one traversal, per-document upper bounds of the proximity part
+  from the postings, the exhaustive top k bit for bit;
 * :mod:`~tiebreak.retrieval.dependency.rerank` -- the two-stage kernels of
   :mod:`tiebreak.retrieval.rerank`.
 """
@@ -63,6 +66,7 @@ from .mrf import (
     window_counts,
 )
 from .plan import FDM_WEIGHTS, MAX_PROX_TERMS, SDM_WEIGHTS, proximity_terms, query_plan
+from .pruned import build_subquery_statistics, proximity_bounds
 
 # the models' default parameters: public module attributes as before, outside __all__
 B, K1, LAMBDA, MU = plan.B, plan.K1, plan.LAMBDA, plan.MU
@@ -72,6 +76,8 @@ __all__ = [
     "sdm",
     "sdm_bounds",
     "build_pair_statistics",
+    "build_subquery_statistics",
+    "proximity_bounds",
     "fdm",
     "lkp",
     "lkpf",

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..intervals import ALPHA_DENSE, MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
-from ._kernels import _dirichlet_part, _log_doclen, _score_query, _select_topk
+from ._kernels import _dirichlet_part, _log_doclen, _score_query
 from .plan import (
     _METHOD_CODE,
     _NOLIMIT,
