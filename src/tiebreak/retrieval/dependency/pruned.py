@@ -90,11 +90,13 @@ from .plan import (
 )
 from .rerank import _heap_push
 
-__all__ = ["mrf_bounds", "lkp_bounds", "proximity_bounds", "window_statistics",
+__all__ = ["mrf_bounds", "mrf_rerank", "lkp_bounds", "proximity_bounds", "window_statistics",
            "build_subquery_statistics"]
 
 #: relative widening of every bound (module docstring)
 _SLACK = 1e-9
+#: no restriction of the candidates (:func:`_pruned_query`'s ``only``)
+_NOONE = np.zeros(0, np.uint8)
 
 
 @jit(inline=True)
@@ -165,14 +167,15 @@ def _pruned_query(
     slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc,
     w, qw, k1, b, avgdl, lam,
     slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
-    b_slot, b_mask, slot_unit, every,
+    b_slot, b_mask, slot_unit, every, only,
 ):  # fmt: skip
     """The pruned traversal of one query (module docstring). Arguments as
     :func:`~tiebreak.retrieval.dependency._kernels._score_query` (mode 0 Lkp family, mode 1
     SDM/FDM with the window features' collection counts ``win`` (nslots,)), plus the bound
     tables: ``b_slot`` / ``b_mask`` (int64) the explicit slots and their term masks,
     ``slot_unit`` (mode 0) the per-count bound of each slot's Eq. 4.1 sum. ``every``: score
-    every candidate (no pruning), for the bound check.
+    every candidate (no pruning), for the bound check. ``only``: uint8 (N,) marking the
+    documents that may be candidates (a two-stage first pass's top K), or empty for all.
 
     Returns ``(top docids int32, top scores float64, docids, lower bounds, upper bounds, exact
     scores of the documents scored, candidates, candidates with >= 2 proximity terms, those
@@ -203,11 +206,14 @@ def _pruned_query(
     # pass 1: term at a time, as the exhaustive kernel (the same sums in the same order)
     nd = 0
     e = 0
+    restrict = len(only) > 0
     for j in range(k):
         t = tids[j]
         cw = qw[j] * w[j] * (k1 + 1.0)
         for p in range(post_ptr[t], post_ptr[t + 1]):
             d = post_docid[p]
+            if restrict and only[d] == 0:
+                continue
             if d_cnt[d] == 0:
                 d_touched[nd] = d
                 nd += 1
@@ -361,7 +367,7 @@ def _pruned_mrf(
     post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
     d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
     tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, b_slot, b_mask, every,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, b_slot, b_mask, every, only,
 ):  # fmt: skip
     """SDM / FDM: :func:`~tiebreak.retrieval.dependency.mrf._mrf_setup` (the exhaustive
     kernel's set-up), then :func:`_pruned_query` in mode 1 with the collection counts ``win``."""
@@ -379,7 +385,7 @@ def _pruned_mrf(
         slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
         np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
         slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
-        b_slot, b_mask, np.zeros(nslot), every,
+        b_slot, b_mask, np.zeros(nslot), every, only,
     )  # fmt: skip
 
 
@@ -435,7 +441,7 @@ def _pruned_lkp(
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
         _ZERO1, _ZERO1, 1.0, 2500.0, sat, _ZERO1, _ZERO1,
-        b_slot, b_mask, unit, every,
+        b_slot, b_mask, unit, every, _NOONE,
     )  # fmt: skip
 
 
@@ -502,12 +508,13 @@ def _report(out, stats):
 
 
 def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, method: str,
-               max_prox_terms, stats: dict | None = None, every: bool = False):
+               max_prox_terms, stats: dict | None = None, every: bool = False, only=None):
     """SDM (``full`` False) / FDM by the pruned traversal (module docstring): ``(docids int32,
     scores float64)``, the exhaustive top ``k`` bit for bit. ``stats``: a dict to receive
     ``candidates`` (documents holding a query term), ``multi`` (those with >= 2 proximity
     terms) and ``scored`` (those whose positions were read). ``every``: return the kernel's
-    whole output (:func:`proximity_bounds`). Raises ValueError for a bad parameter and on a
+    whole output (:func:`proximity_bounds`). ``only``: uint8 (N,) marking the documents that
+    may be retrieved (:func:`mrf_rerank`). Raises ValueError for a bad parameter and on a
     shard."""
     lt, lo, lu = (float(x) for x in weights)
     if not mu > 0 or min(lt, lo, lu) < 0:
@@ -533,10 +540,44 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
         cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
         _METHOD_CODE[method], coll_len, float(st.avgdl), float(st.num_docs), tables[0],
         tables[1], ph_slot, len(phrases), _ZERO1 if pop is None else pop, win, b_slot, b_mask,
-        bool(every),
+        bool(every), _NOONE if only is None else only,
     )  # fmt: skip
     _report(out, stats)
     return out if every else out[:2]
+
+
+def mrf_rerank(index, query_terms, k, full: bool, first_k: int = 1000, weights=None,
+               mu: float = 2500.0, window=None, method: str = "auto", max_prox_terms=None,
+               stats: dict | None = None):
+    """Two-stage SDM (``full`` False) / FDM: query likelihood (Dirichlet, the same ``mu``)
+    retrieves its top ``first_k`` (:func:`tiebreak.retrieval.models.ql`), and only those are
+    scored by the model, through the pruned traversal restricted to them (their scores are the
+    full model's, bit for bit; the window statistics are the collection's). Returns the top
+    ``min(k, first_k)`` as ``(docids int32, scores float64)``: **not** rank-safe (a document
+    outside the first pass's top K is never retrieved), the baseline the rank-safe pruning is
+    measured against (``benchmarks/bench_models.py --pruning``). Raises ValueError for a bad
+    parameter."""
+    from ..models import ql
+    from .plan import FDM_WEIGHTS, SDM_WEIGHTS, SDM_WINDOW
+
+    if weights is None:
+        weights = FDM_WEIGHTS if full else SDM_WEIGHTS
+    if window is None and not full:
+        window = SDM_WINDOW
+    if max_prox_terms is None and full:
+        max_prox_terms = 12
+    first, _ = ql(index, query_terms, int(first_k), mu=mu)
+    if len(first) == 0:
+        return _empty()
+    mask = index._cache.get("rerank-mask")
+    if mask is None:
+        mask = index._cache["rerank-mask"] = np.zeros(int(index.num_docs), np.uint8)
+    mask[first] = 1
+    try:
+        return mrf_bounds(index, query_terms, k, full, weights, mu, window, method,
+                          max_prox_terms, stats, only=mask)
+    finally:
+        mask[first] = 0
 
 
 def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: float,
