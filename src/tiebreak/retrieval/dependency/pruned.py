@@ -97,6 +97,10 @@ __all__ = ["mrf_bounds", "mrf_rerank", "lkp_bounds", "proximity_bounds", "window
 _SLACK = 1e-9
 #: no restriction of the candidates (:func:`_pruned_query`'s ``only``)
 _NOONE = np.zeros(0, np.uint8)
+#: the popcount table of a pair model (unused), read-only like :func:`_structure`'s tables so
+#: that every query passes the same argument types (one compiled signature per kernel)
+_NOPOP = np.zeros(1)
+_NOPOP.flags.writeable = False
 
 
 @jit(inline=True)
@@ -539,7 +543,7 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
         _dirichlet_part(index, float(mu), coll_len), _log_doclen(index, float(mu)), df_all,
         cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
         _METHOD_CODE[method], coll_len, float(st.avgdl), float(st.num_docs), tables[0],
-        tables[1], ph_slot, len(phrases), _ZERO1 if pop is None else pop, win, b_slot, b_mask,
+        tables[1], ph_slot, len(phrases), _NOPOP if pop is None else pop, win, b_slot, b_mask,
         bool(every), _NOONE if only is None else only,
     )  # fmt: skip
     _report(out, stats)
@@ -597,7 +601,7 @@ def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: fl
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
         df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
         float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
-        tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop, b_slot, b_mask,
+        tables[0], tables[1], ph_slot, _NOPOP if pop is None else pop, b_slot, b_mask,
         len(phrases), bool(every),
     )  # fmt: skip
     _report(out, stats)
