@@ -58,6 +58,7 @@ algorithm=bounds``).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -232,6 +233,8 @@ def _pruned_query(
             elif bg[j] > 0:
                 d_acc[d] += slot_gw[j] * sat[p]
     # the bounds of every candidate
+    kk = max(topk, 0)
+    bounded = every or nd > kk
     lb = np.empty(nd, np.float64)
     ub = np.empty(nd, np.float64)
     tfv = np.zeros(max(P, 1), np.int64)
@@ -250,6 +253,9 @@ def _pruned_query(
         ub[i] = low
         if d_cnt[d] >= 2 * _PROX_UNIT:
             n_multi += 1
+            if not bounded:         # every candidate is in the top k: no bound is needed
+                ub[i] = np.inf
+                continue
             present = np.int64(0)
             x = d_head[d]
             while x >= 0:
@@ -270,11 +276,10 @@ def _pruned_query(
             else:
                 ub[i] = low + pb + _SLACK * (abs(c0) + abs(gsum * ln_dl[dl]) + abs(a) + pb)
     # the first threshold: the k-th largest lower bound
-    kk = max(topk, 0)
     theta = -np.inf
     if not every and kk > 0 and nd >= kk:
         theta = np.partition(lb, nd - kk)[nd - kk]
-    if every:
+    if every or not bounded:
         order = np.arange(nd)
     else:
         keep = np.empty(nd, np.int64)
@@ -348,6 +353,17 @@ def _pruned_query(
     top_d, top_s = _select_topk(out_s[:ns], out_d[:ns], rank, kk)
     return (top_d, top_s, out_d[:ns], out_lb[:ns], out_ub[:ns], out_s[:ns], nd, n_multi,
             nread)
+
+
+@lru_cache(maxsize=256)
+def _bound_tables(npx: int, kind: str, n_uni: int | None = None):
+    """:func:`~tiebreak.retrieval.dependency.plan._structure`'s tables and the explicit (slot,
+    term mask) lists of the bound (:func:`_bound_slots`); cached, read-only."""
+    tables, ph_slot, phrases, pop = _structure(npx, kind, n_uni)
+    b_slot, b_mask = _bound_slots(tables, ph_slot, phrases, kind in ("sdm", "l2p"))
+    b_slot.flags.writeable = False
+    b_mask.flags.writeable = False
+    return tables, ph_slot, phrases, pop, b_slot, b_mask
 
 
 def _bound_slots(tables, ph_slot, phrases, pairs_only: bool):
@@ -461,9 +477,20 @@ def window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) 
     (:func:`tiebreak.retrieval.proxprune.pair_statistics`: per adjacent pair, its ``#1`` and
     ``#uwN`` counts); FDM from the subquery statistics store (per tuple of proximity terms,
     the counts of all its subqueries, computed on first use by one exhaustive pass 1 and kept
-    on the index object). Raises ValueError on a shard of a sharded index."""
+    on the index object; the vector of each query is kept too). Raises ValueError on a shard
+    of a sharded index."""
     if getattr(index, "global_stats", None) is not None:
         raise ValueError("window statistics need the whole collection's positions (not a shard)")
+    queries = index._cache.setdefault(("window-stats", bool(full), int(window)), {})
+    qkey = (tuple(tids.tolist()), npx)
+    if qkey not in queries:
+        out = _window_statistics(index, tids, npx, full, window, n_o)
+        out.flags.writeable = False
+        queries[qkey] = out
+    return queries[qkey]
+
+
+def _window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
     nq = len(tids)
     key = tuple(int(t) for t in tids[:npx])
     if not full:
@@ -494,8 +521,8 @@ def build_subquery_statistics(index, queries, max_prox_terms: int = 12) -> int:
     for q in queries:
         tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_ALL_TERMS, "fdm")
         if npx >= 2:
-            tables, ph_slot, phrases, pop = _structure(npx, "fdm", len(tids))
-            window_statistics(index, tids, npx, True, 0, len(phrases))
+            window_statistics(index, tids, npx, True, 0, len(_structure(npx, "fdm",
+                                                                        len(tids))[2]))
     return len(index._cache.get(("subquery-stats", "fdm"), {}))
 
 
@@ -532,9 +559,8 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
     if len(tids) == 0 or (k <= 0 and not every) or index.num_docs == 0:
         return None if every else _empty()
     nq = len(tids)
-    tables, ph_slot, phrases, pop = _structure(npx, name, nq)
+    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(npx, name, nq)
     win = window_statistics(index, tids, npx, full, int(window or 0), len(phrases))
-    b_slot, b_mask = _bound_slots(tables, ph_slot, phrases, not full)
     pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
     st = collection_stats(index)
     coll_len = float(max(st.collection_length, 1))
@@ -593,8 +619,8 @@ def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: fl
                         b, method, max_prox_terms)
     if plan is None:
         return None if every else _empty()
-    tids, qtf, nq, (tables, ph_slot, phrases, pop) = plan
-    b_slot, b_mask = _bound_slots(tables, ph_slot, phrases, variant == "l2p")
+    tids, qtf, nq = plan[:3]
+    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(nq, variant)
     pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
     st = collection_stats(index)
     out = _pruned_lkp(
