@@ -10,8 +10,10 @@ setup(
         Extension(
             "tiebreak._native._ext",
             sources=["src/tiebreak/_native/_ext.c"],
-            # included by _ext.c
-            depends=["src/tiebreak/_native/_pow5.h", "src/tiebreak/_native/_ext_eval.c"],
+            # included by _ext.c (_ev_specs.h by _ext_eval.c: generated from the table of
+            # tiebreak/measures/twins.py by python -m tiebreak.measures.twins --header)
+            depends=["src/tiebreak/_native/_pow5.h", "src/tiebreak/_native/_ext_eval.c",
+                     "src/tiebreak/_native/_ev_specs.h"],
             optional=True,
         )
     ]

@@ -1,8 +1,9 @@
 /* tiebreak._native._ext: the evaluation of a whole run under every default tie regime in one call.
  *
  * Included by _ext.c (one #include line; its method table lists EXT_EVAL_METHODS). This is the
- * compiled fast path of six registered measure families (tiebreak/measures/builtin/core.py:
- * AP, P, R, RR, nDCG with trec_eval's gains, bpref); their definitions stay the kernels of
+ * compiled fast path of the registered measure families listed in the table of
+ * tiebreak/measures/twins.py (AP, P, R, RR, nDCG with trec_eval's gains and bpref under every
+ * regime, and more under the deterministic ones); their definitions stay the kernels of
  * tiebreak/measures/kernels.py, and every value here is computed with the same floating-point
  * operations in the same order as those kernels (sums from 0.0 in rank order, the group means
  * of the expected regime as numpy's bincount adds them, numpy's pairwise summation where the
@@ -18,11 +19,12 @@
  *                   the tied-group id (groups contiguous)
  *   levels          int64 (T, L)  qrels documents per evaluated topic and value 0..L-1
  *   log2tab         float64 (>= max rank + 2)  log2tab[r] = log2(r + 1) as numpy computes it
- *   specs           int64 (M, 3)  family (EV_AP ...: see the enum), cutoff (-1: none), rel
- *   fparams         float64 (M, EV_NFP)  float parameters (see ev_det)
- *   ords            int64 (M, K)  ordering of measure j under regime k: 0 trec_eval,
- *                   1 realistic, 2 optimistic, 3 upper_mono (unjudged promoted), 4 expected (the
- *                   first six families only)
+ *   specs           int64 (M, EV_NSPEC)  family (EV_AP ...), cutoff (-1: none), rel
+ *   fparams         float64 (M, EV_NFP)  float parameters (slots EV_FP_<FAMILY>_<PARAMETER>)
+ *   ords            int64 (M, K)  ordering of measure j under regime k: EV_TREC trec_eval,
+ *                   EV_REAL realistic, EV_OPT optimistic, EV_UPMONO upper_mono (unjudged
+ *                   promoted), EV_EXP expected (the first EV_NEXP families only)
+ * (the names are those of _ev_specs.h, generated from tiebreak/measures/twins.py)
  *   out             float64 (M, K, T), written
  * Returns the number of unjudged documents in the top unj_k ranks of the trec_eval ordering
  * (topics with results). */
@@ -34,14 +36,10 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#define EV_PROMOTED ((int64_t)1 << 40)
-enum { EV_AP, EV_P, EV_R, EV_RR, EV_NDCG, EV_BPREF, /* these six have expected forms too */
-       EV_RELP, EV_RPREC, EV_RPREC_MULT, EV_SUCCESS, EV_UNJ, EV_NUMRET, EV_NUMREL, EV_NUMRELRET,
-       EV_NONREL_RET, EV_SETP, EV_SETRELP, EV_SETR, EV_SETAP, EV_SETF, EV_UTILITY, EV_IPREC,
-       EV_11PT, EV_NFAM };
-#define EV_NEXP (EV_BPREF + 1)
-#define EV_NFP 16 /* float parameters per measure */
-enum { EV_TREC, EV_REAL, EV_OPT, EV_UPMONO, EV_EXP, EV_NORD };
+/* the family codes (EV_AP ...), orderings (EV_TREC ...), spec columns (EV_S_FAM ...) and float
+ * parameter slots (EV_FP_<FAMILY>_<PARAMETER>): generated from the table of
+ * tiebreak/measures/twins.py (python -m tiebreak.measures.twins --header) */
+#include "_ev_specs.h"
 
 /* numpy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src) of a contiguous array */
 static double ev_pairwise(const double *a, Py_ssize_t n) {
@@ -164,8 +162,7 @@ static double ev_iprec_at(const double *ip, int64_t nrr, double nrel, double pt)
 }
 
 /* a measure on one topic's relevance codes in rank order (ranks 1..n); fp: the measure's
- * float parameters (Rprec_mult: mult; SetF: beta; utility: a, b, c, d, num_docs; IPrec: the
- * recall level; 11pt_avg: the number of levels, then the levels); scratch: n doubles */
+ * EV_NFP float parameters (fp[EV_FP_<FAMILY>_<PARAMETER>]); scratch: n doubles */
 static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const int64_t *c,
                      int64_t n, const EvTopic *tp, double *scratch) {
     int64_t m = (k < 0 || k > n) ? n : k, i;
@@ -187,11 +184,11 @@ static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const in
             if (scratch[i + 1] > scratch[i])
                 scratch[i] = scratch[i + 1];
         if (fam == EV_IPREC)
-            return ev_iprec_at(scratch, nrr, nrel, fp[0]);
+            return ev_iprec_at(scratch, nrr, nrel, fp[EV_FP_IPREC_RECALL]);
         double s = 0.0;
-        int64_t nl = (int64_t)fp[0];
+        int64_t nl = (int64_t)fp[EV_FP_11PT_LEVELS_N];
         for (i = 0; i < nl; i++)
-            s = s + ev_iprec_at(scratch, nrr, nrel, fp[1 + i]);
+            s = s + ev_iprec_at(scratch, nrr, nrel, fp[EV_FP_11PT_LEVELS + i]);
         return s / (double)nl;
     }
     case EV_RELP:
@@ -199,7 +196,7 @@ static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const in
     case EV_RPREC:
         return ev_div(ev_hits(c, n, nrel_i, rel), nrel);
     case EV_RPREC_MULT: {
-        int64_t kk = (int64_t)floor(fp[0] * nrel + 0.9);
+        int64_t kk = (int64_t)floor(fp[EV_FP_RPREC_MULT_MULT] * nrel + 0.9);
         return ev_div(ev_hits(c, n, kk < 0 ? 0 : kk, rel), (double)kk);
     }
     case EV_SUCCESS:
@@ -233,14 +230,15 @@ static double ev_det(int fam, int64_t k, int64_t rel, const double *fp, const in
         return ev_div(rr * rr, (double)n * nrel);
     }
     case EV_SETF: {
-        double rr = ev_hits(c, n, -1, rel), x = fp[0];
+        double rr = ev_hits(c, n, -1, rel), x = fp[EV_FP_SETF_BETA];
         double P = ev_div(rr, (double)n), Rc = ev_div(rr, nrel);
         return rr > 0 ? ev_div((x + 1.0) * P * Rc, x * P + Rc) : 0.0;
     }
     case EV_UTILITY: {
         double rr = ev_hits(c, n, -1, rel), nr = (double)n;
-        return fp[0] * rr + fp[1] * (nr - rr) + fp[2] * (nrel - rr) +
-               fp[3] * (fp[4] + rr - nr - nrel);
+        return fp[EV_FP_UTILITY_COEF_A] * rr + fp[EV_FP_UTILITY_COEF_B] * (nr - rr) +
+               fp[EV_FP_UTILITY_COEF_C] * (nrel - rr) +
+               fp[EV_FP_UTILITY_COEF_D] * (fp[EV_FP_UTILITY_NUM_DOCS] + rr - nr - nrel);
     }
     case EV_AP: {
         double cum = 0.0, s = 0.0;
@@ -430,11 +428,12 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*ny*y*y*y*w*n", &bst, &bnr, &bti, &bc, &bd, &bg,
                           &blev, &L, &blog, &bspec, &bfp, &bord, &bout, &unj_k))
         return NULL;
-    Py_ssize_t nq = bst.len / 8, T = bti.len / 8, n = bc.len / 8, M = bspec.len / 24;
+    Py_ssize_t nq = bst.len / 8, T = bti.len / 8, n = bc.len / 8, M = bspec.len / 8 / EV_NSPEC;
     Py_ssize_t K = M ? bord.len / 8 / M : 0, nlog = blog.len / 8;
     int64_t *buf = NULL, *pairs = NULL;
     double *scratch = NULL;
     if (check_len(&bnr, nq, 8, "n_ret") || check_len(&bd, n, 8, "docrank") ||
+        check_len(&bspec, M * EV_NSPEC, 8, "specs") ||
         check_len(&bfp, M * EV_NFP, 8, "fparams") ||
         check_len(&bg, n, 8, "group") || check_len(&blev, T * L, 8, "levels") ||
         check_len(&bord, M * K, 8, "ords") || check_len(&bout, M * K * T, 8, "out"))
@@ -453,10 +452,9 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
         need[ord[j]] = 1;
     }
     for (Py_ssize_t j = 0; j < M; j++) {
-        int64_t f = spec[3 * j], k = spec[3 * j + 1];
-        int bad = f < 0 || f >= EV_NFAM ||
-                  (f == EV_11PT && !(fpar[EV_NFP * j] >= 1 && fpar[EV_NFP * j] < EV_NFP)) ||
-                  ((f == EV_P || f == EV_RELP || f == EV_SUCCESS || f == EV_UNJ) && k <= 0);
+        int64_t f = spec[EV_NSPEC * j + EV_S_FAM], k = spec[EV_NSPEC * j + EV_S_CUTOFF];
+        int bad = f < 0 || f >= EV_NFAM || EV_FP_BAD(f, fpar + EV_NFP * j) ||
+                  (EV_NEEDS_CUTOFF(f) && k <= 0);
         for (Py_ssize_t r = 0; r < K && !bad; r++)
             bad = ord[j * K + r] == EV_EXP && f >= EV_NEXP;
         if (bad) {
@@ -542,8 +540,8 @@ static PyObject *eval_core(PyObject *self, PyObject *args) {
         for (int64_t i = 0; i < len && i < unj_k && !bogus; i++)
             unj += seq[EV_TREC][i] < 0;
         for (Py_ssize_t j = 0; j < M; j++) {
-            int fam = (int)spec[3 * j];
-            int64_t k = spec[3 * j + 1], rel = spec[3 * j + 2];
+            int fam = (int)spec[EV_NSPEC * j + EV_S_FAM];
+            int64_t k = spec[EV_NSPEC * j + EV_S_CUTOFF], rel = spec[EV_NSPEC * j + EV_S_REL];
             double val[EV_NORD];
             int done_[EV_NORD] = {0};
             for (Py_ssize_t r = 0; r < K; r++) {

@@ -1,20 +1,29 @@
 """The compiled fast path of the evaluation: every regime of a run in one C call.
 
-Six registered families (AP, P, R, RR, nDCG with trec_eval's gains, bpref; see
-:mod:`tiebreak.measures.builtin.core`) have a compiled twin in ``src/tiebreak/_ext_eval.c``
-(``tiebreak._native._ext.eval_core``): for one prepared run it orders every topic's tied groups as
-each
-deterministic regime asks (``trec_eval``, ``realistic``/``lower``, ``optimistic``/``upper``,
-``upper_mono``) and computes the values of the requested measures under every requested regime,
-the ``expected`` one by the same closed and linear forms as the kernels of
-:mod:`tiebreak.measures.kernels`, with the same floating-point operations in the same order:
-the values are bit-identical to the kernels' (tested on generated rankings with ties,
-``tests/test_eval_fastpath.py``). The kernels stay the definitions; this is their fast path,
-taken only where it applies (the C extension is built and not turned off by
-``TIEBREAK_NO_EXT``; no ``-M``, no ``-J``, no ``judged_only``; trec_eval's gains for nDCG) and
-otherwise left to the general path of :func:`tiebreak.evaluation.compute.measure_values`, which
-finds the
-values computed here memoised under its own keys.
+The measure families listed in :data:`tiebreak.measures.twins.TWINS` have a compiled twin in
+``src/tiebreak/_native/_ext_eval.c`` (``tiebreak._native._ext.eval_core``): six (AP, P, R, RR,
+nDCG with trec_eval's gains, bpref) under every regime, the others under the deterministic
+orderings. For one prepared run it orders every topic's tied groups as each deterministic regime
+asks (``trec_eval``, ``realistic``/``lower``, ``optimistic``/``upper``, ``upper_mono``) and
+computes the values of the requested measures under every requested regime, the ``expected`` one
+by the same closed and linear forms as the kernels of :mod:`tiebreak.measures.kernels`, with the
+same floating-point operations in the same order: the values are bit-identical to the kernels'
+(tested on generated rankings with ties, ``tests/test_eval_fastpath.py``). The kernels stay the
+definitions; this is their fast path, taken only where it applies (the C extension is built and
+not turned off by ``TIEBREAK_NO_EXT``; no ``-M``, no ``-J``, no ``judged_only``; trec_eval's
+gains for nDCG) and otherwise left to the general path of
+:func:`tiebreak.evaluation.compute.measure_values`, which finds the values computed here
+memoised under its own keys.
+
+One declaration drives both sides: the table :data:`~tiebreak.measures.twins.TWINS` (per twin:
+the kernel, the C family name, the expected form it implements, its float parameters in slot
+order) gives this module each measure's spec and float parameters
+(:func:`tiebreak.measures.twins.pack`), and generates the C header ``_native/_ev_specs.h`` of
+family codes, orderings and parameter slots that ``_ext_eval.c`` reads. A new measure gets a C
+twin with its numpy kernel (the definition, registered as usual), one row in that table, the
+header regenerated (``python -m tiebreak.measures.twins --header``), one ``case`` in the C code
+(``ev_det``, and ``ev_expected`` for a twin of the expected regime) reading its parameters as
+``fp[EV_FP_<FAMILY>_<PARAMETER>]``, and the measure added to the bit-identity test.
 """
 
 from __future__ import annotations
@@ -23,23 +32,12 @@ import numpy as np
 
 from .._native import ext
 from ..ranking import order_for
-from . import kernels as K
+from .twins import ORDERINGS, TWINS, pack
 
-#: The kernels with a compiled twin, and its family code in ``_ext_eval.c``; the ``expected``
-#: form each twin implements (the family's registered one, checked), None for the twins of the
-#: deterministic orderings only (their ``expected`` values come from the general path).
-_TWINS = {K.average_precision: (0, "closed"), K.precision: (1, "linear"),
-          K.recall: (2, "linear"), K.reciprocal_rank: (3, "closed"), K.ndcg: (4, "linear"),
-          K.bpref: (5, "closed"), K.relative_precision: (6, None), K.rprec: (7, None),
-          K.rprec_mult: (8, None), K.success: (9, None), K.unjudged: (10, None),
-          K.num_ret: (11, None), K.num_rel: (12, None), K.num_rel_ret: (13, None),
-          K.num_nonrel_judged_ret: (14, None), K.set_P: (15, None),
-          K.set_relative_P: (16, None), K.set_recall: (17, None), K.set_map: (18, None),
-          K.set_F: (19, None), K.utility: (20, None), K.iprec_at_recall: (21, None),
-          K.eleven_pt_avg: (22, None)}
-_NFP = 16  # float parameters per measure (EV_NFP)
-#: Orderings of ``_ext_eval.c`` (``None``: the expected regime).
-_ORDERS = {"trec_eval": 0, "realistic": 1, "optimistic": 2, "upper_mono": 3, None: 4}
+#: The kernels with a compiled twin -> their row of :data:`tiebreak.measures.twins.TWINS`.
+_TWINS = {t.kernel: t for t in TWINS}
+#: Orderings of ``_ext_eval.c`` (``None``: the expected regime) -> code.
+_ORDERS = {r: i for i, (r, _) in enumerate(ORDERINGS)}
 #: Regimes the compiled path computes.
 REGIMES = ("trec_eval", "expected", "realistic", "optimistic", "lower", "upper")
 
@@ -48,37 +46,13 @@ _LOG2: list = [np.zeros(0)]
 
 def _spec(m):
     """((family code, cutoff or -1, rel), float parameters, whether the expected regime is
-    compiled too) of a measure with a compiled twin, else None."""
+    compiled too) of a measure with a compiled twin (its family's registered ``expected`` form
+    the one the twin implements, when it implements one), else None."""
     twin = _TWINS.get(m.family.kernel)
-    if twin is None or (twin[1] is not None and m.family.expected != twin[1]):
+    if twin is None or (twin.expected is not None and m.family.expected != twin.expected):
         return None
-    code = twin[0]
-    v = dict(m.values)
-    if v.get("judged_only"):
-        return None
-    if code == 4 and (v.get("gains") is not None or v.get("dcg") != "log2"
-                      or v.get("unjudged") is not None):
-        return None
-    fp = [0.0] * _NFP
-    rel = v.get("rel", 1)
-    if code == 11 and rel is not None:  # NumRet(rel=...): relevant documents retrieved
-        code = 13
-    rel = 1 if rel is None else rel
-    if not isinstance(rel, int) or isinstance(rel, bool) or not -(1 << 40) < rel < 1 << 40:
-        return None
-    if code == 8:
-        fp[0] = float(v["mult"])
-    elif code == 19:
-        fp[0] = float(v["beta"])
-    elif code == 20:
-        fp[:5] = [*map(float, v["coef"]), float(v["num_docs"])]
-    elif code == 21:
-        fp[0] = float(v["recall"])
-    elif code == 22:
-        if not 0 < len(v["levels"]) < _NFP:
-            return None
-        fp[:1 + len(v["levels"])] = [float(len(v["levels"])), *map(float, v["levels"])]
-    return (code, -1 if m.cutoff is None else int(m.cutoff), rel), fp, twin[1] is not None
+    packed = pack(twin, m)
+    return None if packed is None else (*packed, twin.expected is not None)
 
 
 def _log2_table(n: int) -> np.ndarray:
