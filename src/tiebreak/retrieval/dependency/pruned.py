@@ -37,6 +37,13 @@ The bounds (a derivation; ``tf_q`` is the document's frequency of term q, ``|D|`
   heart of Lkp's proximity: where one document's intervals are long, ``S`` is far below it,
   and the bound prunes little (the benchmark prints the skip rate).
 
+For the subset models (FDM, Lkp, Lkpf) the bound above visits the ``2^m`` subsets of the
+document's m proximity terms; a coarse bound is tried first -- every possible slot (``2^m - m
+- 1`` subsets, at most ``m (m - 1) / 2`` phrases) at its largest value (Lkp: ``1 + k1``, the
+supremum of Eq. 4.2; FDM: the largest slot weight, count ``max tf`` and the smallest
+background) -- and the fine bound is computed only where the coarse one reaches the first
+threshold.
+
 Every bound is computed in floating point and then widened by ``1e-9`` of the magnitudes summed
 (far above the rounding of the few thousand additions of a score), so it is never below the
 computed exact score (tested: :func:`proximity_bounds`).
@@ -232,11 +239,32 @@ def _pruned_query(
                 d_acc[d] += cw * sat[p]
             elif bg[j] > 0:
                 d_acc[d] += slot_gw[j] * sat[p]
-    # the bounds of every candidate
+    # the lower bounds (exact scores without proximity) and the first threshold, the k-th
+    # largest of them
     kk = max(topk, 0)
     bounded = every or nd > kk
     lb = np.empty(nd, np.float64)
     ub = np.empty(nd, np.float64)
+    for i in range(nd):
+        d = d_touched[i]
+        if mode == 0:
+            lb[i] = (1.0 - lam) * d_acc[d]
+        else:
+            lb[i] = (c0 - gsum * ln_dl[doclen[d]]) + d_acc[d]
+    theta = -np.inf
+    if not every and kk > 0 and nd >= kk:
+        theta = np.partition(lb, nd - kk)[nd - kk]
+    # the coarse bound of the subset models (every possible slot at its largest value: mode 0
+    # 1 + k1, mode 1 the largest weight, count and smallest background), so that the fine
+    # bound's 2^|present| subsets are visited only where the coarse one reaches theta
+    gmax = 0.0
+    bgmax = 0.0
+    lbgmin = np.inf
+    for s in range(k, nslots):
+        if bg[s] > 0 and slot_gw[s] > 0:
+            gmax = max(gmax, slot_gw[s])
+            bgmax = max(bgmax, bg[s])
+            lbgmin = min(lbgmin, lbg[s])
     tfv = np.zeros(max(P, 1), np.int64)
     nm = 1 if pairs_only else 1 << P
     mt = np.zeros(nm, np.int64)
@@ -244,41 +272,53 @@ def _pruned_query(
     n_multi = 0
     for i in range(nd):
         d = d_touched[i]
-        a = d_acc[d]
-        if mode == 0:
-            low = (1.0 - lam) * a
-        else:
-            low = (c0 - gsum * ln_dl[doclen[d]]) + a
-        lb[i] = low
+        low = lb[i]
         ub[i] = low
-        if d_cnt[d] >= 2 * _PROX_UNIT:
-            n_multi += 1
-            if not bounded:         # every candidate is in the top k: no bound is needed
-                ub[i] = np.inf
-                continue
-            present = np.int64(0)
-            x = d_head[d]
-            while x >= 0:
-                j = l_term[x]
-                if j < P:
-                    tfv[j] = post_tf[l_post[x]]
-                    present |= np.int64(1) << j
-                x = l_next[x]
-            dl = doclen[d]
-            kd = 0.0
+        if d_cnt[d] < 2 * _PROX_UNIT:
+            continue
+        n_multi += 1
+        if not bounded:         # every candidate is in the top k: no bound is needed
+            ub[i] = np.inf
+            continue
+        present = np.int64(0)
+        npr = 0
+        tmax = 0
+        x = d_head[d]
+        while x >= 0:
+            j = l_term[x]
+            if j < P:
+                tfv[j] = post_tf[l_post[x]]
+                tmax = max(tmax, tfv[j])
+                present |= np.int64(1) << j
+                npr += 1
+            x = l_next[x]
+        dl = doclen[d]
+        a = d_acc[d]
+        fixed = 0.0
+        if mode == 1:
+            fixed = abs(c0) + abs(gsum * ln_dl[dl]) + abs(a)
+        if not pairs_only and not every:
+            nps = (1 << npr) - npr - 1 + npr * (npr - 1) // 2
             if mode == 0:
-                kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-            pb = _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot,
-                                  b_mask, slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc)
-            if mode == 0:
-                up = low + lam * pb
-                ub[i] = up + _SLACK * (abs(low) + lam * pb) + 1e-300
+                cb = nps * (1.0 + k1)
+                cu = low + lam * cb + _SLACK * (abs(low) + lam * cb) + 1e-300
             else:
-                ub[i] = low + pb + _SLACK * (abs(c0) + abs(gsum * ln_dl[dl]) + abs(a) + pb)
-    # the first threshold: the k-th largest lower bound
-    theta = -np.inf
-    if not every and kk > 0 and nd >= kk:
-        theta = np.partition(lb, nd - kk)[nd - kk]
+                cb = 0.0
+                if gmax > 0:
+                    cb = nps * gmax * (math.log(min(tmax, dl // 2) + bgmax) - lbgmin)
+                cu = low + cb + _SLACK * (fixed + cb)
+            if cu < theta:
+                ub[i] = cu
+                continue
+        kd = 0.0
+        if mode == 0:
+            kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
+        pb = _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot,
+                              b_mask, slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc)
+        if mode == 0:
+            ub[i] = low + lam * pb + _SLACK * (abs(low) + lam * pb) + 1e-300
+        else:
+            ub[i] = low + pb + _SLACK * (fixed + pb)
     if every or not bounded:
         order = np.arange(nd)
     else:
