@@ -38,11 +38,10 @@ The bounds (a derivation; ``tf_q`` is the document's frequency of term q, ``|D|`
   and the bound prunes little (the benchmark prints the skip rate).
 
 For the subset models (FDM, Lkp, Lkpf) the bound above visits the ``2^m`` subsets of the
-document's m proximity terms; a coarse bound is tried first -- every possible slot (``2^m - m
-- 1`` subsets, at most ``m (m - 1) / 2`` phrases) at its largest value (Lkp: ``1 + k1``, the
-supremum of Eq. 4.2; FDM: the largest slot weight, count ``max tf`` and the smallest
-background) -- and the fine bound is computed only where the coarse one reaches the first
-threshold.
+document's m proximity terms; a coarse bound is tried first -- the phrases as above, and per
+subset size c the ``C(m, c)`` subsets each at the largest per-count value of the query's
+subsets of that size with the count bound ``min(max tf, |D| // c)`` -- and the subsets are
+visited only where the coarse bound reaches the first threshold.
 
 Every bound is computed in floating point and then widened by ``1e-9`` of the magnitudes summed
 (far above the rounding of the few thousand additions of a score), so it is never below the
@@ -128,13 +127,11 @@ def _slot_bound(s, n, mode, slot_gw, bg, lbg, slot_unit, k1, kd):
 
 
 @jit(inline=True)
-def _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot, b_mask,
-                     slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc):  # fmt: skip
-    """Upper bound of the proximity part of one document whose proximity terms are the bits of
-    ``present`` with frequencies ``tfv`` (module docstring): the explicit slots ``b_slot`` of
-    term masks ``b_mask`` (phrases; adjacent pairs), then, unless ``pairs_only``, every subset
-    of ``present`` with >= 2 terms through ``slot_of_mask`` (``mt``, ``pc``: (2^P,) scratch
-    for the subsets' minimum tf and popcount, visited in increasing order)."""
+def _explicit_bound(present, tfv, dl, P, mode, b_slot, b_mask, slot_gw, bg, lbg, slot_unit, k1,
+                    kd):  # fmt: skip
+    """Bound of the explicit slots ``b_slot`` of term masks ``b_mask`` (phrases; adjacent
+    pairs) of one document whose proximity terms are the bits of ``present`` with frequencies
+    ``tfv`` (module docstring)."""
     tot = 0.0
     for e in range(len(b_slot)):
         m = b_mask[e]
@@ -147,27 +144,61 @@ def _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot
                     c += 1
             tot += _slot_bound(b_slot[e], min(n, dl // c), mode, slot_gw, bg, lbg, slot_unit,
                                k1, kd)
-    if not pairs_only:
-        sub = np.int64(0)
-        while True:
-            sub = (sub - present) & present
-            if sub == 0:
-                break
-            low = sub & -sub
-            rest = sub ^ low
-            j = 0
-            while (low >> j) != 1:
-                j += 1
-            if rest == 0:
-                mt[sub] = tfv[j]
-                pc[sub] = 1
-            else:
-                mt[sub] = min(mt[rest], tfv[j])
-                pc[sub] = pc[rest] + 1
-                s = slot_of_mask[sub]
-                if s >= 0:
-                    tot += _slot_bound(s, min(mt[sub], dl // pc[sub]), mode, slot_gw, bg, lbg,
-                                       slot_unit, k1, kd)
+    return tot
+
+
+@jit(inline=True)
+def _subset_bound(present, tfv, dl, mode, slot_of_mask, slot_gw, bg, lbg, slot_unit, k1, kd,
+                  mt, pc):  # fmt: skip
+    """Bound of the subset slots (``slot_of_mask``) of one document: every subset of
+    ``present`` with >= 2 terms (``mt``, ``pc``: (2^P,) scratch for the subsets' minimum tf and
+    popcount, visited in increasing order)."""
+    tot = 0.0
+    sub = np.int64(0)
+    while True:
+        sub = (sub - present) & present
+        if sub == 0:
+            break
+        low = sub & -sub
+        rest = sub ^ low
+        j = 0
+        while (low >> j) != 1:
+            j += 1
+        if rest == 0:
+            mt[sub] = tfv[j]
+            pc[sub] = 1
+        else:
+            mt[sub] = min(mt[rest], tfv[j])
+            pc[sub] = pc[rest] + 1
+            s = slot_of_mask[sub]
+            if s >= 0:
+                tot += _slot_bound(s, min(mt[sub], dl // pc[sub]), mode, slot_gw, bg, lbg,
+                                   slot_unit, k1, kd)
+    return tot
+
+
+@jit(inline=True)
+def _level_bound(npr, tmax, dl, mode, lv_u, lv_g, lv_bg, lv_lbg, k1, kd):
+    """Coarse bound of the subset slots of a document with ``npr`` proximity terms, the largest
+    of frequency ``tmax``: per size c, ``C(npr, c)`` subsets, each with a count of at most
+    ``min(tmax, |D| // c)`` and the largest per-count value of the query's subsets of size c
+    (mode 0: ``lv_u``; mode 1: the largest weight ``lv_g`` and background ``lv_bg``, the
+    smallest ``ln`` background ``lv_lbg``)."""
+    tot = 0.0
+    binom = 1.0
+    for c in range(1, npr + 1):
+        binom = binom * (npr - c + 1) / c
+        if c < 2:
+            continue
+        n = min(tmax, dl // c)
+        if n <= 0:
+            continue
+        if mode == 0:
+            S = n * lv_u[c]
+            if S > 0.0:
+                tot += binom * (S * (1.0 + k1) / (S + kd))
+        elif lv_g[c] > 0:
+            tot += binom * (lv_g[c] * (math.log(n + lv_bg[c]) - lv_lbg[c]))
     return tot
 
 
@@ -254,17 +285,27 @@ def _pruned_query(
     theta = -np.inf
     if not every and kk > 0 and nd >= kk:
         theta = np.partition(lb, nd - kk)[nd - kk]
-    # the coarse bound of the subset models (every possible slot at its largest value: mode 0
-    # 1 + k1, mode 1 the largest weight, count and smallest background), so that the fine
-    # bound's 2^|present| subsets are visited only where the coarse one reaches theta
-    gmax = 0.0
-    bgmax = 0.0
-    lbgmin = np.inf
-    for s in range(k, nslots):
-        if bg[s] > 0 and slot_gw[s] > 0:
-            gmax = max(gmax, slot_gw[s])
-            bgmax = max(bgmax, bg[s])
-            lbgmin = min(lbgmin, lbg[s])
+    # the coarse bound of the subset models (:func:`_level_bound`): per subset size, the
+    # largest per-count value of the query's slots, so that the fine bound's 2^|present|
+    # subsets are visited only where the coarse one reaches theta
+    lv_u = np.zeros(P + 1, np.float64)
+    lv_g = np.zeros(P + 1, np.float64)
+    lv_bg = np.zeros(P + 1, np.float64)
+    lv_lbg = np.full(P + 1, np.inf)
+    if not pairs_only:
+        for m in range(1 << P):
+            s = slot_of_mask[m]
+            if s < 0:
+                continue
+            c = 0
+            for j in range(P):
+                c += (m >> j) & 1
+            if mode == 0:
+                lv_u[c] = max(lv_u[c], slot_unit[s])
+            elif bg[s] > 0 and slot_gw[s] > 0:
+                lv_g[c] = max(lv_g[c], slot_gw[s])
+                lv_bg[c] = max(lv_bg[c], bg[s])
+                lv_lbg[c] = min(lv_lbg[c], lbg[s])
     tfv = np.zeros(max(P, 1), np.int64)
     nm = 1 if pairs_only else 1 << P
     mt = np.zeros(nm, np.int64)
@@ -295,26 +336,25 @@ def _pruned_query(
         dl = doclen[d]
         a = d_acc[d]
         fixed = 0.0
+        kd = 0.0
         if mode == 1:
             fixed = abs(c0) + abs(gsum * ln_dl[dl]) + abs(a)
-        if not pairs_only and not every:
-            nps = (1 << npr) - npr - 1 + npr * (npr - 1) // 2
-            if mode == 0:
-                cb = nps * (1.0 + k1)
-                cu = low + lam * cb + _SLACK * (abs(low) + lam * cb) + 1e-300
-            else:
-                cb = 0.0
-                if gmax > 0:
-                    cb = nps * gmax * (math.log(min(tmax, dl // 2) + bgmax) - lbgmin)
-                cu = low + cb + _SLACK * (fixed + cb)
-            if cu < theta:
-                ub[i] = cu
-                continue
-        kd = 0.0
-        if mode == 0:
+        else:
             kd = k1 * (1.0 - b + b * dl / avgdl) if avgdl > 0 else k1 * (1.0 - b)
-        pb = _proximity_bound(present, tfv, dl, P, mode, pairs_only, slot_of_mask, b_slot,
-                              b_mask, slot_gw, bg, lbg, slot_unit, k1, kd, mt, pc)
+        pb = _explicit_bound(present, tfv, dl, P, mode, b_slot, b_mask, slot_gw, bg, lbg,
+                             slot_unit, k1, kd)
+        if not pairs_only:
+            if not every:
+                cb = pb + _level_bound(npr, tmax, dl, mode, lv_u, lv_g, lv_bg, lv_lbg, k1, kd)
+                if mode == 0:
+                    cu = low + lam * cb + _SLACK * (abs(low) + lam * cb) + 1e-300
+                else:
+                    cu = low + cb + _SLACK * (fixed + cb)
+                if cu < theta:
+                    ub[i] = cu
+                    continue
+            pb += _subset_bound(present, tfv, dl, mode, slot_of_mask, slot_gw, bg, lbg,
+                                slot_unit, k1, kd, mt, pc)
         if mode == 0:
             ub[i] = low + lam * pb + _SLACK * (abs(low) + lam * pb) + 1e-300
         else:
