@@ -292,14 +292,14 @@ def _pruned_query(
     lv_g = np.zeros(P + 1, np.float64)
     lv_bg = np.zeros(P + 1, np.float64)
     lv_lbg = np.full(P + 1, np.inf)
-    if not pairs_only:
-        for m in range(1 << P):
+    if not pairs_only and bounded:
+        pcm = np.zeros(1 << P, np.int64)
+        for m in range(1, 1 << P):
+            pcm[m] = pcm[m & (m - 1)] + 1
             s = slot_of_mask[m]
             if s < 0:
                 continue
-            c = 0
-            for j in range(P):
-                c += (m >> j) & 1
+            c = pcm[m]
             if mode == 0:
                 lv_u[c] = max(lv_u[c], slot_unit[s])
             elif bg[s] > 0 and slot_gw[s] > 0:
@@ -517,23 +517,28 @@ def _pruned_lkp(
             q = slot_sumw[s] / 2.0
             unit[s] = w[i] * w[i + 1] * q * q
     if not pairs_only:
-        for m in range(1 << nq):
-            s = slot_of_mask[m]
-            if s < 0:
-                continue
-            w1 = 0.0
-            w2 = 0.0
-            c = 0
-            for j in range(nq):
-                if (m >> j) & 1:
-                    c += 1
-                    if w[j] > w1:
-                        w2 = w1
-                        w1 = w[j]
-                    elif w[j] > w2:
-                        w2 = w[j]
-            q = slot_sumw[s] / c
-            unit[s] = w1 * w2 * q * q
+        # per mask, in increasing order: the two largest weights and the popcount, from the
+        # mask without its highest term
+        n_m = 1 << nq
+        w1 = np.zeros(n_m)
+        w2 = np.zeros(n_m)
+        cnt = np.zeros(n_m, np.int64)
+        for j in range(nq):
+            lo = 1 << j
+            wj = w[j]
+            for r in range(lo):
+                m = lo + r
+                cnt[m] = cnt[r] + 1
+                if wj > w1[r]:
+                    w1[m] = wj
+                    w2[m] = w1[r]
+                else:
+                    w1[m] = w1[r]
+                    w2[m] = max(w2[r], wj)
+                s = slot_of_mask[m]
+                if s >= 0:
+                    q = slot_sumw[s] / cnt[m]
+                    unit[s] = w1[m] * w2[m] * q * q
     return _pruned_query(
         post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
         d_acc, d_cnt, d_head, d_touched,
