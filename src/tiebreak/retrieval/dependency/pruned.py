@@ -57,7 +57,7 @@ the k-th best exact score, and the traversal stops at the first bound below it (
 whose bound *equals* the threshold is scored: it could tie and win on the docno). No document
 skipped can be in the top k.
 
-Selected with the models' ``algorithm="bounds"`` parameter (``tiebreak search -m fdm -p
+Selected with the models' ``algorithm="bounds"`` parameter (``tiebreak search --model fdm -p
 algorithm=bounds``).
 """
 
