@@ -1,9 +1,10 @@
-"""Learned WSDM (``tiebreak study proximity --learn``) on the eight distinct classic collections:
-the cross-validated WSDM beside BOW, SDM and FDM, MAP / nDCG@10 / P@10 and the two-sided paired
-t-test p of AP against SDM, one row per collection and model.
+"""Learned WSDM and WFDM (``tiebreak study proximity --learn``) on the eight distinct classic
+collections: the cross-validated WSDM and WFDM beside BOW, SDM, FDM and the PMI-segmented SDM
+and FDM, MAP / nDCG@10 / P@10 and the two-sided paired t-test p of AP against SDM, one row per
+collection and model.
 
     python benchmarks/wsdm_learn.py [-o learn.tsv] [--markdown learn.md]
-        [--collections adi,cacm] [--folds 5] [--seed 0]
+        [--collections adi,cacm] [--folds 5] [--seed 0] [--models wsdm,wfdm]
 
 Collections come from ../shared/data (tiebreak.index.testcollections); Cranfield and Vaswani
 are read through ir_datasets from a temporary copy of data/ir_datasets_home. Default analyser,
@@ -25,7 +26,7 @@ import tiebreak as tb
 from tiebreak.index import build_index
 from tiebreak.index.readers import read_topics
 from tiebreak.index.testcollections import COLLECTIONS
-from tiebreak.studies.wsdm_learn import learn_table
+from tiebreak.studies.wsdm_learn import LEARNED, learn_table
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT = "cranfield,vaswani,cacm,cisi,medline,adi,lisa,time"
@@ -39,6 +40,7 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", default=str(SHARED))
+    ap.add_argument("--models", default="wsdm,wfdm", help="learned models")
     a = ap.parse_args()
     data = Path(a.data)
     tmp = writable_irds_home(data, "tb-wsdm-")
@@ -54,12 +56,14 @@ def main():
             judged = set(qrels.topics)
             topics = [(t, x) for t, x in topics if t in judged]
             t0 = time.perf_counter()
-            t = learn_table(idx, topics, qrels, a.folds, a.seed)
-            w = " ".join(f"{x:.4g}" for x in t["learned"]["all"])
+            t = learn_table(idx, topics, qrels, a.folds, a.seed,
+                            models=tuple(a.models.split(",")))
+            w = {LEARNED[m]: " ".join(f"{x:.4g}" for x in L["all"])
+                 for m, L in t["learned"].items()}
             for n, m, nd, p10, p in t["rows"]:
                 ps = f"{p:.3g}" if isinstance(p, float) else ""
                 out.write(f"{name}\t{len(topics)}\t{n}\t{m:.4f}\t{nd:.4f}\t{p10:.4f}\t{ps}\t"
-                          f"{w if n == 'WSDM-cv' else ''}\n")
+                          f"{w.get(n, '')}\n")
                 md.setdefault(n, {})[name] = (m, nd, p)
             out.flush()
             print(f"{name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr)

@@ -56,6 +56,8 @@ def _args(shared_data, tmp_path) -> dict[str, list[str]]:
         "study depth": [q, "--reference-depth", "20", "--topics", "1-8"] + runs,
         "study estimate": [q, "--pool-depth", "5", "--reference-depth", "20",
                            "--models", "const", "--loss", "a", "--topics", "1-6"] + runs,
+        "study predict": [q, "--predictors", "rank", "--pool-depth", "10", "--folds", "2",
+                          "--topics", "1-6"] + runs,
         "study dropout": [q, "--share", "0.5", "--repeats", "2", "--pool-depth", "10",
                           "-m", "AP@10", "--topics", "1-6"] + runs,
         "fuse": runs[:2] + ["-o", str(tmp_path / "f.json")],

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from tiebreak.cli import main
 from tiebreak.io import read_qrels, read_run
 from tiebreak.judgments.accuracy import accuracy, epsilon, tau_distance, weighted_distance
+from tiebreak.judgments.dropout import estimate_with_dropout
 from tiebreak.judgments.estimate import (
     TopicLists,
     chao_lee_gamma,
@@ -255,3 +256,46 @@ def test_study_estimate_smoke(shared_data, tmp_path):
                                     "601-604", "--pool-depth", "30", "--reference-depth", "20",
                                     *runs])
     assert bad.exit_code == 2
+
+
+# ------------------------------------------------------------ run drop-out (Lu 2018 §7.2.2)
+
+
+@pytest.mark.slow
+def test_dropout_is_a_mean_of_refits_on_run_subsets():
+    """Three contributing runs, drop-out 1/3: every draw leaves one run out, so the drop-out
+    estimate must be ``sum_S c_S E_S / B`` for whole counts c_S of the three two-run subsets
+    (found by enumeration), and the judgment-only estimators are untouched."""
+    import itertools
+
+    runs, q = _toy()
+    L = run_lists(runs, q)
+    J = restrict_qrels(q, pool_depth(L, 4))   # topic 2 passes the gamma gate
+    kw = dict(p=0.8, depth=10, losses=("a", "b"), theta=0.0, rank_level=())
+    B = 5
+    E = estimate_with_dropout(L, J, L.names, 4, 1 / 3, B, 4, **kw)
+    assert E.estimators[-2:] == ["L_a|dropout=0.333333", "L_b|dropout=0.333333"]
+    base = estimate_scores(L, J, L.names, 4, **kw)
+    assert np.array_equal(E.scores[:len(base.estimators)], base.scores)
+    subsets = [list(s) for s in itertools.combinations(L.names, 2)]
+    refits = [estimate_scores(L, J, s, 4, **kw) for s in subsets]
+    for x in ("a", "b"):
+        got = E.get(f"L_{x}|dropout=0.333333")
+        fits = [R.get(f"L_{x}") for R in refits]
+        match = [c for c in itertools.product(range(B + 1), repeat=3) if sum(c) == B
+                 and np.allclose(got, sum(ci * f for ci, f in zip(c, fits)) / B, atol=1e-12)]
+        assert match, x
+        assert not np.allclose(got, base.get(f"L_{x}"))   # the refits differ from the full fit
+    again = estimate_with_dropout(L, J, L.names, 4, 1 / 3, B, 4, **kw)
+    assert np.array_equal(E.scores, again.scores)        # seeded
+
+
+def test_dropout_arguments():
+    runs, q = _toy()
+    L = run_lists(runs, q)
+    J = restrict_qrels(q, pool_depth(L, 2))
+    for bad in (dict(dropout=1.0), dict(dropout=-0.1), dict(dropout=0.5, resamples=0)):
+        with pytest.raises(ValueError, match="dropout|resamples"):
+            estimate_with_dropout(L, J, L.names, 2, **bad)
+    E = estimate_with_dropout(L, J, L.names, 2, 0.5, losses=(), rank_level=())
+    assert E.estimators == ["LB", "UB", "mid", "RM"]      # nothing to drop out of

@@ -100,21 +100,26 @@ def test_learn_command_on_adi(shared_data, tmp_path):
     assert r.exit_code == 0, r.output
     rows = {line.split("\t")[0]: line.split("\t") for line in
             (out / "learn.tsv").read_text().splitlines()[1:]}
-    assert list(rows) == ["BOW", "SDM", "FDM", "WSDM-cv"]
+    assert list(rows) == ["BOW", "SDM", "SDM-seg", "FDM", "FDM-seg", "WSDM-cv", "WFDM-cv"]
     # the cross-validated run again, from the saved per-fold weights
     from tiebreak.index import open_index
     from tiebreak.index.readers import read_topics
 
     idx = open_index(tmp_path / "adi")
     tops = dict(read_topics(topics))
-    doc = json.loads((out / "wsdm_weights.json").read_text())
-    res = []
-    for f, fold in enumerate(doc["folds"]):
-        w = load_weights(out / "wsdm_weights.json", f)
-        res += search(idx, [(t, tops[t]) for t in fold["topics"]], "wsdm", 1000, **w)
-    run = tb.read_run(io.BytesIO(format_run(idx, res, "x").encode()))
     q = tb.read_qrels(str(qrels))
-    m = tb.evaluate(q, [run], ["AP"], ["trec_eval"]).mean[0, 0, 0]
-    assert float(rows["WSDM-cv"][1]) == pytest.approx(m, abs=5e-5)
+    for model, row in (("wsdm", "WSDM-cv"), ("wfdm", "WFDM-cv")):
+        doc = json.loads((out / f"{model}_weights.json").read_text())
+        assert doc["model"] == model
+        res = []
+        for f, fold in enumerate(doc["folds"]):
+            w = load_weights(out / f"{model}_weights.json", f)
+            res += search(idx, [(t, tops[t]) for t in fold["topics"]], model, 1000, **w)
+        run = tb.read_run(io.BytesIO(format_run(idx, res, "x").encode()))
+        m = tb.evaluate(q, [run], ["AP"], ["trec_eval"]).mean[0, 0, 0]
+        assert float(rows[row][1]) == pytest.approx(m, abs=5e-5)
+        assert 0.2 < m < 0.6
     sdm = float(rows["SDM"][1])
-    assert 0.3 < sdm < 0.5 and 0.2 < m < 0.6
+    assert 0.3 < sdm < 0.5
+    folds = (out / "learn_folds.tsv").read_text().splitlines()
+    assert folds[0].split("\t")[:2] == ["model", "fold"] and len(folds) == 1 + 2 * 3

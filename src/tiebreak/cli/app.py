@@ -68,6 +68,7 @@ LAZY_STUDIES: dict[str, str] = {
     "precision-runs": "tiebreak.cli.study_precision_runs:precision_runs_cmd",
     "proximity": "tiebreak.cli.study_proximity:proximity_cmd",
     "power": "tiebreak.cli.study_power:power_cmd",
+    "predict": "tiebreak.cli.study_predict:predict_cmd",
     "error-rate": "tiebreak.cli.study_power:error_rate_cmd",
 }
 
@@ -134,6 +135,7 @@ STUDY_HELP: dict[str, str] = {
     "power": "Topic set size and achieved power of the paired t-test (Sakai 2016).",
     "precision": "Quantised, pruned and band-safe retrieval against exact scoring.",
     "precision-runs": "Score formats (float16, bfloat16, int8, bits:K) on finished runs.",
+    "predict": "Cross-validated relevance prediction from ranks, text or both (Lu 2018 6.1.2).",
     "proximity": "Where proximity helps: ablations, per-topic changes, heat map.",
     "ties": "How much ties move scores (YMT 2016, Fig. 2; Cabanac et al. 2010).",
 }

@@ -1,4 +1,5 @@
-"""``tiebreak index SOURCE -o INDEX_DIR`` and ``tiebreak index --verify INDEX_DIR``."""
+"""``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR`` and
+``tiebreak index --calibrate-intervals INDEX_DIR``."""
 
 from __future__ import annotations
 
@@ -34,10 +35,18 @@ import click
               help="--shards: build the shards on a Dask cluster: tcp://scheduler:8786, or "
                    "'local' for a LocalCluster (needs pip install 'tiebreak[dask]'; SOURCE and "
                    "INDEX_DIR must be reachable by the workers under the same paths).")
+@click.option("--calibrate-intervals", is_flag=True,
+              help="Measure on this machine the term density and query length at which each "
+                   "interval-finding method is faster (a few seconds) and store them in the "
+                   "index manifest: after building with -o, or, without -o, for the existing "
+                   "index SOURCE. Searches then choose the method with them instead of the "
+                   "thesis's alpha = 0.15, k >= 7 (results are identical).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=None, jobs=0,
-              dask_address=None):
-    """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index).
+              dask_address=None, calibrate_intervals=False):
+    """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index; or,
+    with --calibrate-intervals and no -o, measure and store the interval thresholds of the
+    existing index SOURCE).
 
     SOURCE is an ir_datasets id (cranfield, vaswani, ...), a TREC SGML <DOC> file, a SMART file
     (.I/.T/.W ...) or JSONL {"docno", "text"}; files may be gzipped.
@@ -45,6 +54,13 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
     from ..index.manifest import IndexFormatError
     from ..index.store import open_index
     from .common import _fail as fail
+
+    if calibrate_intervals and not output and not verify and shards is None:
+        _calibrate(source, quiet)   # SOURCE is an existing index
+        return
+    if calibrate_intervals and (verify or shards is not None):
+        fail("--calibrate-intervals works with a single index build (not --verify/--shards; "
+             "a sharded index falls back to the thesis's thresholds)")
 
     if verify:
         if output:
@@ -100,6 +116,31 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
         click.echo(f"indexed {idx.num_docs} documents, {idx.vocab_size} terms, "
                    f"{idx.num_postings} postings, {idx.collection_length} tokens "
                    f"in {time.perf_counter() - t0:.1f} s -> {output}", err=True)
+    if calibrate_intervals:
+        _calibrate(output, quiet)
+
+
+def _calibrate(path, quiet: bool) -> None:
+    """Measure the interval thresholds and store them in the manifest of the index ``path``."""
+    from ..index.manifest import IndexFormatError
+    from ..index.shards import is_sharded
+    from ..retrieval.interval_calibration import calibrate, store_thresholds
+    from .common import _fail as fail
+
+    if is_sharded(path):
+        fail(f"{path}: a sharded index; calibrate is per single index (a sharded index uses "
+             "the thesis's thresholds)")
+    try:
+        from ..index.store import open_index
+
+        open_index(path)                         # a clear error before measuring
+        cal = calibrate()
+        store_thresholds(path, cal.thresholds)
+    except (IndexFormatError, RuntimeError) as e:
+        fail(str(e))
+    if not quiet:
+        click.echo(cal.table())
+        click.echo(f"measured in {cal.seconds:.1f} s; stored in {path}/manifest.json", err=True)
 
 
 def _exists_message(e: FileExistsError) -> str:

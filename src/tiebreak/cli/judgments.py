@@ -191,14 +191,32 @@ def _kept(q, P):
               help="Deeper judgments of the same topics: also print every estimator's accuracy "
                    "against their [LB, UB] range, for contributing and other runs (stderr "
                    "unless --format table).")
+@click.option("--baselines", default="", show_default=False,
+              help="Adjustments for unjudged documents to compute beside the gain models "
+                   "(comma-separated; each becomes an --estimator and a row of --deep-qrels): "
+                   "webber-park, anti-precision (both need --dprime), prediction (relevance "
+                   "predicted from ranks), content (from the documents' text; needs --index), "
+                   "hybrid (both; needs --index).")
+@click.option("--index", "index_path", default=None, type=click.Path(exists=True,
+                                                                      file_okay=False),
+              help="The collection's tiebreak index, for --baselines content / hybrid.")
+@click.option("--dropout", type=click.FloatRange(0, 1, max_open=True), default=0.0,
+              show_default=True,
+              help="Run drop-out inside the two-stage estimator (Lu 2018 Section 7.2.2): each "
+                   "of --resamples draws refits on the contributing runs less this share, "
+                   "dropped at random; the estimate L_a|dropout=F / L_b|dropout=F is the mean "
+                   "(and the default --estimator).")
+@click.option("--resamples", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Draws of --dropout.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --dropout.")
 @click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table",
               show_default=True)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
 @allow_empty_option
 def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, contributing,
-                 order, clip, gains_path, gains_from, topics, deep_qrels, fmt, runs,
-                 allow_empty):
+                 order, clip, gains_path, gains_from, topics, deep_qrels, baselines, index_path,
+                 dropout, resamples, seed, fmt, runs, allow_empty):
     """Estimate deep RBP, AP@k or nDCG@k scores of RUNS from shallow QRELS (Lu 2018, ch. 6-7).
 
     Writes, per run and topic, the estimate and the range [lower, upper] the shallow judgments
@@ -211,7 +229,8 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
     from .common import split_qrels
 
     qrels, runs = split_qrels(qrels, runs)
-    from ..judgments.estimate import estimate_scores
+    from ..judgments.dropout import estimate_with_dropout
+    from ..judgments.estimate import MODELS
     from ..judgments.pool import run_lists
     from ..judgments.recall import gains_lookup, read_gains, recall_scores
 
@@ -231,17 +250,25 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
             click.echo(f"tiebreak: warning: run {r.name} retrieved nothing (an empty file, or "
                        "blank and comment lines only): its estimates are those of an empty "
                        "ranking", err=True)
-    est_name = estimator or f"L_{loss}"
+    est_name = estimator or (f"L_{loss}|dropout={dropout:g}" if dropout else f"L_{loss}")
+    blist = [b.strip() for b in baselines.split(",") if b.strip()]
+    if (blist or dropout) and family != "RBP":
+        _fail("--baselines and --dropout estimate RBP; drop them for AP@k / nDCG@k")
+    if dropout and (gains_path or gains_from):
+        _fail("--gains / --gains-from hold the two-stage gains of the full run set; drop "
+              "--dropout")
     try:
         L = run_lists(run_objs, q, order)
         names = _contributing(contributing, L, q) or list(L.names)
         from ..evaluation.output import Progress
 
         with Progress(len(q.topics), "estimate", "topics") as bar:
-            E = estimate_scores(L, q, names, dprime, p, depth, mlist, (loss,), theta,
-                                rank_level=[m for m in ("static", "const", "lin", "zipf",
-                                                        "weibull")],
-                                clip=clip, progress=lambda _t: bar.update(1))
+            E = estimate_with_dropout(L, q, names, dprime, dropout, resamples, seed, p=p,
+                                      depth=depth, models=mlist, losses=(loss,), theta=theta,
+                                      rank_level=MODELS, clip=clip,
+                                      progress=lambda _t: bar.update(1))
+        if blist:
+            _add_baselines(E, L, q, names, dprime, p, depth, blist, index_path, clip)
         if est_name not in E.estimators:
             _fail(f"--estimator {est_name}: choose from {', '.join(E.estimators)}")
         file_gains = read_gains(gains_from) if gains_from else None
@@ -305,6 +332,39 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                     continue
                 for d, v in zip(docs, g):
                     fh.write(f"{E.topics[t]}\t{L.docnos[d]}\t{float(v)!r}\n")
+
+
+def _add_baselines(E, L, q, names, dprime, p, depth, blist, index_path, clip) -> None:
+    """Append the adjustments ``blist`` (:func:`tiebreak.judgments.adjust.adjusted_scores`) to
+    the estimates ``E`` in place. Raises ValueError for an unknown one, webber-park /
+    anti-precision without a pool depth, content / hybrid without an index."""
+    import numpy as np
+
+    from ..judgments.adjust import ADJUSTMENTS, TEXT_ADJUSTMENTS, adjusted_scores
+
+    bad = [b for b in blist if b not in ADJUSTMENTS]
+    if bad:
+        raise ValueError(f"--baselines {bad[0]}: choose from {', '.join(ADJUSTMENTS)}")
+    loo = [b for b in blist if b in ("webber-park", "anti-precision")]
+    if loo and dprime is None:
+        raise ValueError(f"--baselines {loo[0]} leaves each run out of the depth-d' pool: "
+                         "give --dprime")
+    text = None
+    if any(b in TEXT_ADJUSTMENTS for b in blist):
+        if index_path is None:
+            raise ValueError("--baselines content / hybrid read the documents' text: give "
+                             "--index")
+        from ..index import open_index
+        from ..judgments.predict import document_text
+
+        text = document_text(open_index(index_path), L.docnos)
+    adj = adjusted_scores(L, q, names, dprime, E.get("LB"), E.get("UB"), p, depth, blist,
+                          E.runs, text)
+    S = np.stack([adj[b] for b in blist])
+    if clip:
+        S = np.clip(S, E.lower[None], E.upper[None])
+    E.scores = np.concatenate([E.scores, S])
+    E.estimators = [*E.estimators, *blist]
 
 
 def _rbp_from_gains(L, q, gains, p, depth, lower):

@@ -43,14 +43,29 @@ from .judgment_options import (
               help="Also estimate each contributing run from a pool without it (system bias).")
 @click.option("--two-strata", "rate", type=float, default=0.1, show_default=True,
               help="Sampling rate of stratum 2 for the InfRBP estimator (0 = leave it out).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the sample.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the sample (and of --dropout).")
 @click.option("--baselines", default="lb,ub,mid,rm,infrbp,webber-park,anti-precision,prediction",
               show_default=True,
               help="Baselines beside the gain-model estimators: lb, ub, mid (midpoint), rm "
                    "(Ravana & Moffat 2010), infrbp (two-strata sample), webber-park (Webber & "
                    "Park 2009 leave-one-out score adjustment), anti-precision (after Lipani, "
                    "Lupu & Hanbury 2015), prediction (relevance of unjudged documents predicted "
-                   "from their ranks, after Buttcher et al. 2007 / Carterette & Allan 2007).")
+                   "from their ranks, after Buttcher et al. 2007 / Carterette & Allan 2007), "
+                   "content and hybrid (predicted from the documents' text, or text and ranks, "
+                   "after Jayasinghe et al. 2014; need --index, which adds them by default).")
+@click.option("--index", "index_path", default=None, type=click.Path(exists=True,
+                                                                      file_okay=False),
+              help="The collection's tiebreak index: adds the content (relevance predicted "
+                   "from the documents' text) and hybrid (text and ranks) baselines, after "
+                   "Jayasinghe et al. 2014, to the default --baselines.")
+@click.option("--dropout", type=click.FloatRange(0, 1, max_open=True), default=0.0,
+              show_default=True,
+              help="Also the two-stage estimators with run drop-out (Lu 2018 Section 7.2.2): "
+                   "the mean over --resamples refits, each without this share of the "
+                   "contributing runs (drawn with --seed).")
+@click.option("--resamples", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Draws of --dropout.")
 @click.option("--sampled-orderings", "n_samples", type=int, default=0, show_default=True,
               help="Also draw this many two-strata samples per d' (rate --two-strata) and "
                    "compare the orderings of InfRBP, L_a/L_b fitted on the sampled judgments, "
@@ -66,8 +81,8 @@ from .judgment_options import (
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True),
                 metavar="QRELS RUNS...")
 def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, contributing,
-                       order, leave_one_out, rate, seed, baselines, n_samples, topics, fmt,
-                       out_dir, jobs, dask_address, runs):
+                       order, leave_one_out, rate, seed, baselines, index_path, dropout,
+                       resamples, n_samples, topics, fmt, out_dir, jobs, dask_address, runs):
     """Estimating deep RBP from simulated shallow pools against the deep truth (Lu 2018 ch. 6).
 
     Per shallow depth d' and estimator: RMSE of the error against the deep [LB, UB] range
@@ -92,13 +107,23 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
     except ValueError:
         raise click.BadParameter("thetas must be numbers", param_hint="--theta") from None
     q, run_objs = _load(qrels, runs, topics)
+    blist = _split([baselines])
+    if index_path is not None and click.get_current_context().get_parameter_source(
+            "baselines") == click.core.ParameterSource.DEFAULT:
+        blist += ["content", "hybrid"]
     try:
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
+        index = None
+        if index_path is not None:
+            from ..index import open_index
+
+            index = open_index(index_path)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
-            order, leave_one_out, resolve_jobs(jobs), rate, seed, _split([baselines]),
+            order, leave_one_out, resolve_jobs(jobs), rate, seed, blist,
             progress=lambda m: click.echo(f"[study estimate] {m}", err=True),
-            client=open_client(dask_address))
+            client=open_client(dask_address), index=index, dropout=dropout,
+            resamples=resamples)
     except ValueError as e:
         _fail(str(e))
     acc = ES.accuracy_table(st)

@@ -53,9 +53,10 @@ __all__ = ["proximity_cmd"]
               type=click.Choice(["AP", "nDCG@10", "P@10"]),
               help="--select: the measure the oracle and the predictor maximise.")
 @click.option("--learn", "learn", is_flag=True,
-              help="Instead: WSDM with its concept weights learned by coordinate ascent under "
-                   "--folds cross-validation, beside BOW, SDM and FDM; writes learn.tsv, "
-                   "learn_folds.tsv and wsdm_weights.json (reload with "
+              help="Instead: WSDM and WFDM with their concept weights learned by coordinate "
+                   "ascent under --folds cross-validation, beside BOW, SDM, FDM and the "
+                   "PMI-segmented SDM and FDM; writes learn.tsv, learn_folds.tsv, "
+                   "wsdm_weights.json and wfdm_weights.json (reload with "
                    "tiebreak.studies.wsdm_learn.load_weights).")
 @click.option("-q", "--quiet", is_flag=True)
 def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, out_dir, quiet,
@@ -126,30 +127,33 @@ def proximity_cmd(index_dir, topics, qrels, k, folds, lams, top, alpha, seed, ou
 
 
 def _learn_cmd(idx, tops, q, k, folds, seed, out_dir, fail):
-    from ..studies.wsdm_learn import learn_table, save_weights
+    from ..studies.wsdm_learn import LEARNED, learn_table, save_weights
 
     try:
         t = learn_table(idx, tops, q, folds, seed, k)
     except ValueError as e:
         fail(f"--learn: {e}")
-    L = t["learned"]
     _write_tsv(os.path.join(out_dir, "learn.tsv"), ["model", "MAP", "nDCG@10", "P@10",
                                                     "p_AP_vs_SDM"], t["rows"])
     _write_tsv(os.path.join(out_dir, "learn_folds.tsv"),
-               ["fold", "topics", "u0", "u1", "u2", "v0", "v1", "v2", "train_MAP"],
-               [[f, int((L["fold"] == f).sum()), *w, float(m)]
-                for f, (w, m) in enumerate(zip(L["weights"], L["train_map"]))])
-    save_weights(os.path.join(out_dir, "wsdm_weights.json"), L)
-    click.echo(f"WSDM learned by coordinate ascent, {folds}-fold cross-validation over "
-               f"{len(t['topics'])} topics (seed {seed})")
+               ["model", "fold", "topics", "u0", "u1", "u2", "v0", "v1", "v2", "train_MAP"],
+               [[m, f, int((L["fold"] == f).sum()), *w, float(tm)]
+                for m, L in t["learned"].items()
+                for f, (w, tm) in enumerate(zip(L["weights"], L["train_map"]))])
+    for m, L in t["learned"].items():
+        save_weights(os.path.join(out_dir, f"{m}_weights.json"), L)
+    click.echo(f"{', '.join(LEARNED[m] for m in t['learned'])}: learned by coordinate ascent, "
+               f"{folds}-fold cross-validation over {len(t['topics'])} topics (seed {seed})")
     click.echo(f"{'model':8} {'MAP':>7} {'nDCG@10':>8} {'P@10':>7} {'p vs SDM':>9}")
     for n, m, nd, p10, p in t["rows"]:
         ps = f"{p:.3g}" if isinstance(p, float) else ""
         click.echo(f"{n:8} {m:7.4f} {nd:8.4f} {p10:7.4f} {ps:>9}".rstrip())
-    click.echo("weights on all topics (u0 u1 u2 | v0 v1 v2): "
-               + " ".join(f"{x:.4g}" for x in L["all"][:3]) + " | "
-               + " ".join(f"{x:.4g}" for x in L["all"][3:]))
-    click.echo(f"wrote learn.tsv learn_folds.tsv wsdm_weights.json to {out_dir}", err=True)
+    for m, L in t["learned"].items():
+        click.echo(f"{m} weights on all topics (u0 u1 u2 | v0 v1 v2): "
+                   + " ".join(f"{x:.4g}" for x in L["all"][:3]) + " | "
+                   + " ".join(f"{x:.4g}" for x in L["all"][3:]))
+    names = " ".join(f"{m}_weights.json" for m in t["learned"])
+    click.echo(f"wrote learn.tsv learn_folds.tsv {names} to {out_dir}", err=True)
 
 
 def _model_spec(name: str, models: dict):

@@ -44,7 +44,7 @@ from .manifest import (
 from .readers import count_documents, find_bad_docno, iter_documents
 from .store import open_index
 
-__all__ = ["build_index", "build_index_from_tokens", "invert"]
+__all__ = ["build_index", "build_index_from_tokens", "invert", "set_manifest_entry"]
 
 
 def _kernels():
@@ -184,6 +184,42 @@ def _old_manifest(target: Path) -> dict | None:
         return m if isinstance(m, dict) else None
     except (OSError, ValueError):
         return None
+
+
+def set_manifest_entry(path, key: str, value) -> None:
+    """Set one optional top-level entry of an index's manifest (metadata that is not an array,
+    such as the measured interval thresholds), leaving the arrays and generation untouched.
+
+    The manifest is rewritten through a temporary file and ``os.replace`` (atomic); if a rebuild
+    swaps the manifest meanwhile (read again just before the switch), the entry is set on the
+    new manifest instead. ``key`` must not be a field the reader uses.
+
+    Raises
+    ------
+    IndexFormatError
+        ``path`` is not a (single, unsharded) tiebreak index.
+    ValueError
+        ``key`` is one of the format's own fields.
+    """
+    from .manifest import _read_manifest
+
+    if key in ("format", "version", "data", "arrays", "analyzer", "block_size", "num_blocks",
+               "num_docs", "vocab_size", "num_postings", "collection_length"):
+        raise ValueError(f"manifest entry {key!r} belongs to the index format")
+    path = Path(path)
+    for _ in range(20):
+        m = _read_manifest(path)
+        tmp = path / f".{MANIFEST}.tmp-{secrets.token_hex(8)}"
+        try:
+            _write_manifest(tmp, dict(m, **{key: value}))
+            if _read_manifest(path) != m:        # a rebuild switched meanwhile: again
+                continue
+            os.replace(tmp, path / MANIFEST)
+            fsync_dir(path)
+            return
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise OSError(f"{path}: the index kept changing while its manifest was updated; try again")
 
 
 STALE_SECONDS = 3600

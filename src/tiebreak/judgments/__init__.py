@@ -9,7 +9,9 @@ ch. 5 and 6).
   deep RBP scores from shallow pools; :mod:`tiebreak.judgments.accuracy`: their accuracy
   against the deep range and the agreement of system orderings.
 * :mod:`tiebreak.judgments.adjust`: adjustments for unjudged documents (Webber & Park 2009,
-  anti-precision); :mod:`tiebreak.judgments.predict`: relevance predicted from ranks.
+  anti-precision); :mod:`tiebreak.judgments.predict`: relevance predicted from ranks, from the
+  documents' text or from both (Büttcher et al. 2007; Jayasinghe et al. 2014), and its
+  cross-validation.
 * :mod:`tiebreak.judgments.recall`: recall-based metrics (AP@k, nDCG@k) from shallow pools
   (ch. 7).
 

@@ -2,8 +2,9 @@
 
 Holds :data:`ADJUSTMENTS` and the adjustments it names: :func:`leave_one_out_losses` (what each
 contributing run loses when the pool is built without it), :func:`webber_park`,
-:func:`anti_precision` and :func:`adjusted_scores`, which runs them (with the rank-feature
-relevance predictor of :mod:`tiebreak.judgments.predict` for ``prediction``). Scores are
+:func:`anti_precision` and :func:`adjusted_scores`, which runs them (with the relevance
+predictors of :mod:`tiebreak.judgments.predict`: ``prediction`` from ranks, ``content`` from
+the documents' text, ``hybrid`` from both). Scores are
 RBP(p) to the scoring depth with binary gain, as in :mod:`tiebreak.judgments.estimate`.
 
 W. Webber and L. A. F. Park, "Score adjustment for correction of pooling bias", SIGIR 2009,
@@ -24,13 +25,18 @@ from .predict import prediction_scores
 
 __all__ = [
     "ADJUSTMENTS",
+    "TEXT_ADJUSTMENTS",
     "leave_one_out_losses",
     "webber_park",
     "anti_precision",
     "adjusted_scores",
 ]
 
-ADJUSTMENTS = ("webber-park", "anti-precision", "prediction")
+ADJUSTMENTS = ("webber-park", "anti-precision", "prediction", "content", "hybrid")
+#: adjustment -> predictor of :mod:`tiebreak.judgments.predict`
+PREDICTOR_OF = {"prediction": "rank", "content": "content", "hybrid": "hybrid"}
+#: the adjustments that need the documents' text (an index)
+TEXT_ADJUSTMENTS = ("content", "hybrid")
 
 
 def _rbp_weights(L: RunLists, p: float, depth: int) -> np.ndarray:
@@ -102,13 +108,20 @@ def anti_precision(lower: np.ndarray, upper: np.ndarray, dP: np.ndarray,
 
 def adjusted_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime: int,
                     lower: np.ndarray, upper: np.ndarray, p: float = 0.95, depth: int = 100,
-                    methods=ADJUSTMENTS, score_runs: list[str] | None = None) -> dict:
+                    methods=("webber-park", "anti-precision", "prediction"),
+                    score_runs: list[str] | None = None, text=None) -> dict:
     """The adjustments for unjudged documents of :data:`ADJUSTMENTS` on a depth-``dprime``
     pool: name -> float64 (n_runs, n_topics) for ``score_runs`` (rows aligned with ``lower`` /
-    ``upper``, the LB and UB of those runs). Raises ValueError for an unknown method."""
+    ``upper``, the LB and UB of those runs). ``text``: the
+    :class:`~tiebreak.judgments.predict.DocumentText` of ``L.docnos``, needed by ``content``
+    and ``hybrid``. Raises ValueError for an unknown method, or content / hybrid without
+    ``text``."""
     bad = [m for m in methods if m not in ADJUSTMENTS]
     if bad:
         raise ValueError(f"unknown adjustment {bad[0]!r}; choose from {', '.join(ADJUSTMENTS)}")
+    need = [m for m in methods if m in TEXT_ADJUSTMENTS]
+    if need and text is None:
+        raise ValueError(f"the {need[0]} adjustment needs the documents' text: give an index")
     out = {}
     if "webber-park" in methods or "anti-precision" in methods:
         dP, dA = leave_one_out_losses(L, shallow, contributing, dprime, p, depth)
@@ -116,6 +129,8 @@ def adjusted_scores(L: RunLists, shallow: Qrels, contributing: list[str], dprime
             out["webber-park"] = webber_park(lower, dP)
         if "anti-precision" in methods:
             out["anti-precision"] = anti_precision(lower, upper, dP, dA)
-    if "prediction" in methods:
-        out["prediction"] = prediction_scores(L, shallow, contributing, p, depth, score_runs)
+    for m in methods:
+        if m in PREDICTOR_OF:
+            out[m] = prediction_scores(L, shallow, contributing, p, depth, score_runs,
+                                       PREDICTOR_OF[m], text)
     return out

@@ -54,7 +54,8 @@ estimates; with every document judged it equals :class:`tiebreak.evaluation.Eval
 
 Beside it: :mod:`tiebreak.judgments.accuracy` (the accuracy of estimates, Section 6.1.3),
 :mod:`tiebreak.judgments.adjust` (adjustments for unjudged documents),
-:mod:`tiebreak.judgments.predict` (relevance predicted from ranks) and
+:mod:`tiebreak.judgments.predict` (relevance predicted from ranks or text),
+:mod:`tiebreak.judgments.dropout` (run drop-out inside this estimator) and
 :mod:`tiebreak.judgments.recall` (recall-based metrics, ch. 7).
 """
 

@@ -63,8 +63,14 @@ except ImportError:  # pragma: no cover - exercised only without numba
 MAX_ALL_TERMS = 20
 #: Largest query handled by the single-subquery algorithms (bitmask in an int64).
 MAX_TERMS = 62
-#: Term-density threshold of :func:`choose_method` (see there).
+#: The thesis's term-density threshold of :func:`choose_method` (Lu 2018, §3.3.4, §3.4.6): the
+#: fallback when an index carries no measured thresholds (:class:`IntervalThresholds`).
 ALPHA_DENSE = 0.15
+#: The thesis's query length from which EPS-CDF-A is chosen for all subqueries (same fallback).
+K_DENSE = 7
+#: Manifest key of the measured thresholds (optional metadata of an index, written by
+#: ``tiebreak index --calibrate-intervals`` / ``tiebreak index --calibrate-intervals``).
+MANIFEST_KEY = "interval_thresholds"
 
 
 def jit(fn=None, *, inline: bool = False):
@@ -264,8 +270,8 @@ def eps_kernel(pos, starts, ends, mask, out_l, out_r):
     return n
 
 
-@jit
-def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
+@jit(inline=True)
+def _lps_scan(cdf_pos, cdf_term, mask, tf, out_l, out_r):
     """Algorithm 2 (LPS) over a CDF or a direct file, for the terms of ``mask``.
 
     ``latest[t]`` is the CDF index of the live (not yet voided) latest occurrence of term t, or
@@ -273,11 +279,25 @@ def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
     an optimal interval; the left one is then voided (spec §4.2: the pseudocode, not the prose,
     is right). The argmin is a pointer that only moves forward past dead or non-query entries,
     so the scan is amortised O(T). Tokens whose id is outside 0..63 or not in ``mask`` are
-    skipped. Returns the number of intervals."""
+    skipped.
+
+    ``tf``: empty, or (64,) int64 occurrence counts of the local terms in the input (the TF
+    counters of Lu 2018, §3.3.2). With counts the scan stops as soon as a voided term has no
+    occurrence left (no later interval can contain it), and returns at once when a subquery
+    term has none; over a direct file this skips the document's tail. Same output either way.
+    Returns the number of intervals."""
     m = 0
     for j in range(64):
         if (mask >> j) & 1:
             m += 1
+    counted = len(tf) > 0
+    left = np.zeros(64, np.int64)
+    if counted:
+        for j in range(64):
+            if (mask >> j) & 1:
+                left[j] = tf[j]
+                if tf[j] <= 0:
+                    return 0
     latest = np.full(64, -1, np.int64)
     nlive = 0
     ptr = 0
@@ -289,6 +309,7 @@ def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
         if latest[t] < 0:
             nlive += 1
         latest[t] = e
+        left[t] -= 1
         if nlive == m:
             while True:
                 u = cdf_term[ptr]
@@ -298,10 +319,40 @@ def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
             out_l[n] = cdf_pos[ptr]
             out_r[n] = cdf_pos[e]
             n += 1
-            latest[cdf_term[ptr]] = -1
+            u = cdf_term[ptr]
+            latest[u] = -1
             nlive -= 1
             ptr += 1
+            if counted and left[u] <= 0:
+                break                   # u is voided and never occurs again
     return n
+
+
+@jit
+def lps_kernel(cdf_pos, cdf_term, mask, out_l, out_r):
+    """Algorithm 2 (LPS) over a CDF or a direct file, for the terms of ``mask``, without TF
+    counters (:func:`_lps_scan`). Returns the number of intervals."""
+    return _lps_scan(cdf_pos, cdf_term, mask, np.zeros(0, np.int64), out_l, out_r)
+
+
+@jit
+def lps_tf_kernel(cdf_pos, cdf_term, mask, tf, out_l, out_r):
+    """Algorithm 2 with the TF counters of §3.3.2 (:func:`_lps_scan`; ``tf`` (64,) int64, the
+    occurrence count of every local term in the input): LPS-DF-S as the thesis describes it
+    over a frequency-carrying index. Returns the number of intervals."""
+    return _lps_scan(cdf_pos, cdf_term, mask, tf, out_l, out_r)
+
+
+@jit
+def lps_if_kernel(pos, starts, ends, mask, out_l, out_r):
+    """LPS-IF-S in one call: the CDF merge of the position lists, then Algorithm 2 with TF
+    counters (the list lengths) -- the single-subquery method of Table 3.6 whose CDF comes from
+    the inverted file. Outputs as :func:`eps_kernel`."""
+    cp, ct, T = _cdf_of(pos, starts, ends)
+    tf = np.zeros(64, np.int64)
+    for j in range(min(len(starts), 64)):
+        tf[j] = ends[j] - starts[j]
+    return _lps_scan(cp[:T], ct[:T], mask, tf, out_l, out_r)
 
 
 @jit(inline=True)
@@ -583,16 +634,23 @@ def eps(pos_lists, mask: int) -> np.ndarray:
     return _pairs(n, out_l, out_r)
 
 
-def lps(cdf: CDF, mask: int) -> np.ndarray:
+def lps(cdf: CDF, mask: int, tf_counters: bool = False) -> np.ndarray:
     """Algorithm 2 (LPS): optimal intervals of subquery ``mask`` from a :class:`CDF` (LPS-IF-S
     when the CDF was merged from the lists, LPS-DF-S on :func:`direct_file_cdf`). Returns
-    (n, 2) int32 rows sorted by start. Requires ``mask < 2**63`` (term ids 0..62)."""
+    (n, 2) int32 rows sorted by start. Requires ``mask < 2**63`` (term ids 0..62).
+    ``tf_counters``: count each term's occurrences first and stop the scan early (Lu 2018,
+    §3.3.2; :func:`lps_tf_kernel`); the intervals are the same."""
     if not 0 < mask < (1 << 63):
         raise ValueError("mask must be a non-empty bitmask over term ids 0..62")
     cap = max(len(cdf), 1)
     out_l = np.empty(cap, np.int32)
     out_r = np.empty(cap, np.int32)
-    n = lps_kernel(cdf.pos, cdf.term, np.int64(mask), out_l, out_r)
+    if tf_counters:
+        t = cdf.term[(cdf.term >= 0) & (cdf.term <= 63)]
+        tf = np.bincount(t, minlength=64).astype(np.int64)[:64]
+        n = lps_tf_kernel(cdf.pos, cdf.term, np.int64(mask), tf, out_l, out_r)
+    else:
+        n = lps_kernel(cdf.pos, cdf.term, np.int64(mask), out_l, out_r)
     return _pairs(n, out_l, out_r)
 
 
@@ -646,36 +704,127 @@ def term_density(pos_lists, doclen: int) -> float:
     return T / doclen if doclen > 0 else 0.0
 
 
-def choose_method(k: int, alpha: float, all_subqueries: bool) -> str:
+@dataclass(frozen=True)
+class IntervalThresholds:
+    """Thresholds of :func:`choose_method`.
+
+    ``alpha_single``: term density from which LPS over the CDF replaces EPS over the position
+    lists for one subquery (``None``: never). ``alpha_all`` / ``k_all``: EPS-CDF-A replaces
+    LPS-IF-A for all subqueries when ``alpha >= alpha_all`` or ``k >= k_all`` (``None``: that
+    half of the rule never fires). ``source``: ``"thesis"`` (:data:`THESIS_THRESHOLDS`, Lu
+    2018's constants) or ``"measured"`` (:mod:`tiebreak.retrieval.interval_calibration`, with
+    ``details`` naming the machine and the date). Every method is exact: the thresholds change
+    the speed of interval finding, never its output.
+    """
+
+    alpha_single: float | None
+    alpha_all: float | None
+    k_all: int | None
+    source: str = "thesis"
+    details: dict | None = None
+
+    def to_json(self) -> dict:
+        """The manifest entry (:data:`MANIFEST_KEY`): a JSON object of plain numbers."""
+        out = {"alpha_single": self.alpha_single, "alpha_all": self.alpha_all,
+               "k_all": self.k_all, "source": self.source}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+    @classmethod
+    def from_json(cls, obj) -> IntervalThresholds:
+        """Inverse of :meth:`to_json`. Raises ValueError naming the bad field."""
+        if not isinstance(obj, dict):
+            raise ValueError(f"{MANIFEST_KEY}: expected an object, got {obj!r}")
+        for f in ("alpha_single", "alpha_all"):
+            v = obj.get(f)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
+                                  or not 0.0 <= v <= 1.0):
+                raise ValueError(f"{MANIFEST_KEY}.{f}: expected null or a number in [0, 1], "
+                                 f"got {v!r}")
+        v = obj.get("k_all")
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 2):
+            raise ValueError(f"{MANIFEST_KEY}.k_all: expected null or an integer >= 2, got {v!r}")
+        src = obj.get("source", "measured")
+        if not isinstance(src, str):
+            raise ValueError(f"{MANIFEST_KEY}.source: expected a string, got {src!r}")
+        det = obj.get("details")
+        if det is not None and not isinstance(det, dict):
+            raise ValueError(f"{MANIFEST_KEY}.details: expected an object, got {det!r}")
+        a1, a2 = obj.get("alpha_single"), obj.get("alpha_all")
+        return cls(None if a1 is None else float(a1), None if a2 is None else float(a2),
+                   obj.get("k_all"), src, det)
+
+
+#: Lu (2018)'s constants (§3.3.4, §3.4.6): α = 0.15 for both choices, k >= 7.
+THESIS_THRESHOLDS = IntervalThresholds(ALPHA_DENSE, ALPHA_DENSE, K_DENSE, "thesis")
+
+
+def index_thresholds(index) -> IntervalThresholds:
+    """The thresholds stored in ``index``'s manifest (optional metadata under
+    :data:`MANIFEST_KEY`), else :data:`THESIS_THRESHOLDS`: an index built without
+    ``--calibrate-intervals`` (or before calibration existed), a sharded index, or any object
+    without a ``manifest`` falls back to the thesis's constants. Raises
+    :class:`~tiebreak.index.manifest.IndexFormatError` for a malformed entry."""
+    m = getattr(index, "manifest", None)
+    entry = m.get(MANIFEST_KEY) if isinstance(m, dict) else None
+    if entry is None:
+        return THESIS_THRESHOLDS
+    cache = getattr(index, "_cache", None)
+    if isinstance(cache, dict) and "interval_thresholds" in cache:
+        return cache["interval_thresholds"]
+    try:
+        th = IntervalThresholds.from_json(entry)
+    except ValueError as e:
+        from ..index.manifest import IndexFormatError
+
+        raise IndexFormatError(f"{getattr(index, 'path', 'index')}/manifest.json: {e}; run "
+                               "'tiebreak index --calibrate-intervals INDEX' again") from None
+    if isinstance(cache, dict):
+        cache["interval_thresholds"] = th
+    return th
+
+
+def choose_method(k: int, alpha: float, all_subqueries: bool,
+                  thresholds: IntervalThresholds | None = None) -> str:
     """Choose the input representation and algorithm for one query (spec §3.3, §6.4).
 
-    Rule followed (Lu 2018, §3.3.3-§3.3.4 and §3.4.6, with the thesis's α examples):
+    ``thresholds``: measured on this machine and stored with the index
+    (:func:`index_thresholds`; ``tiebreak index --calibrate-intervals``), default
+    :data:`THESIS_THRESHOLDS` (Lu 2018, §3.3.3-§3.3.4 and §3.4.6, with the thesis's α
+    examples). The rule:
 
     * single subquery: the inverted file with EPS (``"eps"``) unless the term density
-      ``alpha = T_{Q,D}/|D|`` is at least :data:`ALPHA_DENSE` (0.15); then the CDF with LPS
-      (``"lps"``). Table 3.6 has the IF methods faster at the median and the direct-file LPS
-      best at high α; the thesis's examples favouring LPS have α = 0.16, 0.19 and 0.35.
+      ``alpha = T_{Q,D}/|D|`` is at least ``alpha_single`` (thesis: 0.15); then the CDF with
+      LPS (``"lps"``). Table 3.6 has the IF methods faster at the median and the direct-file
+      LPS best at high α; the thesis's examples favouring LPS have α = 0.16, 0.19 and 0.35.
     * all subqueries: LPS-IF-A (``"lps_if_all"``), the faster one at the median of Table 3.7
-      for every k, unless α >= 0.15 or k >= 7; then EPS-CDF-A (``"eps_cdf_all"``), whose
-      worst case is far tighter (Table 3.7 maxima) and whose O(Tk) scan avoids LPS-IF-A's
-      O(Tk^2) inner loop on long queries.
+      for every k, unless α >= ``alpha_all`` or k >= ``k_all`` (thesis: 0.15 and 7); then
+      EPS-CDF-A (``"eps_cdf_all"``), whose worst case is far tighter (Table 3.7 maxima) and
+      whose O(Tk) scan avoids LPS-IF-A's O(Tk^2) inner loop on long queries.
 
-    Over an index, callers estimate alpha per query as sum_q cf_q / sum of the lengths of the
-    candidate documents (the mean density), so that one representation serves the whole query.
+    Every method is exact: the choice changes speed only. Over an index, callers estimate
+    alpha per query as sum_q cf_q / sum of the lengths of the candidate documents (the mean
+    density), so that one representation serves the whole query.
     """
+    th = THESIS_THRESHOLDS if thresholds is None else thresholds
     if all_subqueries:
-        return "eps_cdf_all" if (alpha >= ALPHA_DENSE or k >= 7) else "lps_if_all"
-    return "lps" if alpha >= ALPHA_DENSE else "eps"
+        dense = th.alpha_all is not None and alpha >= th.alpha_all
+        long_q = th.k_all is not None and k >= th.k_all
+        return "eps_cdf_all" if (dense or long_q) else "lps_if_all"
+    return "lps" if (th.alpha_single is not None and alpha >= th.alpha_single) else "eps"
 
 
-def optimal_intervals(pos_lists, mask: int, doclen: int | None = None, method: str = "auto"):
+def optimal_intervals(pos_lists, mask: int, doclen: int | None = None, method: str = "auto",
+                      thresholds: IntervalThresholds | None = None):
     """Optimal intervals of one subquery; ``method`` is ``"eps"``, ``"lps"`` or ``"auto"``
-    (:func:`choose_method`, with ``doclen`` defaulting to the last position + 1)."""
+    (:func:`choose_method` with ``thresholds``, ``doclen`` defaulting to the last position +
+    1)."""
     pl = as_position_lists(pos_lists)
     if method == "auto":
         if doclen is None:
             doclen = max((int(p[-1]) + 1 for p in pl if len(p)), default=0)
-        method = choose_method(len(pl), term_density(pl, doclen), False)
+        method = choose_method(len(pl), term_density(pl, doclen), False, thresholds)
     if method == "eps":
         return eps(pl, mask)
     if method == "lps":
@@ -684,15 +833,16 @@ def optimal_intervals(pos_lists, mask: int, doclen: int | None = None, method: s
 
 
 def all_optimal_intervals(
-    pos_lists, doclen: int | None = None, method: str = "auto", pairs_only: bool = False
+    pos_lists, doclen: int | None = None, method: str = "auto", pairs_only: bool = False,
+    thresholds: IntervalThresholds | None = None,
 ) -> IntervalSet:
     """Optimal intervals of every subquery; ``method`` is ``"lps_if_all"``, ``"eps_cdf_all"``
-    or ``"auto"`` (:func:`choose_method`)."""
+    or ``"auto"`` (:func:`choose_method` with ``thresholds``)."""
     pl = as_position_lists(pos_lists)
     if method == "auto":
         if doclen is None:
             doclen = max((int(p[-1]) + 1 for p in pl if len(p)), default=0)
-        method = choose_method(len(pl), term_density(pl, doclen), True)
+        method = choose_method(len(pl), term_density(pl, doclen), True, thresholds)
     if method == "lps_if_all":
         return lps_if_all(pl, pairs_only)
     if method == "eps_cdf_all":
@@ -705,6 +855,10 @@ __all__ = [
     "CDF",
     "HAVE_NUMBA",
     "IntervalSet",
+    "IntervalThresholds",
+    "K_DENSE",
+    "MANIFEST_KEY",
+    "THESIS_THRESHOLDS",
     "MAX_ALL_TERMS",
     "MAX_TERMS",
     "all_optimal_intervals",
@@ -715,10 +869,13 @@ __all__ = [
     "eps",
     "eps_cdf_all",
     "eps_if_multi",
+    "index_thresholds",
     "jit",
     "lps",
     "lps_cdf_multi",
     "lps_if_all",
+    "lps_if_kernel",
+    "lps_tf_kernel",
     "mask_of",
     "optimal_intervals",
     "term_density",

@@ -36,27 +36,14 @@ import re
 
 import numpy as np
 
+from ..index.direct import direct_file
+
 __all__ = ["expand", "search_prf", "PRF_METHODS", "DEFAULTS", "direct_file"]
 
 PRF_METHODS = ("rm3", "bo1")
 #: method -> (fb_docs, fb_terms, orig_weight)
 DEFAULTS = {"rm3": (10, 10, 0.5), "bo1": (3, 10, None)}
 _TERM_OK = re.compile(r"[a-z0-9]{2,20}")
-
-
-def direct_file(index) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The document -> term view of the postings, cached on the index: ``ptr`` int64 (N+1,),
-    ``tids`` int64 and ``tf`` int64: document d's terms are ``tids[ptr[d]:ptr[d+1]]``."""
-    c = index._cache
-    if "direct-file" not in c:
-        pp = np.asarray(index.post_ptr)
-        pd = np.asarray(index.post_docid)
-        order = np.argsort(pd, kind="stable")
-        tid_of = np.repeat(np.arange(index.vocab_size, dtype=np.int64), np.diff(pp))
-        ptr = np.zeros(index.num_docs + 1, np.int64)
-        np.cumsum(np.bincount(pd, minlength=index.num_docs), out=ptr[1:])
-        c["direct-file"] = (ptr, tid_of[order], np.asarray(index.post_tf, np.int64)[order])
-    return c["direct-file"]
 
 
 def _top(weights: dict, n: int) -> dict:

@@ -85,6 +85,12 @@ def weights_any(name, v):
         _number(name, w)
 
 
+def optional_number(name, v):
+    """A check: None or a finite number."""
+    if v is not None:
+        _number(name, v)
+
+
 def optional_integer(lo):
     def rule(name, v):
         if v is not None:
@@ -291,6 +297,41 @@ register(Model(
     "tiebreak.retrieval.wsdm:wsdm",
     "M. Bendersky, D. Metzler and W. B. Croft, \"Learning concept importance using a weighted "
     "dependence model\", WSDM 2010"))
+_SEG = ("R. Jones, B. Rey, O. Madani and W. Greiner, \"Generating query substitutions\", "
+        "WWW 2006 (mutual-information segmentation)")
+_PMI = Param("pmi", 0.0, _number, "segment threshold: adjacent pairs with PMI below it are cut")
+register(Model(
+    "wfdm", "weighted FDM: WSDM's concept weights (constant, ln cf, ln df) on every FDM "
+    "subquery; the weights must be given (no default: they are learned)",
+    "dependency", ("stats", "positions"),
+    (Param("uni", "required", weights_any, "unigram concept weights u0,u1,u2 (required)"),
+     Param("bi", "required", weights_any, "concept weights v0,v1,v2 of every subquery of >= 2 "
+           "terms (required)"), _MU,
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", 12, integer(2), "subqueries over at most this many highest-IDF "
+           "terms (<= 20)"),
+     Param("segment", None, optional_number, "PMI threshold: keep only the subqueries within "
+           "one query segment (default: all)")),
+    "tiebreak.retrieval.wfdm:wfdm",
+    "M. Bendersky, D. Metzler and W. B. Croft, \"Learning concept importance using a weighted "
+    "dependence model\", WSDM 2010 (generalised to FDM's subqueries)"))
+register(Model(
+    "sdm-seg", "SDM over the adjacent pairs within one query segment (adjacent PMI cut)",
+    "dependency", ("stats", "positions"),
+    (Param("weights", (0.8, 0.15, 0.05), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
+     Param("window", 8, integer(1), "#uwN window of the bigrams"),
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
+           "many highest-IDF terms (default all, <= 62)"), _PMI),
+    "tiebreak.retrieval.wfdm:sdm_seg", _SEG))
+register(Model(
+    "fdm-seg", "FDM over the subqueries within one query segment (adjacent PMI cut)",
+    "dependency", ("stats", "positions"),
+    (Param("weights", (0.8, 0.1, 0.1), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
+     Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
+     Param("max_prox_terms", 12, integer(2), "window features over at most this many "
+           "highest-IDF terms (<= 20)"), _PMI),
+    "tiebreak.retrieval.wfdm:fdm_seg", _SEG))
 for _n, _s in (("lkp", "local k-term proximity, all subqueries (Eq. 4.1-4.3)"),
                ("lkpf", "Lkp with intervals of length <= 4|Q'|"),
                ("l2p", "Lkp over adjacent query-term pairs")):

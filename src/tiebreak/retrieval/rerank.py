@@ -35,7 +35,7 @@ import numpy as np
 from . import dependency as dep
 from .dependency._kernels import _saturation
 from .dependency.lkp_family import _lkp_prepare
-from .dependency.plan import _METHOD_CODE, _VARIANT_CODE, _ZERO1, _arrays, _empty
+from .dependency.plan import _VARIANT_CODE, _ZERO1, _arrays, _empty, _method_code
 from .dependency.rerank import _rerank_kernel, _rerank_query
 from .weights import collection_stats
 
@@ -117,7 +117,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
     st = collection_stats(index)
     rest = (int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k), _VARIANT_CODE[model],
-            _METHOD_CODE[method], float(lam), float(k1), float(b), float(st.avgdl), dl,
+            _method_code(index, tids, nq, method, model != "l2p"), float(lam), float(k1),
+            float(b), float(st.avgdl), dl,
             float(st.num_docs), tables[0], tables[1], ph_slot,
             _ZERO1 if pop is None else pop)  # fmt: skip
     sat = _saturation(index, k1, b)

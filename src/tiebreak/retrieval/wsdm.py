@@ -29,63 +29,109 @@ import numpy as np
 
 from .intervals import MAX_TERMS, jit
 
-__all__ = ["wsdm", "phrase_stats"]
+__all__ = ["wsdm", "phrase_stats", "phrase_masks"]
 
 
 @jit
-def _phrase_count(d1, o1, p1, d2, o2, p2):
-    """(occurrences, documents) of term 2 at the position right after term 1."""
-    i = j = 0
-    cf = 0
-    df = 0
-    while i < len(d1) and j < len(d2):
-        if d1[i] < d2[j]:
-            i += 1
-        elif d1[i] > d2[j]:
-            j += 1
-        else:
-            a, ae = o1[i], o1[i + 1]
-            b, be = o2[j], o2[j + 1]
-            n = 0
-            while a < ae and b < be:
-                if p2[b] == p1[a] + 1:
-                    n += 1
-                    a += 1
-                    b += 1
-                elif p2[b] <= p1[a]:
-                    b += 1
-                else:
-                    a += 1
-            cf += n
-            if n > 0:
-                df += 1
-            i += 1
-            j += 1
+def _phrase_masks(post_ptr, post_docid, pos_ptr, pos, tids, masks):
+    """Collection count and document count (int64 (len(masks),) each) of the exact phrase of
+    every subquery in ``masks`` (int64 bitmasks over ``tids``, int64): its terms in the order
+    of ``tids``, each at the position right after the previous one. The documents holding all
+    the terms are found by a merge of their postings (int64 ``post_ptr``, int32
+    ``post_docid``), the phrases by one pass over the first term's positions (int64
+    ``pos_ptr`` per posting, int32 ``pos``) with a cursor per further term."""
+    n = len(masks)
+    P = len(tids)
+    cf = np.zeros(n, np.int64)
+    df = np.zeros(n, np.int64)
+    ts = np.empty(P, np.int64)
+    p = np.empty(P, np.int64)
+    q = np.empty(P, np.int64)
+    for r in range(n):
+        m = masks[r]
+        L = 0
+        for j in range(P):
+            if (m >> j) & 1:
+                ts[L] = tids[j]
+                L += 1
+        if L == 0:
+            continue
+        for i in range(L):
+            p[i] = post_ptr[ts[i]]
+        done = False
+        while not done:
+            cand = -1
+            for i in range(L):
+                if p[i] >= post_ptr[ts[i] + 1]:
+                    done = True
+                    break
+                if post_docid[p[i]] > cand:
+                    cand = post_docid[p[i]]
+            if done:
+                break
+            same = True
+            for i in range(L):
+                e = post_ptr[ts[i] + 1]
+                while p[i] < e and post_docid[p[i]] < cand:
+                    p[i] += 1
+                if p[i] >= e:
+                    done = True
+                    break
+                if post_docid[p[i]] != cand:
+                    same = False
+            if done or not same:
+                continue
+            for i in range(L):
+                q[i] = pos_ptr[p[i]]
+            c = 0
+            for a in range(pos_ptr[p[0]], pos_ptr[p[0] + 1]):
+                x = pos[a]
+                ok = True
+                for i in range(1, L):
+                    e = pos_ptr[p[i] + 1]
+                    while q[i] < e and pos[q[i]] < x + i:
+                        q[i] += 1
+                    if q[i] >= e or pos[q[i]] != x + i:
+                        ok = False
+                        break
+                if ok:
+                    c += 1
+            cf[r] += c
+            if c > 0:
+                df[r] += 1
+            for i in range(L):
+                p[i] += 1
     return cf, df
+
+
+def phrase_masks(index, tids, masks) -> tuple[np.ndarray, np.ndarray]:
+    """Collection and document counts (int64 (len(masks),) each) of the exact phrase of each
+    subquery ``masks`` (bitmasks over the term ids ``tids``; a phrase's terms in the order of
+    ``tids``, at consecutive positions). A mask with one bit gives the term's cf and df."""
+    from .dependency.plan import _arrays
+
+    pp, pd, _, qp, pos = _arrays(index)[:5]
+    return _phrase_masks(pp, pd, qp, pos, np.ascontiguousarray(tids, np.int64),
+                         np.ascontiguousarray(masks, np.int64))
 
 
 def phrase_stats(index, t1: int, t2: int) -> tuple[int, int]:
     """Collection count and document count of the exact phrase ``t1 t2`` (term ids; ``t2`` at
     the position right after ``t1``)."""
-    d1, _ = index.postings(t1)
-    d2, _ = index.postings(t2)
-    o1, p1 = index.positions(t1)
-    o2, p2 = index.positions(t2)
-    cf, df = _phrase_count(np.asarray(d1), np.asarray(o1), np.asarray(p1), np.asarray(d2),
-                           np.asarray(o2), np.asarray(p2))
-    return int(cf), int(df)
+    cf, df = phrase_masks(index, [t1, t2], [3])
+    return int(cf[0]), int(df[0])
 
 
 def _ln(x) -> float:
     return math.log(x) if x > 0 else 0.0
 
 
-def _check3(name, v):
+def _check3(name, v, model: str = "wsdm"):
     if v is None:
         raise ValueError(
-            "wsdm needs its learned concept weights: -p uni=u0,u1,u2 -p bi=v0,v1,v2 (constant, "
-            "ln cf, ln df of each unigram / #1 bigram; Bendersky et al. 2010 learn them per "
-            "collection and Lu 2018 gives none)")
+            f"{model} needs its learned concept weights: -p uni=u0,u1,u2 -p bi=v0,v1,v2 "
+            "(constant, ln cf, ln df of each unigram / phrase concept; Bendersky et al. 2010 "
+            "learn them per collection and Lu 2018 gives none)")
     if isinstance(v, str | bytes) or not hasattr(v, "__iter__"):
         raise ValueError(f"{name} must be 3 numbers, got {v!r}")
     out = [float(x) for x in v]

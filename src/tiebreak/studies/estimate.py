@@ -15,7 +15,8 @@ import numpy as np
 
 from ..io import Qrels
 from ..judgments.accuracy import accuracy, tau_distance, weighted_distance
-from ..judgments.adjust import ADJUSTMENTS, adjusted_scores
+from ..judgments.adjust import ADJUSTMENTS, TEXT_ADJUSTMENTS, adjusted_scores
+from ..judgments.dropout import estimate_with_dropout
 from ..judgments.estimate import (
     MODELS,
     TWO_STAGE_MODELS,
@@ -67,10 +68,12 @@ class EstimateStudy:
 
 
 BASELINES = ("lb", "ub", "mid", "rm", "infrbp", *ADJUSTMENTS)
+#: the baselines reported by default (content and hybrid need the documents' text)
+DEFAULT_BASELINES = tuple(b for b in BASELINES if b not in TEXT_ADJUSTMENTS)
 _BASE_NAME = {"lb": "LB", "ub": "UB", "mid": "mid", "rm": "RM", "infrbp": "InfRBP"}
 
 
-def _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E, runs):
+def _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E, runs, text):
     """InfRBP and the adjustments for unjudged documents, stacked (n_extra, n_runs, n_topics)."""
     rate, seed = strata
     names, parts = [], []
@@ -81,7 +84,7 @@ def _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E, runs):
     if adjust:
         lb, ub = E.get("LB"), E.get("UB")
         adj = adjusted_scores(L, shallow, contributing, dp, lb, ub, kw["p"], kw["depth"],
-                              adjust, runs)
+                              adjust, runs, text)
         for m in adjust:
             names.append(m)
             parts.append(adj[m])
@@ -91,11 +94,11 @@ def _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E, runs):
 def _study_one(shared, dp):
     from ..judgments.pool import pool_depth, restrict_qrels
 
-    L, qrels, contributing, kw, leave_one_out, strata, adjust, drop = shared
+    L, qrels, contributing, kw, leave_one_out, strata, adjust, drop, text = shared
     shallow = restrict_qrels(qrels, pool_depth(L, dp, contributing))
-    E = estimate_scores(L, shallow, contributing, dp, score_runs=contributing, **kw)
+    E = estimate_with_dropout(L, shallow, contributing, dp, score_runs=contributing, **kw)
     names, parts = _extras(L, qrels, shallow, contributing, dp, kw, strata, adjust, E,
-                           contributing)
+                           contributing, text)
     E.scores = np.concatenate([E.scores, *[x[None] for x in parts]])
     E.estimators = [*E.estimators, *names]
     loo = None
@@ -104,8 +107,8 @@ def _study_one(shared, dp):
         for r in contributing:
             others = [c for c in contributing if c != r]
             sh = restrict_qrels(qrels, pool_depth(L, dp, others))
-            Er = estimate_scores(L, sh, others, dp, score_runs=[r], **kw)
-            _, px = _extras(L, qrels, sh, others, dp, kw, strata, adjust, Er, [r])
+            Er = estimate_with_dropout(L, sh, others, dp, score_runs=[r], **kw)
+            _, px = _extras(L, qrels, sh, others, dp, kw, strata, adjust, Er, [r], text)
             pieces.append(np.concatenate([Er.scores, *[x[None] for x in px]]))
         loo = np.concatenate(pieces, axis=1)
     keep = [i for i, e in enumerate(E.estimators) if e not in drop]
@@ -121,7 +124,8 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
                        models=TWO_STAGE_MODELS, losses=("a", "b"), thetas=(0.018,),
                        order: str = "trec_eval", leave_one_out: bool = False, jobs: int = 1,
                        two_strata: float = 0.0, seed: int = 0, baselines=None,
-                       progress=None, client=None) -> EstimateStudy:
+                       progress=None, client=None, index=None, dropout: float = 0.0,
+                       resamples: int = 10) -> EstimateStudy:
     """Simulate depth-d' pools from deep ``qrels``, estimate RBP(p)@depth of the contributing
     runs, and keep everything needed to compare with the deep judgments (Lu 2018 Tables
     6.4-6.9).
@@ -149,17 +153,26 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
         When > 0, also the InfRBP estimator (:func:`infrbp_scores`) on a two-strata sample at
         this rate to ``depth`` (stratum 1 = the depth-d' pool), drawn with ``seed``.
     baselines : list of str, optional
-        Which of :data:`BASELINES` to report (default all; ``infrbp`` also needs
-        ``two_strata`` > 0): LB, UB, the midpoint, RM, InfRBP, and the adjustments for
-        unjudged documents of :data:`tiebreak.judgments.adjust.ADJUSTMENTS` (Webber & Park
-        2009; anti-precision after Lipani, Lupu & Hanbury 2015; relevance prediction after
-        Buttcher et al. 2007 / Carterette & Allan 2007), each computed from the shallow pool
-        only. The gain-model estimators are always reported.
+        Which of :data:`BASELINES` to report (default :data:`DEFAULT_BASELINES`, and content
+        and hybrid too when ``index`` is given; ``infrbp`` also needs ``two_strata`` > 0):
+        LB, UB, the midpoint, RM, InfRBP, and the adjustments for unjudged documents of
+        :data:`tiebreak.judgments.adjust.ADJUSTMENTS` (Webber & Park 2009; anti-precision
+        after Lipani, Lupu & Hanbury 2015; relevance prediction from ranks after Buttcher et
+        al. 2007 / Carterette & Allan 2007, from text and from both after Jayasinghe et al.
+        2014), each computed from the shallow pool only. The gain-model estimators are always
+        reported.
+    index : tiebreak.index.Index, optional
+        The collection's index, for the text features of ``content`` and ``hybrid``.
+    dropout, resamples : float, int
+        When ``dropout`` > 0, also the two-stage estimators with run drop-out
+        (:func:`tiebreak.judgments.dropout.estimate_with_dropout`), ``resamples`` draws from
+        ``seed``.
 
     Raises
     ------
     ValueError
-        d' >= depth, fewer than 2 contributing runs, unknown run names or baselines.
+        d' >= depth, fewer than 2 contributing runs, unknown run names or baselines, content
+        or hybrid without an index.
     """
     from ..judgments.pool import contributing_runs, run_lists
     from ..judgments.scoring import score_runs
@@ -178,17 +191,27 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
     lb = tr["scores"][:, 0, 0, 0]
     ub = lb + tr["residual"][:, 0, 0, 0]
     kw = {"p": p, "depth": depth, "models": tuple(models), "losses": tuple(losses),
-          "theta": 0.0, "thetas": tuple(thetas)}
+          "theta": 0.0, "thetas": tuple(thetas), "dropout": dropout, "resamples": resamples,
+          "seed": seed}
     from .._native.parallel import imap
 
-    baselines = BASELINES if baselines is None else tuple(baselines)
+    if baselines is None:
+        baselines = BASELINES if index is not None else DEFAULT_BASELINES
+    baselines = tuple(baselines)
     bad = [b for b in baselines if b not in BASELINES]
     if bad:
         raise ValueError(f"unknown baseline {bad[0]!r}; choose from {', '.join(BASELINES)}")
+    text = None
+    if any(b in TEXT_ADJUSTMENTS for b in baselines):
+        if index is None:
+            raise ValueError("the content and hybrid baselines need the collection's index")
+        from ..judgments.predict import document_text
+
+        text = document_text(index, L.docnos)
     adjust = tuple(b for b in baselines if b in ADJUSTMENTS)
     drop = {_BASE_NAME[b] for b in _BASE_NAME if b not in baselines}
     rate = two_strata if "infrbp" in baselines else 0.0
-    shared = (L, qrels, contributing, kw, leave_one_out, (rate, seed), adjust, drop)
+    shared = (L, qrels, contributing, kw, leave_one_out, (rate, seed), adjust, drop, text)
     out, loo = {}, {}
     procs = min(jobs, len(dprimes))
     if client is not None:

@@ -1,5 +1,5 @@
-"""Learning the weighted sequential dependence model: coordinate ascent on MAP under k-fold
-cross-validation over topics (``tiebreak study proximity --learn``).
+"""Learning the weighted sequential and full dependence models (WSDM, WFDM): coordinate ascent on
+MAP under k-fold cross-validation over topics (``tiebreak study proximity --learn``).
 
 WSDM (M. Bendersky, D. Metzler and W. B. Croft, "Learning concept importance using a weighted
 dependence model", WSDM 2010; :func:`tiebreak.retrieval.wsdm.wsdm`) weights each query unigram
@@ -28,6 +28,9 @@ cross-validated WSDM run. The weights (per fold, and learned on all topics) are 
 
 Only the three features the index holds are used (the paper adds Google n-gram, query-log and
 Wikipedia-title features, which are not available here).
+
+WFDM (:func:`tiebreak.retrieval.wfdm.wfdm`: the same six weights on every FDM subquery) is
+linear in its weights in the same way and is learned by the same code (``model="wfdm"``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import json
 import numpy as np
 
 __all__ = ["concept_features", "average_precision", "coordinate_ascent", "learn_cv",
-           "save_weights", "load_weights", "START", "STEPS"]
+           "learn_table", "save_weights", "load_weights", "START", "STEPS", "LEARNED"]
 
 #: start vector (u0, u1, u2, v0, v1, v2): SDM-like constant weights
 START = (0.8, 0.0, 0.0, 0.1, 0.0, 0.0)
@@ -45,10 +48,15 @@ START = (0.8, 0.0, 0.0, 0.1, 0.0, 0.0)
 STEPS = (-2.0, -1.0, -0.5, -0.2, -0.1, -0.05, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
 
-def concept_features(index, terms, mu: float = 2500.0):
+#: the learnable models (registered names) and their rows in the study's table
+LEARNED = {"wsdm": "WSDM-cv", "wfdm": "WFDM-cv"}
+
+
+def concept_features(index, terms, mu: float = 2500.0, model: str = "wsdm"):
     """``(docids int64 (n,), F float64 (n, 6))`` for one query of analysed ``terms``: every
-    candidate (a document holding a query term) and its six WSDM feature scores (module
-    docstring), in ascending docid order."""
+    candidate (a document holding a query term) and its six feature scores of ``model``
+    (``wsdm`` or ``wfdm``: the model with each unit weight vector; module docstring), in
+    ascending docid order."""
     from ..retrieval.registry import run
 
     N = int(index.num_docs)
@@ -57,13 +65,13 @@ def concept_features(index, terms, mu: float = 2500.0):
     for i in range(6):
         e = [0.0] * 6
         e[i] = 1.0
-        d, s = run(index, terms, N, "wsdm", uni=tuple(e[:3]), bi=tuple(e[3:]), mu=mu)
+        d, s = run(index, terms, N, model, uni=tuple(e[:3]), bi=tuple(e[3:]), mu=mu)
         d = np.asarray(d, np.int64)
         order = np.argsort(d, kind="stable")
         if docs is None:
             docs = d[order]
         elif not np.array_equal(docs, d[order]):
-            raise RuntimeError("wsdm candidates differ between feature runs")
+            raise RuntimeError(f"{model} candidates differ between feature runs")
         cols.append(np.asarray(s, np.float64)[order])
     if docs is None or len(docs) == 0:
         return np.zeros(0, np.int64), np.zeros((0, 6))
@@ -109,7 +117,7 @@ def coordinate_ascent(data, start=START, rounds: int = 5, steps=STEPS):
     return w, best
 
 
-def _topic_data(index, topics, qrels, mu):
+def _topic_data(index, topics, qrels, mu, model="wsdm"):
     """Per topic ``(F, rel, tiekey, R)`` and its candidates' docids."""
     an = index.analyzer.analyze
     rel_by = {}
@@ -120,7 +128,7 @@ def _topic_data(index, topics, qrels, mu):
     rank = np.asarray(index.docno_rank)
     out = []
     for qid, text in topics:
-        docs, F = concept_features(index, an(text), mu)
+        docs, F = concept_features(index, an(text), mu, model)
         rs = rel_by.get(str(qid), set())
         rel = np.array([str(x) in rs for x in index.docnos[docs]], bool) if len(docs) else \
             np.zeros(0, bool)
@@ -129,22 +137,24 @@ def _topic_data(index, topics, qrels, mu):
 
 
 def learn_cv(index, topics, qrels, folds: int = 5, seed: int = 0, mu: float = 2500.0,
-             rounds: int = 5, k: int = 1000) -> dict:
-    """WSDM learned by coordinate ascent under ``folds``-fold cross-validation over ``topics``
-    (``(qid, text)`` pairs with judgments in ``qrels``).
+             rounds: int = 5, k: int = 1000, model: str = "wsdm") -> dict:
+    """``model`` (``wsdm`` or ``wfdm``) learned by coordinate ascent under ``folds``-fold
+    cross-validation over ``topics`` (``(qid, text)`` pairs with judgments in ``qrels``).
 
     Returns a dict: ``fold`` (fold of each topic, int (n,)), ``weights`` (per fold, the learned
     ``(u, v)`` as 6 floats), ``train_map`` (per fold), ``all`` (weights learned on every topic)
     and ``all_map``, ``results`` (the cross-validated run: one
     :class:`tiebreak.retrieval.search.Result` per topic, in topic order, each ranked by its
-    fold's weights through the registered ``wsdm``), ``mu`` and ``topics``.
-    Raises ValueError when there are fewer topics than folds."""
+    fold's weights through the registered model), ``model``, ``mu`` and ``topics``.
+    Raises ValueError when there are fewer topics than folds or for another model."""
     from ..retrieval.search import search
     from .study_proximity import topic_folds
 
+    if model not in LEARNED:
+        raise ValueError(f"learnable models: {', '.join(LEARNED)}, not {model!r}")
     topics = list(topics)
     fold = topic_folds(len(topics), folds, seed)
-    data = _topic_data(index, topics, qrels, mu)
+    data = _topic_data(index, topics, qrels, mu, model)
     weights, train = [], []
     results = [None] * len(topics)
     for f in range(folds):
@@ -153,18 +163,18 @@ def learn_cv(index, topics, qrels, folds: int = 5, seed: int = 0, mu: float = 25
         weights.append([float(x) for x in w])
         train.append(m)
         idx_f = [i for i in range(len(topics)) if fold[i] == f]
-        res = search(index, [topics[i] for i in idx_f], "wsdm", k, uni=tuple(w[:3]),
+        res = search(index, [topics[i] for i in idx_f], model, k, uni=tuple(w[:3]),
                      bi=tuple(w[3:]), mu=mu)
         for i, r in zip(idx_f, res):
             results[i] = r
     w_all, m_all = coordinate_ascent(data, rounds=rounds)
     return {"fold": fold, "weights": weights, "train_map": train,
             "all": [float(x) for x in w_all], "all_map": m_all, "results": results,
-            "mu": mu, "topics": [str(t) for t, _ in topics]}
+            "model": model, "mu": mu, "topics": [str(t) for t, _ in topics]}
 
 
 def save_weights(path, learned: dict) -> None:
-    """Write the learned weights of :func:`learn_cv` as JSON: ``{"model": "wsdm", "mu",
+    """Write the learned weights of :func:`learn_cv` as JSON: ``{"model", "mu",
     "features": [...], "folds": [{"topics": [...], "uni": [3], "bi": [3], "train_map"}],
     "all": {"uni", "bi", "train_map"}}``."""
     folds = []
@@ -172,7 +182,7 @@ def save_weights(path, learned: dict) -> None:
         folds.append({"topics": [t for t, g in zip(learned["topics"], learned["fold"])
                                  if g == f],
                       "uni": w[:3], "bi": w[3:], "train_map": learned["train_map"][f]})
-    doc = {"model": "wsdm", "mu": learned["mu"],
+    doc = {"model": learned.get("model", "wsdm"), "mu": learned["mu"],
            "features": ["1", "ln cf", "ln df"],
            "folds": folds,
            "all": {"uni": learned["all"][:3], "bi": learned["all"][3:],
@@ -183,8 +193,9 @@ def save_weights(path, learned: dict) -> None:
 
 
 def load_weights(path, which: str | int = "all") -> dict:
-    """The parameters of ``wsdm`` saved by :func:`save_weights`: ``{"uni": (3,), "bi": (3,),
-    "mu"}`` of the weights learned on all topics (``which="all"``) or of fold ``which``.
+    """The parameters of the model (``wsdm`` / ``wfdm``, the file's ``"model"``) saved by
+    :func:`save_weights`: ``{"uni": (3,), "bi": (3,), "mu"}`` of the weights learned on all
+    topics (``which="all"``) or of fold ``which``.
     Raises ValueError for a file that is not such a JSON document (naming the file)."""
     try:
         with open(path) as fh:
@@ -196,26 +207,35 @@ def load_weights(path, which: str | int = "all") -> dict:
         raise ValueError(f"{path}: not a WSDM weights file ({e})") from None
 
 
-#: the study models WSDM-cv is compared with
+#: the study models the learned rows are compared with
 BASELINES = ("BOW", "SDM", "FDM")
+#: the segmented models beside them (registered names, defaults: PMI threshold 0)
+SEGMENTED = {"SDM-seg": "sdm-seg", "FDM-seg": "fdm-seg"}
 
 
 def learn_table(index, topics, qrels, folds: int = 5, seed: int = 0, k: int = 1000,
-                rounds: int = 5) -> dict:
-    """Cross-validated WSDM beside the study's BOW, SDM and FDM rows
-    (:data:`tiebreak.studies.study_proximity.MODELS`) on ``topics``: returns ``{"learned":
-    learn_cv's dict, "rows": [(model, MAP, nDCG@10, P@10, p of AP against SDM (two-sided
-    paired t; "" for SDM))], "ap": {model: per-topic AP (n,)}, "topics"}``."""
+                rounds: int = 5, models=("wsdm", "wfdm")) -> dict:
+    """Cross-validated WSDM and WFDM (``models``, a subset of :data:`LEARNED`) beside the
+    study's BOW, SDM and FDM rows (:data:`tiebreak.studies.study_proximity.MODELS`) and the
+    segmented SDM and FDM (:data:`SEGMENTED`) on ``topics``: returns ``{"learned": {model:
+    learn_cv's dict}, "rows": [(row, MAP, nDCG@10, P@10, p of AP against SDM (two-sided
+    paired t; "" for SDM))], "ap": {row: per-topic AP (n,)}, "topics"}``. All learned models
+    use the same folds."""
     from ..retrieval.search import search
     from ..stats import paired_t
     from .study_proximity import MODELS, _evaluate
 
-    learned = learn_cv(index, topics, qrels, folds, seed, rounds=rounds, k=k)
+    learned = {m: learn_cv(index, topics, qrels, folds, seed, rounds=rounds, k=k, model=m)
+               for m in models}
     runs = {}
     for name in BASELINES:
         model, params = MODELS[name]
         runs[name] = (index, search(index, topics, model, k, **params))
-    runs["WSDM-cv"] = (index, learned["results"])
+        seg = f"{name}-seg"
+        if seg in SEGMENTED:
+            runs[seg] = (index, search(index, topics, SEGMENTED[seg], k))
+    for m in models:
+        runs[LEARNED[m]] = (index, learned[m]["results"])
     res = _evaluate(qrels, runs)
     mi = {m: i for i, m in enumerate(res.measures)}
     ap = {n: res.per_topic[i, mi["AP"], 0, :] for i, n in enumerate(res.runs)}

@@ -14,11 +14,10 @@ import math
 
 import numpy as np
 
-from ..intervals import ALPHA_DENSE, MAX_ALL_TERMS, MAX_TERMS, jit
+from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
 from ._kernels import _saturation, _score_query
 from .plan import (
-    _METHOD_CODE,
     _NOLIMIT,
     _VARIANT_CODE,
     _ZERO1,
@@ -31,6 +30,7 @@ from .plan import (
     _arrays,
     _check_k,
     _empty,
+    _method_code,
     _prox_plan,
     _scratch,
     _structure,
@@ -44,9 +44,9 @@ def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot
     """Per-query set-up of Lkp / Lkpf / L2p (``variant`` 0 / 1 / 2), in numba:
     term weights ``w = ln(N / f_t)``, the Eq. 4.1 subquery weight sums (subset sums of
     ``min(w, 1)`` over the ``2^nq`` masks, or over adjacent pairs), the window limits of Lkpf,
-    the per-occurrence phrase scores and the interval method (``method`` 0 auto, 1 LPS-IF-A,
-    2 EPS-CDF-A; auto as :func:`~tiebreak.retrieval.intervals.choose_method`). ``tids`` holds
-    the distinct query terms, the ``nq`` proximity terms first."""
+    the per-occurrence phrase scores and the interval method (``method`` 1 LPS-IF-A, 2
+    EPS-CDF-A, resolved by the caller: :func:`~tiebreak.retrieval.dependency.plan._method_code`).
+    ``tids`` holds the distinct query terms, the ``nq`` proximity terms first."""
     k = len(tids)
     pairs_only = variant == 2
     w = np.empty(k, np.float64)
@@ -93,20 +93,7 @@ def _lkp_setup(df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot
             slot_maxlen[s] = _NOLIMIT
             if sw > 0:
                 slot_inc[s] = w[i] * w[i + L - 1] * (sw / L) * (sw / L)
-    if method == 0:
-        sdf = 0.0
-        scf = 0.0
-        for j in range(nq):
-            sdf += df_all[tids[j]]
-            scf += cf_all[tids[j]]
-        denom = max(avgdl * min(n_docs, sdf), 1.0)
-        alpha = scf / denom
-        if pairs_only:      # one subquery per slot: EPS unless dense ("eps" / "lps")
-            use_eps = alpha < ALPHA_DENSE
-        else:               # all subqueries: "eps_cdf_all" / "lps_if_all"
-            use_eps = alpha >= ALPHA_DENSE or nq >= 7
-    else:
-        use_eps = method == 2
+    use_eps = method == 2
     return w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp
 
 
@@ -166,7 +153,8 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
     st = collection_stats(index)
     return _lkp_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
-        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant],
+        _method_code(index, tids, nq, method, variant != "l2p"),
         float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
         tables[0], tables[1], ph_slot, _ZERO1 if pop is None else pop,
     )  # fmt: skip

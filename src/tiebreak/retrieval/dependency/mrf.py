@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..intervals import ALPHA_DENSE, MAX_ALL_TERMS, MAX_TERMS, jit
+from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
 from ._kernels import _dirichlet_part, _log_doclen, _score_query
 from .plan import (
-    _METHOD_CODE,
     _NOLIMIT,
     _ZERO1,
     FDM_WEIGHTS,
@@ -30,6 +29,7 @@ from .plan import (
     _arrays,
     _check_k,
     _empty,
+    _method_code,
     _prox_plan,
     _scratch,
     _structure,
@@ -77,7 +77,8 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
     out = _mrf_query(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         _dirichlet_part(index, mu, coll_len), _log_doclen(index, mu), df_all, cf_all,
-        tids, qtf, npx, k, full, lt, lo, lu, float(mu), int(window or 0), _METHOD_CODE[method],
+        tids, qtf, npx, k, full, lt, lo, lu, float(mu), int(window or 0),
+        _method_code(index, tids, npx, method, full),
         coll_len, float(st.avgdl), float(st.num_docs), tables[0], tables[1], ph_slot, n_o,
         _ZERO1 if pop is None else pop, win, win_mode,
     )  # fmt: skip
@@ -89,12 +90,13 @@ def _mrf_setup(df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method,
                n_o, pop):
     """SDM / FDM per-query set-up in numba: the slot weights (Indri ``#combine``: each group's
     weight shared by its children), window limits, unigram collection counts and the interval
-    method (``method`` 0 auto, 1 LPS-IF-A, 2 EPS-CDF-A; auto as
-    :func:`~tiebreak.retrieval.intervals.choose_method`). Slots: ``[0, nq)`` unigrams, then the
-    ``n_o`` ordered features, then the unordered ones (FDM: one per mask of the ``npx``
-    proximity terms, popcount < 2 unused; SDM: one per adjacent pair). Returns ``(slot_gw,
-    slot_maxlen, uni_cf, use_eps)``; shared by :func:`_mrf_query` and the pruned traversal
-    (:mod:`~tiebreak.retrieval.dependency.pruned`), so both score with the same bits."""
+    method (``method`` 1 LPS-IF-A, 2 EPS-CDF-A, resolved by the caller:
+    :func:`~tiebreak.retrieval.dependency.plan._method_code`, the index's thresholds). Slots:
+    ``[0, nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one
+    per mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair).
+    Returns ``(slot_gw, slot_maxlen, uni_cf, use_eps)``; shared by :func:`_mrf_query` and the
+    pruned traversal (:mod:`~tiebreak.retrieval.dependency.pruned`), so both score with the
+    same bits."""
     nq = len(tids)
     if full:
         n_u_slots = 1 << npx
@@ -125,20 +127,7 @@ def _mrf_setup(df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method,
     uni_cf = np.zeros(nslot, np.float64)
     for j in range(nq):
         uni_cf[j] = cf_all[tids[j]]
-    if method == 0:
-        sdf = 0
-        scf = 0.0
-        for j in range(npx):
-            sdf += df_all[tids[j]]
-            scf += uni_cf[j]
-        denom = max(avgdl * min(n_docs, float(sdf)), 1.0)
-        alpha = scf / denom
-        if full:            # all subqueries: "eps_cdf_all" / "lps_if_all"
-            use_eps = alpha >= ALPHA_DENSE or npx >= 7
-        else:               # one subquery per slot: EPS unless dense ("eps" / "lps")
-            use_eps = alpha < ALPHA_DENSE
-    else:
-        use_eps = method == 2
+    use_eps = method == 2
     return slot_gw, slot_maxlen, uni_cf, use_eps
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..intervals import choose_method
+from ..intervals import choose_method, index_thresholds
 from ..weights import collection_stats
 
 #: (lambda_t, lambda_o, lambda_u): Table 4.3 / the spec's recommendation (§1.4)
@@ -124,12 +124,14 @@ def _scratch(index):
 
 def _method(index, df, cf, method: str, all_subqueries: bool) -> bool:
     """True for EPS-CDF-A, False for LPS-IF-A (Algorithm 3 over the CDF). ``df``/``cf``: lists
-    of the query terms' statistics."""
+    of the query terms' statistics. ``"auto"``: :func:`choose_method` with the thresholds
+    stored in the index (:func:`index_thresholds`; the thesis's when it has none)."""
     if method == "auto":
         # mean term density of the candidates, estimated from term statistics
         st = collection_stats(index)
         denom = max(st.avgdl * min(float(st.num_docs), float(sum(df))), 1.0)
-        method = choose_method(len(df), sum(cf) / denom, all_subqueries)
+        method = choose_method(len(df), sum(cf) / denom, all_subqueries,
+                               index_thresholds(index))
     if method in ("eps", "eps_cdf_all"):
         return True
     if method in ("lps", "lps_if_all"):
@@ -214,5 +216,16 @@ def _check_k(k) -> int:
     return int(k)
 
 
-_METHOD_CODE = {"auto": 0, "lps_if_all": 1, "eps_cdf_all": 2}
+_METHOD_CODE = {"lps_if_all": 1, "eps_cdf_all": 2}
+
+
+def _method_code(index, tids, nprox: int, method: str, all_subqueries: bool) -> int:
+    """The kernels' interval method for the first ``nprox`` terms of ``tids``: 1 LPS-IF-A,
+    2 EPS-CDF-A; ``"auto"`` is resolved here by :func:`_method` (the index's thresholds), so
+    the compiled set-up never holds a threshold of its own."""
+    arrs = _arrays(index)
+    prox = np.asarray(tids[:nprox], np.int64)
+    use_eps = _method(index, arrs[8][prox].tolist(), arrs[9][prox].tolist(), method,
+                      all_subqueries)
+    return 2 if use_eps else 1
 _VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}

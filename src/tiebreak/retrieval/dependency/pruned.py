@@ -82,7 +82,6 @@ from ._kernels import (
 from .lkp_family import _lkp_prepare, _lkp_setup
 from .mrf import _mrf, _mrf_setup
 from .plan import (
-    _METHOD_CODE,
     _PROX_UNIT,
     _VARIANT_CODE,
     _ZERO1,
@@ -91,6 +90,7 @@ from .plan import (
     _arrays,
     _check_k,
     _empty,
+    _method_code,
     _prox_plan,
     _scratch,
     _structure,
@@ -635,7 +635,7 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
     lt, lo, lu = (float(x) for x in weights)
     if not mu > 0 or min(lt, lo, lu) < 0:
         raise ValueError("mu must be > 0 and weights >= 0")
-    if method not in _METHOD_CODE:
+    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
         raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
     k = _check_k(k)
     name = "fdm" if full else "sdm"
@@ -653,9 +653,9 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
         _dirichlet_part(index, float(mu), coll_len), _log_doclen(index, float(mu)), df_all,
         cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
-        _METHOD_CODE[method], coll_len, float(st.avgdl), float(st.num_docs), tables[0],
-        tables[1], ph_slot, len(phrases), _NOPOP if pop is None else pop, win, b_slot, b_mask,
-        bool(every), _NOONE if only is None else only,
+        _method_code(index, tids, npx, method, full), coll_len, float(st.avgdl),
+        float(st.num_docs), tables[0], tables[1], ph_slot, len(phrases),
+        _NOPOP if pop is None else pop, win, b_slot, b_mask, bool(every), _NOONE if only is None else only,
     )  # fmt: skip
     _report(out, stats)
     return out if every else out[:2]
@@ -710,7 +710,8 @@ def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: fl
     st = collection_stats(index)
     out = _pruned_lkp(
         pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
-        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant], _METHOD_CODE[method],
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant],
+        _method_code(index, tids, nq, method, variant != "l2p"),
         float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
         tables[0], tables[1], ph_slot, _NOPOP if pop is None else pop, b_slot, b_mask,
         len(phrases), bool(every),

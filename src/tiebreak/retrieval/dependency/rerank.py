@@ -58,8 +58,9 @@ def _rerank_kernel(
 ):  # fmt: skip
     """Two-stage scores. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
     ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
-    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. Returns the
-    top ``topk`` of head and tail merged, in trec_eval order."""
+    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. ``method``:
+    1 LPS-IF-A, 2 EPS-CDF-A (resolved by the caller). Returns the top ``topk`` of head and tail
+    merged, in trec_eval order."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
