@@ -381,7 +381,7 @@ def _pruning_fns(idx, model: str, k: int):
     scores the first pass's top 1000 only (Lkp: BM25^(2) then Lkp, :func:`rerank`; SDM/FDM:
     query likelihood then the model, :func:`mrf_rerank`)."""
     from tiebreak.retrieval import dependency as dep
-    from tiebreak.retrieval.dependency.pruned import mrf_rerank
+    from tiebreak.retrieval.dependency.bounds import mrf_rerank
     from tiebreak.retrieval.rerank import rerank
 
     fn = getattr(dep, model)
@@ -401,7 +401,8 @@ def pruning(idx, name: str, qs, repeat: int, ks=(10, 1000), models=("sdm", "fdm"
     exhaustive one bit for bit (documents, scores, order). The window statistics (SDM's
     term-pair index, FDM's subquery statistics) are built first, timed on their own."""
     from tiebreak.retrieval import dependency as dep
-    from tiebreak.retrieval.dependency.pruned import lkp_bounds, mrf_bounds
+    from tiebreak.retrieval.dependency.lkp_family import lkp_bounds
+    from tiebreak.retrieval.dependency.mrf import mrf_bounds
 
     t = time.perf_counter()
     npairs = dep.build_pair_statistics(idx, qs)

@@ -193,7 +193,8 @@ def test_identical_to_exhaustive_on_the_classic_collections(shared_data, tmp_pat
 
 def _pruned(model, idx, q, k, st):
     """``model(..., algorithm="bounds")`` with the default parameters, reporting ``st``."""
-    from tiebreak.retrieval.dependency.pruned import lkp_bounds, mrf_bounds
+    from tiebreak.retrieval.dependency.lkp_family import lkp_bounds
+    from tiebreak.retrieval.dependency.mrf import mrf_bounds
 
     if model in ("sdm", "fdm"):
         full = model == "fdm"

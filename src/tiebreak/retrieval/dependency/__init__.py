@@ -47,8 +47,11 @@ Parts (a package: numba's on-disk cache keys each kernel by the file that define
 * :mod:`~tiebreak.retrieval.dependency.mrf` -- SDM, FDM, the term-pair statistics and the
   window counts of sharded scoring;
 * :mod:`~tiebreak.retrieval.dependency.pruned` -- rank-safe dynamic pruning of all five models
-  (``algorithm="bounds"``): one traversal, per-document upper bounds of the proximity part
-  from the postings, the exhaustive top k bit for bit;
+  (``algorithm="bounds"``): the one traversal kernel and its per-document upper bounds of the
+  proximity part from the postings (the exhaustive top k bit for bit); its drivers are
+  ``mrf.mrf_bounds`` and ``lkp_family.lkp_bounds``;
+* :mod:`~tiebreak.retrieval.dependency.bounds` -- every candidate's bounds for tests
+  (:func:`proximity_bounds`) and the two-stage SDM / FDM baseline (:func:`mrf_rerank`);
 * :mod:`~tiebreak.retrieval.dependency.rerank` -- the two-stage kernels of
   :mod:`tiebreak.retrieval.rerank`.
 """
@@ -56,9 +59,11 @@ Parts (a package: numba's on-disk cache keys each kernel by the file that define
 from __future__ import annotations
 
 from . import plan
+from .bounds import mrf_rerank, proximity_bounds
 from .lkp_family import l2p, lkp, lkpf
 from .mrf import (
     build_pair_statistics,
+    build_subquery_statistics,
     fdm,
     score_with_windows,
     sdm,
@@ -66,7 +71,6 @@ from .mrf import (
     window_counts,
 )
 from .plan import FDM_WEIGHTS, MAX_PROX_TERMS, SDM_WEIGHTS, proximity_terms, query_plan
-from .pruned import build_subquery_statistics, proximity_bounds
 
 # the models' default parameters: public module attributes as before, outside __all__
 B, K1, LAMBDA, MU = plan.B, plan.K1, plan.LAMBDA, plan.MU
@@ -78,6 +82,7 @@ __all__ = [
     "build_pair_statistics",
     "build_subquery_statistics",
     "proximity_bounds",
+    "mrf_rerank",
     "fdm",
     "lkp",
     "lkpf",

@@ -23,9 +23,10 @@ The bounds (a derivation; ``tf_q`` is the document's frequency of term q, ``|D|`
   potential of a count >= 1 is > 0). The collection counts ``cf_f`` are needed before any
   score: SDM's come from the term-pair statistics index
   (:func:`tiebreak.retrieval.proxprune.pair_statistics`), FDM's from a subquery statistics
-  store (:func:`window_statistics`: the exhaustive pass 1 of the query's proximity terms,
-  computed once and kept on the index; :func:`build_subquery_statistics` fills it for a
-  topic set).
+  store (:func:`~tiebreak.retrieval.dependency.mrf.window_statistics`: the exhaustive pass 1
+  of the query's proximity terms, computed once and kept on the index;
+  :func:`~tiebreak.retrieval.dependency.mrf.build_subquery_statistics` fills it for a topic
+  set).
 * **Lkp, Lkpf, L2p** (Lu 2018, Eq. 4.1-4.3): ``Score(Q', D) = S (1 + k1) / (S + K_D)`` is
   non-decreasing in the accumulated ``S`` (derivative ``(1 + k1) K_D / (S + K_D)^2 >= 0``).
   An unordered interval of Q' adds ``w_l w_r (sumw(Q') / |I|)^2`` with ``w_l, w_r`` the
@@ -45,7 +46,8 @@ visited only where the coarse bound reaches the first threshold.
 
 Every bound is computed in floating point and then widened by ``1e-9`` of the magnitudes summed
 (far above the rounding of the few thousand additions of a score), so it is never below the
-computed exact score (tested: :func:`proximity_bounds`).
+computed exact score (tested:
+:func:`~tiebreak.retrieval.dependency.bounds.proximity_bounds`).
 
 The traversal (MaxScore-like, in the spirit of H. Turtle and J. Flood, "Query evaluation:
 strategies and optimizations", IP&M 31(6), 1995, applied to the proximity part as Lu 2018
@@ -56,6 +58,14 @@ in decreasing bound order, are scored exactly from their positions; the threshol
 the k-th best exact score, and the traversal stops at the first bound below it (a document
 whose bound *equals* the threshold is scored: it could tie and win on the docno). No document
 skipped can be in the top k.
+
+This module is the kernel layer, below the models: the drivers are
+:func:`tiebreak.retrieval.dependency.mrf.mrf_bounds` (SDM, FDM; with the window statistics,
+:func:`~tiebreak.retrieval.dependency.mrf.window_statistics`) and
+:func:`tiebreak.retrieval.dependency.lkp_family.lkp_bounds`; the bound check
+:func:`tiebreak.retrieval.dependency.bounds.proximity_bounds`. The kernels of ``mrf.py`` and
+``lkp_family.py`` compile in :func:`_pruned_query`: after an edit of this file, clear numba's
+cache (:mod:`tiebreak._native.jit`).
 
 Selected with the models' ``algorithm="bounds"`` parameter (``tiebreak search --model fdm -p
 algorithm=bounds``).
@@ -68,37 +78,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
-from ..weights import collection_stats
+from ..intervals import jit
 from ._kernels import (
-    _dirichlet_part,
+    _heap_push,
     _lkp_proximity,
-    _log_doclen,
     _proximity,
     _proximity_scratch,
-    _saturation,
     _select_topk,
 )
-from .lkp_family import _lkp_prepare, _lkp_setup
-from .mrf import _mrf, _mrf_setup
 from .plan import (
     _PROX_UNIT,
-    _VARIANT_CODE,
-    _ZERO1,
-    K1,
-    B,
-    _arrays,
-    _check_k,
-    _empty,
-    _method_code,
-    _prox_plan,
-    _scratch,
     _structure,
 )
-from .rerank import _heap_push
 
-__all__ = ["mrf_bounds", "mrf_rerank", "lkp_bounds", "proximity_bounds", "window_statistics",
-           "build_subquery_statistics"]
+__all__: list[str] = []
 
 #: relative widening of every bound (module docstring)
 _SLACK = 1e-9
@@ -462,293 +455,8 @@ def _bound_slots(tables, ph_slot, phrases, pairs_only: bool):
     return np.asarray(slots, np.int64), np.asarray(masks, np.int64)
 
 
-@jit
-def _pruned_mrf(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
-    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, b_slot, b_mask, every, only,
-):  # fmt: skip
-    """SDM / FDM: :func:`~tiebreak.retrieval.dependency.mrf._mrf_setup` (the exhaustive
-    kernel's set-up), then :func:`_pruned_query` in mode 1 with the collection counts ``win``."""
-    slot_gw, slot_maxlen, uni_cf, use_eps = _mrf_setup(
-        df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs, n_o,
-        pop)
-    nq = len(tids)
-    nslot = len(slot_gw)
-    pairs_only = not full
-    max_phrase = npx if full else 2
-    return _pruned_query(
-        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-        d_acc, d_cnt, d_head, d_touched,
-        tids, npx, topk, 1, use_eps, pairs_only,
-        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
-        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
-        slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
-        b_slot, b_mask, np.zeros(nslot), every, only,
-    )  # fmt: skip
-
-
-@jit
-def _pruned_lkp(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
-    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, pop, b_slot, b_mask, n_phrase, every,
-):  # fmt: skip
-    """Lkp / Lkpf / L2p: :func:`~tiebreak.retrieval.dependency.lkp_family._lkp_setup`, the
-    per-count bounds of the slots (module docstring: a phrase occurrence adds its constant, an
-    unordered interval at most ``max w_a w_b (sumw / |Q'|)^2``), then :func:`_pruned_query`
-    in mode 0. The first ``n_phrase`` entries of ``b_slot`` are the phrase slots."""
-    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
-        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
-    nslot = len(slot_maxlen)
-    unit = np.zeros(nslot, np.float64)
-    pairs_only = variant == 2
-    for e in range(len(b_slot)):
-        s = b_slot[e]
-        if e < n_phrase:
-            unit[s] = slot_inc[s]
-        else:
-            m = b_mask[e]
-            i = 0
-            while ((m >> i) & 1) == 0:
-                i += 1
-            q = slot_sumw[s] / 2.0
-            unit[s] = w[i] * w[i + 1] * q * q
-    if not pairs_only:
-        # per mask, in increasing order: the two largest weights and the popcount, from the
-        # mask without its highest term
-        n_m = 1 << nq
-        w1 = np.zeros(n_m)
-        w2 = np.zeros(n_m)
-        cnt = np.zeros(n_m, np.int64)
-        for j in range(nq):
-            lo = 1 << j
-            wj = w[j]
-            for r in range(lo):
-                m = lo + r
-                cnt[m] = cnt[r] + 1
-                if wj > w1[r]:
-                    w1[m] = wj
-                    w2[m] = w1[r]
-                else:
-                    w1[m] = w1[r]
-                    w2[m] = max(w2[r], wj)
-                s = slot_of_mask[m]
-                if s >= 0:
-                    q = slot_sumw[s] / cnt[m]
-                    unit[s] = w1[m] * w2[m] * q * q
-    return _pruned_query(
-        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-        d_acc, d_cnt, d_head, d_touched,
-        tids, nq, topk, 0, use_eps, pairs_only,
-        slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
-        w, qtf, k1, b, avgdl, lam,
-        _ZERO1, _ZERO1, 1.0, 2500.0, sat, _ZERO1, _ZERO1,
-        b_slot, b_mask, unit, every, _NOONE,
-    )  # fmt: skip
-
-
-# ---------------------------------------------------------------------------------------------
-# collection statistics of the window features
-# ---------------------------------------------------------------------------------------------
-
-
-def window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
-    """The window features' collection counts of an SDM / FDM query (float64 (nslots,), the
-    unigram slots 0), as the exhaustive kernel's pass 1 finds them, from the index's stored
-    statistics: SDM from the term-pair statistics index
-    (:func:`tiebreak.retrieval.proxprune.pair_statistics`: per adjacent pair, its ``#1`` and
-    ``#uwN`` counts); FDM from the subquery statistics store (per tuple of proximity terms,
-    the counts of all its subqueries, computed on first use by one exhaustive pass 1 and kept
-    on the index object; the vector of each query is kept too). Raises ValueError on a shard
-    of a sharded index."""
-    if getattr(index, "global_stats", None) is not None:
-        raise ValueError("window statistics need the whole collection's positions (not a shard)")
-    queries = index._cache.setdefault(("window-stats", bool(full), int(window)), {})
-    qkey = (tuple(tids.tolist()), npx)
-    if qkey not in queries:
-        out = _window_statistics(index, tids, npx, full, window, n_o)
-        out.flags.writeable = False
-        queries[qkey] = out
-    return queries[qkey]
-
-
-def _window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
-    nq = len(tids)
-    key = tuple(int(t) for t in tids[:npx])
-    if not full:
-        from ..proxprune import pair_statistics
-
-        no = max(npx - 1, 0)
-        out = np.zeros(nq + 2 * no)
-        pairs = list(zip(key, key[1:]))
-        ps = pair_statistics(index, pairs, int(window), _arrays(index))
-        for j, pr in enumerate(pairs):
-            out[nq + j], out[nq + no + j] = ps[pr]
-        return out
-    if npx < 2:
-        return np.zeros(nq + n_o + (1 << npx))
-    store = index._cache.setdefault(("subquery-stats", "fdm"), {})
-    if key not in store:
-        terms = [index.term(t) for t in key]
-        win = _mrf(index, terms, 1, True, (1.0, 1.0, 1.0), 2500.0, None, "auto", len(key),
-                   export=True)
-        store[key] = np.asarray(win[len(key):], np.float64)
-    return np.concatenate([np.zeros(nq), store[key]])
-
-
-def build_subquery_statistics(index, queries, max_prox_terms: int = 12) -> int:
-    """Fill the subquery statistics store of FDM (:func:`window_statistics`) for ``queries``
-    (lists of analysed terms) as :func:`mrf_bounds` plans them; returns the number of stored
-    tuples of proximity terms."""
-    for q in queries:
-        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_ALL_TERMS, "fdm")
-        if npx >= 2:
-            window_statistics(index, tids, npx, True, 0, len(_structure(npx, "fdm",
-                                                                        len(tids))[2]))
-    return len(index._cache.get(("subquery-stats", "fdm"), {}))
-
-
-# ---------------------------------------------------------------------------------------------
-# drivers
-# ---------------------------------------------------------------------------------------------
-
-
 def _report(out, stats):
     if stats is not None:
         stats["candidates"] = int(out[6])
         stats["multi"] = int(out[7])
         stats["scored"] = int(out[8])
-
-
-def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, method: str,
-               max_prox_terms, stats: dict | None = None, every: bool = False, only=None):
-    """SDM (``full`` False) / FDM by the pruned traversal (module docstring): ``(docids int32,
-    scores float64)``, the exhaustive top ``k`` bit for bit. ``stats``: a dict to receive
-    ``candidates`` (documents holding a query term), ``multi`` (those with >= 2 proximity
-    terms) and ``scored`` (those whose positions were read). ``every``: return the kernel's
-    whole output (:func:`proximity_bounds`). ``only``: uint8 (N,) marking the documents that
-    may be retrieved (:func:`mrf_rerank`). Raises ValueError for a bad parameter and on a
-    shard."""
-    lt, lo, lu = (float(x) for x in weights)
-    if not mu > 0 or min(lt, lo, lu) < 0:
-        raise ValueError("mu must be > 0 and weights >= 0")
-    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
-        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
-    k = _check_k(k)
-    name = "fdm" if full else "sdm"
-    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms,
-                                MAX_ALL_TERMS if full else MAX_TERMS, name)
-    if len(tids) == 0 or (k <= 0 and not every) or index.num_docs == 0:
-        return None if every else _empty()
-    nq = len(tids)
-    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(npx, name, nq)
-    win = window_statistics(index, tids, npx, full, int(window or 0), len(phrases))
-    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
-    st = collection_stats(index)
-    coll_len = float(max(st.collection_length, 1))
-    out = _pruned_mrf(
-        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
-        _dirichlet_part(index, float(mu), coll_len), _log_doclen(index, float(mu)), df_all,
-        cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
-        _method_code(index, tids, npx, method, full), coll_len, float(st.avgdl),
-        float(st.num_docs), tables[0], tables[1], ph_slot, len(phrases),
-        _NOPOP if pop is None else pop, win, b_slot, b_mask, bool(every), _NOONE if only is None else only,
-    )  # fmt: skip
-    _report(out, stats)
-    return out if every else out[:2]
-
-
-def mrf_rerank(index, query_terms, k, full: bool, first_k: int = 1000, weights=None,
-               mu: float = 2500.0, window=None, method: str = "auto", max_prox_terms=None,
-               stats: dict | None = None):
-    """Two-stage SDM (``full`` False) / FDM: query likelihood (Dirichlet, the same ``mu``)
-    retrieves its top ``first_k`` (:func:`tiebreak.retrieval.models.ql`), and only those are
-    scored by the model, through the pruned traversal restricted to them (their scores are the
-    full model's, bit for bit; the window statistics are the collection's). Returns the top
-    ``min(k, first_k)`` as ``(docids int32, scores float64)``: **not** rank-safe (a document
-    outside the first pass's top K is never retrieved), the baseline the rank-safe pruning is
-    measured against (``benchmarks/bench_models.py --pruning``). Raises ValueError for a bad
-    parameter."""
-    from ..models import ql
-    from .plan import FDM_WEIGHTS, SDM_WEIGHTS, SDM_WINDOW
-
-    if weights is None:
-        weights = FDM_WEIGHTS if full else SDM_WEIGHTS
-    if window is None and not full:
-        window = SDM_WINDOW
-    if max_prox_terms is None and full:
-        max_prox_terms = 12
-    first, _ = ql(index, query_terms, int(first_k), mu=mu)
-    if len(first) == 0:
-        return _empty()
-    mask = index._cache.get("rerank-mask")
-    if mask is None:
-        mask = index._cache["rerank-mask"] = np.zeros(int(index.num_docs), np.uint8)
-    mask[first] = 1
-    try:
-        return mrf_bounds(index, query_terms, k, full, weights, mu, window, method,
-                          max_prox_terms, stats, only=mask)
-    finally:
-        mask[first] = 0
-
-
-def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: float,
-               method: str, max_prox_terms, stats: dict | None = None, every: bool = False):
-    """Lkp / Lkpf / L2p (``variant``) by the pruned traversal (module docstring): ``(docids
-    int32, scores float64)``, the exhaustive top ``k`` bit for bit; ``stats`` and ``every``
-    as for :func:`mrf_bounds`. Raises ValueError for a bad parameter."""
-    plan = _lkp_prepare(index, query_terms, max(int(k), 1) if every else k, variant, lam, k1,
-                        b, method, max_prox_terms)
-    if plan is None:
-        return None if every else _empty()
-    tids, qtf, nq = plan[:3]
-    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(nq, variant)
-    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
-    st = collection_stats(index)
-    out = _pruned_lkp(
-        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
-        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant],
-        _method_code(index, tids, nq, method, variant != "l2p"),
-        float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
-        tables[0], tables[1], ph_slot, _NOPOP if pop is None else pop, b_slot, b_mask,
-        len(phrases), bool(every),
-    )  # fmt: skip
-    _report(out, stats)
-    return out if every else out[:2]
-
-
-def proximity_bounds(model: str, index, query_terms, **params):
-    """Every candidate of one query with its bounds and exact score, all scored (no pruning):
-    ``(docids int32, lower bounds, upper bounds, exact scores)`` (float64), in no particular
-    order; empty arrays when nothing is retrieved. ``model``: sdm, fdm, lkp, lkpf or l2p;
-    ``params`` as for the model (not ``k`` or ``algorithm``). For tests: the upper bound is
-    never below the exact score, the lower bound never above it.
-
-    Raises
-    ------
-    ValueError
-        An unknown model or a bad parameter.
-    """
-    import inspect
-
-    from . import lkp_family, mrf
-
-    if model not in ("sdm", "fdm", "lkp", "lkpf", "l2p"):
-        raise ValueError(f"proximity bounds exist for sdm, fdm, lkp, lkpf and l2p, not {model!r}")
-    fn = getattr(mrf if model in ("sdm", "fdm") else lkp_family, model)
-    ba = inspect.signature(fn).bind(index, query_terms, 1, **params)
-    ba.apply_defaults()
-    a = ba.arguments
-    if model in ("sdm", "fdm"):
-        out = mrf_bounds(index, query_terms, 1, model == "fdm", a["weights"], a["mu"],
-                         a.get("window"), a["method"], a["max_prox_terms"], every=True)
-    else:
-        out = lkp_bounds(index, query_terms, 1, model, a["lam"], a["k1"], a["b"], a["method"],
-                         a["max_prox_terms"], every=True)
-    if out is None:
-        e = np.zeros(0)
-        return np.zeros(0, np.int32), e, e, e
-    return out[2], out[3], out[4], out[5]
