@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -78,6 +79,9 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
                                f"{time.perf_counter() - t0:.1f} s)", err=True)
                 return
             idx = open_index(source, verify="eager")
+            from ..retrieval.intervals import index_thresholds
+
+            index_thresholds(idx)           # the optional interval_thresholds entry
         except IndexFormatError as e:
             fail(str(e))
         if not quiet:
@@ -134,6 +138,9 @@ def _calibrate(path, quiet: bool) -> None:
         from ..index.store import open_index
 
         open_index(path)                         # a clear error before measuring
+        if not os.access(path, os.W_OK):         # ... and before a minute of measuring
+            fail(f"{path}: the directory is not writable; the measured thresholds are stored "
+                 "in its manifest.json")
         cal = calibrate()
         store_thresholds(path, cal.thresholds)
     except (IndexFormatError, RuntimeError) as e:

@@ -354,10 +354,11 @@ def _add_baselines(E, L, q, names, dprime, p, depth, blist, index_path, clip) ->
         if index_path is None:
             raise ValueError("--baselines content / hybrid read the documents' text: give "
                              "--index")
-        from ..index import open_index
         from ..judgments.predict import document_text
+        from .judgment_options import _text_index, _warn_text
 
-        text = document_text(open_index(index_path), L.docnos)
+        text = document_text(_text_index(index_path), L.docnos)
+        _warn_text(text.note)
     adj = adjusted_scores(L, q, names, dprime, E.get("LB"), E.get("UB"), p, depth, blist,
                           E.runs, text)
     S = np.stack([adj[b] for b in blist])

@@ -9,7 +9,15 @@ import sys
 import click
 
 from .common import _fail
-from .judgment_options import CONTRIB_HELP, _contributing, _fmt_table, _load, _split
+from .judgment_options import (
+    CONTRIB_HELP,
+    _contributing,
+    _fmt_table,
+    _load,
+    _split,
+    _text_index,
+    _warn_text,
+)
 
 
 @click.command("predict")
@@ -62,14 +70,19 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
         L = run_lists(run_objs, q)
         names = _contributing(contributing, L, q) or list(L.names)
         if index_path is not None:
-            from ..index import open_index
-
-            index = open_index(index_path)
+            index = _text_index(index_path)
         df = run_predict_study(q, run_objs, index, dprime, names, plist, folds, seed,
                                persistence, unlisted_nonrelevant=unlisted_nonrelevant)
     except ValueError as e:   # IndexFormatError is a ValueError
         _fail(str(e))
+    _warn_text(df.attrs.get("text_note"))
     summary = predict_summary(df)
+    if summary.empty:
+        hint = ("" if unlisted_nonrelevant else "; qrels that list only relevant documents "
+                "need --unlisted-nonrelevant")
+        _fail(f"no topic has {folds} relevant and {folds} non-relevant judged documents the "
+              f"contributing runs retrieve (needed for {folds}-fold cross-validation): lower "
+              f"--folds{hint}")
     if fmt == "tsv":
         sys.stdout.write(df.to_csv(sep="\t", index=False))
     elif fmt == "json":

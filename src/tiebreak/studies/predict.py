@@ -49,7 +49,8 @@ def run_predict_study(qrels: Qrels, runs, index=None, dprime: int | None = None,
     folds for every predictor: one ``seed``).
 
     Returns a DataFrame, one row per predictor and topic: predictor, qid, judged, relevant,
-    accuracy, auc.
+    accuracy, auc; ``attrs["text_note"]``: :attr:`~tiebreak.judgments.predict.DocumentText.note`
+    (documents the index misses) or None.
 
     Raises
     ------
@@ -78,7 +79,9 @@ def run_predict_study(qrels: Qrels, runs, index=None, dprime: int | None = None,
         for r in cross_validate(L, J, contributing, x, text, folds, p, lam, seed):
             rows.append({"predictor": x, **{k: r[k] for k in
                                             ("qid", "judged", "relevant", "accuracy", "auc")}})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df.attrs["text_note"] = None if text is None else text.note
+    return df
 
 
 def predict_summary(df):
