@@ -317,3 +317,18 @@ def test_twins_outside_a_source_checkout(tmp_path, monkeypatch, capsys):
     (tmp_path / "_ev_specs.h").mkdir()                 # cannot be written
     assert twins.main(["--header"]) == 2
     assert "_ev_specs.h" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [["--dropout", "0.5", "--resamples", "3"],
+                                   ["--baselines", "content,hybrid"]])
+def test_estimate_dropout_and_content_json(judged, extra):
+    """The --format json of the new estimate options parses, with finite estimates within
+    [0, 1] (tests/test_json_outputs.py runs estimate without them)."""
+    tmp, runs = judged
+    est = extra[1].split(",")[-1] if extra[0] == "--baselines" else "L_b|dropout=0.5"
+    r = _run("estimate", *extra, "--index", tmp / "idx", "--estimator", est, "--format", "json",
+             tmp / "qrels", *runs)
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert len(rows) == 6 and {x["run"] for x in rows} == {"a", "b", "c"}
+    assert all(0.0 <= x["estimate"] <= 1.0 for x in rows)
