@@ -332,3 +332,15 @@ def test_estimate_dropout_and_content_json(judged, extra):
     rows = json.loads(r.stdout)
     assert len(rows) == 6 and {x["run"] for x in rows} == {"a", "b", "c"}
     assert all(0.0 <= x["estimate"] <= 1.0 for x in rows)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_wfdm_huge_weights_one_clear_error_no_numpy_warning(judged):
+    """Before: numpy's RuntimeWarning (overflow in the concept weights, with the source line)
+    reached the user ahead of the error."""
+    tmp, _ = judged
+    (tmp / "q.tsv").write_text("1\tapple berry cherry\n")
+    r = _run("search", tmp / "idx", "--topics", tmp / "q.tsv", "--model", "wfdm", "-p",
+             "uni=1e308,1e308,1e308", "-p", "bi=1e308,1e308,1e308")
+    assert r.exit_code == 2 and "non-finite score" in r.stderr, r.output
+    assert "RuntimeWarning" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
