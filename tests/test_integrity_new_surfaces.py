@@ -260,6 +260,11 @@ def test_predict_reports_documents_missing_from_the_index(judged):
              *runs)
     assert e.exit_code == 0, e.output
     assert "tiebreak: warning: 13 of the 20 documents" in e.stderr
+    s = _run("study", "estimate", "--index", tmp / "part", "--pool-depth", "3",
+             "--reference-depth", "10", "--models", "const", "--loss", "a", "-j", "1",
+             "--format", "json", tmp / "qrels", *runs)
+    assert s.exit_code == 0, s.output
+    assert "warning: 13 of the 20 documents" in s.stderr
 
 
 def test_predict_index_that_is_not_a_single_index(judged, tmp_path):
@@ -267,7 +272,8 @@ def test_predict_index_that_is_not_a_single_index(judged, tmp_path):
     from tiebreak.index.shards import build_sharded_index
 
     build_sharded_index(tmp / "all.jsonl", tmp_path / "sh", 2)
-    for cmd in (["study", "predict", "--folds", "2"], ["estimate", "--baselines", "content"]):
+    for cmd in (["study", "predict", "--folds", "2"], ["estimate", "--baselines", "content"],
+                ["study", "estimate", "--pool-depth", "3"]):
         r = _run(*cmd, "--index", tmp_path / "sh", tmp / "qrels", *runs)
         # before: "manifest.json is not a tiebreak-index manifest"
         assert r.exit_code == 2 and "a sharded index" in r.output, r.output
@@ -328,6 +334,10 @@ def test_estimate_dropout_and_content_json(judged, extra):
     est = extra[1].split(",")[-1] if extra[0] == "--baselines" else "L_b|dropout=0.5"
     r = _run("estimate", *extra, "--index", tmp / "idx", "--estimator", est, "--format", "json",
              tmp / "qrels", *runs)
+    if extra[0] == "--dropout":     # before: --index without a text baseline was ignored
+        assert r.exit_code == 2 and "--index is read by" in r.output, r.output
+        r = _run("estimate", *extra, "--estimator", est, "--format", "json", tmp / "qrels",
+                 *runs)
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)
     assert len(rows) == 6 and {x["run"] for x in rows} == {"a", "b", "c"}

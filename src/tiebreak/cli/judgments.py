@@ -252,6 +252,10 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                        "ranking", err=True)
     est_name = estimator or (f"L_{loss}|dropout={dropout:g}" if dropout else f"L_{loss}")
     blist = [b.strip() for b in baselines.split(",") if b.strip()]
+    from ..judgments.adjust import TEXT_ADJUSTMENTS
+
+    if index_path is not None and not set(TEXT_ADJUSTMENTS) & set(blist):
+        _fail("--index is read by --baselines content / hybrid only; add one or drop --index")
     if (blist or dropout) and family != "RBP":
         _fail("--baselines and --dropout estimate RBP; drop them for AP@k / nDCG@k")
     if dropout and (gains_path or gains_from):
