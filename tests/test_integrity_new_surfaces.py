@@ -115,6 +115,9 @@ def test_calibrate_refuses_a_read_only_index_before_measuring(tmp_path, monkeypa
     monkeypatch.setattr(os, "access", lambda p, m, **k: False if m == os.W_OK else real(p, m))
     r = _run("index", "--calibrate-intervals", tmp_path / "idx")
     assert r.exit_code == 2 and "not writable" in r.output and "Traceback" not in r.output
+    # a collection file without -o: before, "manifest.json cannot be read: Not a directory"
+    r = _run("index", "--calibrate-intervals", src)
+    assert r.exit_code == 2 and "add -o INDEX_DIR" in r.output, r.output
 
 
 # ------------------------------------------------------------------ the WFDM weights file

@@ -131,6 +131,9 @@ def _calibrate(path, quiet: bool) -> None:
     from ..retrieval.interval_calibration import calibrate, store_thresholds
     from .common import _fail as fail
 
+    if not os.path.isdir(path):     # a collection given without -o
+        fail(f"{path}: not an index directory; to index it and calibrate the index, add "
+             "-o INDEX_DIR")
     if is_sharded(path):
         fail(f"{path}: a sharded index; calibrate is per single index (a sharded index uses "
              "the thesis's thresholds)")
