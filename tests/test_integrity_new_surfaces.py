@@ -294,6 +294,23 @@ def test_predict_more_folds_than_judged_documents(judged):
                  tmp / "qrels", *runs)
         assert r.exit_code == 2 and "lower --folds" in r.output, r.output
         assert "Empty DataFrame" not in r.output
+    r = _run("study", "predict", "--predictors", "rank", "--folds", "2", "--pool-depth", "1",
+             tmp / "qrels", *runs)
+    assert r.exit_code == 2 and "deepen --pool-depth" in r.output, r.output
+
+
+@pytest.mark.parametrize("plist", ["", ","])
+def test_predict_no_predictor(judged, plist):
+    """Before: a KeyError traceback ('auc')."""
+    tmp, runs = judged
+    r = _run("study", "predict", "--predictors", plist, tmp / "qrels", *runs)
+    assert r.exit_code == 2 and "--predictors" in r.output, r.output
+    from tiebreak.io import read_qrels, read_run
+    from tiebreak.studies.predict import run_predict_study
+
+    with pytest.raises(ValueError, match="no predictor"):
+        run_predict_study(read_qrels(tmp / "qrels"), [read_run(p) for p in runs],
+                          predictors=())
 
 
 def test_dropout_needs_two_contributing_runs(judged):

@@ -62,6 +62,8 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
     from ..studies.predict import predict_summary, run_predict_study
 
     plist = _split([predictors])
+    if not plist:
+        _fail("--predictors: give at least one of rank, content, hybrid")
     if not 0 < persistence < 1:
         _fail(f"--p {persistence}: the persistence must be in (0, 1)")
     q, run_objs = _load(qrels, runs, topics)
@@ -78,7 +80,8 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
     _warn_text(df.attrs.get("text_note"))
     summary = predict_summary(df)
     if summary.empty:
-        hint = ("" if unlisted_nonrelevant else "; qrels that list only relevant documents "
+        hint = "" if dprime is None else " or deepen --pool-depth"
+        hint += ("" if unlisted_nonrelevant else "; qrels that list only relevant documents "
                 "need --unlisted-nonrelevant")
         _fail(f"no topic has {folds} relevant and {folds} non-relevant judged documents the "
               f"contributing runs retrieve (needed for {folds}-fold cross-validation): lower "

@@ -55,13 +55,15 @@ def run_predict_study(qrels: Qrels, runs, index=None, dprime: int | None = None,
     Raises
     ------
     ValueError
-        Unknown predictor or run names, content / hybrid without ``index``, an index holding
-        none of the runs' documents, fewer than 2 folds.
+        No predictor, unknown predictor or run names, content / hybrid without ``index``, an
+        index holding none of the runs' documents, fewer than 2 folds.
     """
     import pandas as pd
 
     from ..judgments.pool import contributing_runs, run_lists
 
+    if not len(predictors):
+        raise ValueError(f"no predictor given; choose from {', '.join(PREDICTORS)}")
     bad = [x for x in predictors if x not in PREDICTORS]
     if bad:
         raise ValueError(f"unknown predictor {bad[0]!r}; choose from {', '.join(PREDICTORS)}")
