@@ -1,5 +1,7 @@
-"""``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR`` and
-``tiebreak index --calibrate-intervals INDEX_DIR``."""
+"""``tiebreak index SOURCE -o INDEX_DIR``, ``tiebreak index --verify INDEX_DIR``,
+``tiebreak index --calibrate-intervals INDEX_DIR``, ``tiebreak index INDEX_DIR --direct`` (add
+the direct file) and ``tiebreak index INDEX_DIR --pairs TOPICS -o PAIR_DIR`` (the term-pair
+index of a topic set)."""
 
 from __future__ import annotations
 
@@ -42,9 +44,21 @@ import click
                    "index manifest: after building with -o, or, without -o, for the existing "
                    "index SOURCE. Searches then choose the method with them instead of the "
                    "thesis's alpha = 0.15, k >= 7 (results are identical).")
+@click.option("--direct", is_flag=True,
+              help="Also store the direct file (every document's term ids in position order, "
+                   "4 bytes a token): proximity reranking then reads candidates' terms from it "
+                   "instead of the positional postings. Without -o, SOURCE is an index "
+                   "directory and the direct file is added to it. Not with --shards.")
+@click.option("--pairs", "pairs_topics", metavar="TOPICS",
+              help="SOURCE is an index directory: write to -o the term-pair (nextword) index "
+                   "of the SDM pairs of TOPICS (adjacent query terms; per pair the documents "
+                   "with their phrase and unordered-window counts).")
+@click.option("--window", type=click.IntRange(min=1), default=8, show_default=True,
+              help="--pairs: the unordered window (#uwN) counted per pair.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar or summary.")
 def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=None, jobs=0,
-              dask_address=None, calibrate_intervals=False):
+              dask_address=None, calibrate_intervals=False, direct=False, pairs_topics=None,
+              window=8):
     """Build a positional index of SOURCE in INDEX_DIR (or, with --verify, check an index; or,
     with --calibrate-intervals and no -o, measure and store the interval thresholds of the
     existing index SOURCE).
@@ -90,10 +104,15 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
                        f"{idx.num_docs} documents; crc32 and invariants checked in "
                        f"{time.perf_counter() - t0:.1f} s)", err=True)
         return
+    if pairs_topics is not None or (direct and not output):
+        _index_extras(source, output, direct, pairs_topics, window, quiet)
+        return
     if not output:
         fail("missing -o INDEX_DIR (or use --verify to check an existing index)")
     if shards is None and (dask_address or jobs):
         fail(f"{'--dask' if dask_address else '--jobs'} works with --shards N")
+    if shards is not None and direct:
+        fail("--direct builds a single index; it does not work with --shards")
 
     from ..index.analysis import Analyzer
     from ..index.build import build_index
@@ -111,14 +130,15 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
         return
     try:
         idx = build_index(source, output, analyzer=an, fields=flds,
-                          progress=(not quiet) and sys.stderr.isatty())
+                          progress=(not quiet) and sys.stderr.isatty(), direct=direct)
     except FileExistsError as e:
         fail(_exists_message(e))
     except (ValueError, EOFError) as e:   # any other OSError: tiebreak.cli's one error path
         fail(str(e))
     if not quiet:
         click.echo(f"indexed {idx.num_docs} documents, {idx.vocab_size} terms, "
-                   f"{idx.num_postings} postings, {idx.collection_length} tokens "
+                   f"{idx.num_postings} postings, {idx.collection_length} tokens"
+                   f"{' and the direct file' if direct else ''} "
                    f"in {time.perf_counter() - t0:.1f} s -> {output}", err=True)
     if calibrate_intervals:
         _calibrate(output, quiet)
@@ -151,6 +171,41 @@ def _calibrate(path, quiet: bool) -> None:
     if not quiet:
         click.echo(cal.table())
         click.echo(f"measured in {cal.seconds:.1f} s; stored in {path}/manifest.json", err=True)
+
+
+def _index_extras(source, output, direct, pairs_topics, window, quiet):
+    """``--direct`` without -o (add the direct file to the index SOURCE) and ``--pairs``."""
+    from ..index.manifest import IndexFormatError
+    from ..index.store import open_index
+    from .common import _fail as fail
+
+    if direct and pairs_topics is not None:
+        fail("--direct and --pairs are separate steps: run them one after the other")
+    t0 = time.perf_counter()
+    try:
+        if direct:
+            from ..index.direct import add_direct_file
+
+            idx = add_direct_file(source)
+            if not quiet:
+                click.echo(f"{source}: direct file of {idx.collection_length} tokens "
+                           f"({idx.manifest['arrays']['direct']['file_bytes']} bytes) in "
+                           f"{time.perf_counter() - t0:.1f} s", err=True)
+            return
+        if not output:
+            fail("--pairs needs -o PAIR_DIR (the pair index's directory)")
+        from ..index.readers import read_topics
+        from ..retrieval.pairindex import build_pair_index
+
+        idx = open_index(source)
+        topics = read_topics(pairs_topics)
+        pi = build_pair_index(idx, topics, output, window=window)
+    except (IndexFormatError, ValueError, EOFError) as e:
+        fail(str(e))
+    if not quiet:
+        click.echo(f"pair index of {len(topics)} topics: {pi.num_pairs} pairs, "
+                   f"{pi.num_postings} postings (#1 and #uw{window}) in "
+                   f"{time.perf_counter() - t0:.1f} s -> {output}", err=True)
 
 
 def _exists_message(e: FileExistsError) -> str:

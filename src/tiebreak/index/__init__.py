@@ -11,12 +11,13 @@ from .manifest import FORMAT_VERSION, IndexFormatError
 from .store import Index, open_index
 
 
-def build_index(source, path, analyzer=None, fields=None, progress=None, compressed=True):
+def build_index(source, path, analyzer=None, fields=None, progress=None, compressed=True,
+                direct=False):
     """See :func:`tiebreak.index.build.build_index` (imported lazily: it needs numba)."""
     from .build import build_index as _build
 
     return _build(source, path, analyzer=analyzer, fields=fields, progress=progress,
-                  compressed=compressed)
+                  compressed=compressed, direct=direct)
 
 
 __all__ = ["Analyzer", "Index", "IndexFormatError", "open_index", "build_index", "FORMAT_VERSION"]

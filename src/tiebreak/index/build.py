@@ -469,14 +469,16 @@ def compress(inv: dict[str, np.ndarray], block: int | None = None) -> dict[str, 
 
 def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, terms,
                             analyzer: Analyzer | None = None, source: str = "",
-                            extra: dict | None = None, compressed: bool = True):
+                            extra: dict | None = None, compressed: bool = True,
+                            direct: bool = False):
     """Write an index from already analysed documents.
 
     ``tok`` holds term ids into ``terms`` (any order of ``terms``; the index sorts them), document
     d is ``tok[doc_ptr[d]:doc_ptr[d+1]]``. ``compressed``: write format version 2 (blocks of
     bit-packed docid gaps, frequencies and positions, about a fifth of the bytes; default) or
-    version 1 (flat int32 arrays, memory-mapped without decoding). Returns the opened
-    :class:`Index`.
+    version 1 (flat int32 arrays, memory-mapped without decoding). ``direct``: also store the
+    direct file (``direct``, the documents' term ids in position order; optional array of
+    :mod:`tiebreak.index.store`). Returns the opened :class:`Index`.
 
     Raises
     ------
@@ -544,6 +546,8 @@ def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, 
         manifest.update(block_size=BLOCK, num_blocks=int(arrays["blk_last"].size))
     else:
         arrays = dict(inv, **common)
+    if direct:
+        arrays["direct"] = np.ascontiguousarray(tok, np.int32)
     if extra:
         manifest.update(extra)
     _write_atomic(Path(path), arrays, manifest)
@@ -551,12 +555,13 @@ def build_index_from_tokens(path, docnos, tok: np.ndarray, doc_ptr: np.ndarray, 
 
 
 def build_index(source, path, analyzer: Analyzer | None = None, fields=None,
-                progress: bool | None = None, compressed: bool = True):
+                progress: bool | None = None, compressed: bool = True, direct: bool = False):
     """Index ``source`` (file or ir_datasets id, see :mod:`tiebreak.index.readers`) into the
     directory ``path``, atomically. Returns the opened :class:`Index`.
 
     ``progress``: tqdm bar on stderr; None = only when stderr is a terminal. ``compressed``:
-    format version 2 (default) or 1, see :func:`build_index_from_tokens`.
+    format version 2 (default) or 1, ``direct``: store the direct file too, see
+    :func:`build_index_from_tokens`.
 
     Raises
     ------
@@ -590,4 +595,5 @@ def build_index(source, path, analyzer: Analyzer | None = None, fields=None,
     extra = {"fields": fields if isinstance(fields, str) or fields is None else list(fields)}
     return build_index_from_tokens(path, docnos, np.frombuffer(tok, np.int32),
                                    np.frombuffer(lens, np.int64), terms, analyzer,
-                                   source=str(source), extra=extra, compressed=compressed)
+                                   source=str(source), extra=extra, compressed=compressed,
+                                   direct=direct)

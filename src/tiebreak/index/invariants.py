@@ -14,7 +14,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .store import Index
 
-__all__ = ["crc32", "check_ptr", "min_sum", "check_perm", "INVARIANTS"]
+__all__ = ["crc32", "check_ptr", "min_sum", "check_perm", "INVARIANTS", "direct_from_postings"]
 
 
 def crc32(a: np.ndarray) -> int:
@@ -135,6 +135,35 @@ def _kernels():
         return _KERNELS
 
 
+_DIRECT = None
+
+
+def direct_from_postings(post_ptr, post_docid, pos_ptr, pos, doclen) -> np.ndarray:
+    """The stored direct file (int32 (C,), see :mod:`tiebreak.index.store`) rebuilt from the
+    positional postings: term t written at every position of every posting of t. Positions
+    are 0..|D|-1 in every document (stopwords take none), so every slot is written once."""
+    global _DIRECT
+    if _DIRECT is None:
+        from .._native.jit import njit
+
+        @njit(cache=True, nogil=True)
+        def fill(post_ptr, post_docid, pos_ptr, pos, doc_start, out):
+            for t in range(post_ptr.size - 1):
+                for j in range(post_ptr[t], post_ptr[t + 1]):
+                    base = doc_start[post_docid[j]]
+                    for i in range(pos_ptr[j], pos_ptr[j + 1]):
+                        out[base + pos[i]] = t
+            return out
+
+        _DIRECT = fill
+    doclen = np.asarray(doclen)
+    start = np.zeros(doclen.size + 1, np.int64)
+    np.cumsum(doclen, dtype=np.int64, out=start[1:])
+    out = np.full(int(start[-1]), -1, np.int32)
+    return _DIRECT(np.asarray(post_ptr, np.int64), np.asarray(post_docid, np.int32),
+                   np.asarray(pos_ptr, np.int64), np.asarray(pos, np.int32), start, out)
+
+
 def _first_bad(mask: np.ndarray) -> int:
     bad = np.flatnonzero(mask)
     return int(bad[0]) if bad.size else -1
@@ -221,6 +250,16 @@ def _inv_blk_last(ix: Index, a: np.ndarray) -> str | None:
     return None if bad < 0 else f"blk_last[{bad}] outside [0, num_docs)"
 
 
+def _inv_direct(ix: Index, a: np.ndarray) -> str | None:
+    # term ids in [0, V), read in chunks of 1M entries (the length was checked at open)
+    for s in range(0, a.size, _STEP):
+        c = np.asarray(a[s:s + _STEP])
+        bad = np.flatnonzero((c < 0) | (c >= ix.vocab_size))
+        if bad.size:
+            return f"direct[{s + int(bad[0])}] outside [0, vocab_size)"
+    return None
+
+
 #: array name -> invariant check run at its first access (after its crc32); returns a message
 #: or None. Checks may read other arrays through the index (which verifies those first). An array
 #: without an entry here gets its crc32 checked only.
@@ -229,4 +268,5 @@ INVARIANTS = {
     "post_ptr": _inv_post_ptr, "post_docid": _inv_post_docid, "post_tf": _inv_post_tf,
     "pos_ptr": _inv_pos_ptr, "pos": _inv_pos, "blk_last": _inv_blk_last,
     "post_off": _inv_offsets("post_bytes"), "pos_off": _inv_offsets("pos_bytes"),
+    "direct": _inv_direct,
 }

@@ -18,7 +18,7 @@ from .analysis import STEMMERS
 from .invariants import crc32
 
 __all__ = ["IndexFormatError", "FORMAT_NAME", "FORMAT_VERSION", "ARRAYS", "ARRAYS_BY_VERSION",
-           "READ_VERSIONS", "MANIFEST", "DATA_DIR_RE", "fsync_dir"]
+           "OPTIONAL_ARRAYS", "READ_VERSIONS", "MANIFEST", "DATA_DIR_RE", "fsync_dir"]
 
 FORMAT_NAME = "tiebreak-index"
 FORMAT_VERSION = 2
@@ -40,6 +40,11 @@ ARRAYS_BY_VERSION = {
 }
 #: the arrays of the version written (:data:`FORMAT_VERSION`)
 ARRAYS = ARRAYS_BY_VERSION[FORMAT_VERSION]
+#: optional arrays an index of any read version may hold (written on request), name -> dtype:
+#: ``direct`` is the stored direct file (the documents' term ids in position order, see
+#: :mod:`tiebreak.index.store`). An index without them opens as before; a reader that does not
+#: know them still checks their crc32 and ignores them, so they need no new format version.
+OPTIONAL_ARRAYS = {"direct": "int32"}
 _COUNTS = ("num_docs", "vocab_size", "num_postings", "collection_length")
 
 
@@ -203,7 +208,7 @@ def _load_array(where: Path, name: str, meta: dict, version: int) -> np.ndarray:
     if list(a.shape) != list(meta["shape"]) or str(a.dtype) != meta["dtype"]:
         raise IndexFormatError(f"{f} is {a.dtype}{list(a.shape)}, the manifest "
                                f"says {meta['dtype']}{meta['shape']}; rebuild the index")
-    want = ARRAYS_BY_VERSION[version].get(name)
+    want = ARRAYS_BY_VERSION[version].get(name, OPTIONAL_ARRAYS.get(name))
     if want is not None and ((want == "U" and (a.dtype.kind != "U" or not a.dtype.isnative))
                              or (want != "U" and a.dtype != np.dtype(want))):
         raise IndexFormatError(f"{f} has dtype {a.dtype}, expected {want}; rebuild the index")
@@ -226,6 +231,8 @@ def _load(path: Path, manifest: dict) -> tuple[Path, dict[str, np.ndarray]]:
         (arrays["df"].shape == (V,) and arrays["cf"].shape == (V,), "df/cf length != vocab_size"),
         (arrays["post_ptr"].shape == (V + 1,), "post_ptr length != vocab_size + 1"),
     ]
+    if "direct" in arrays:
+        checks.append((arrays["direct"].shape == (C,), "direct length != collection_length"))
     ends = [("post_ptr", P, "num_postings")]
     if version == 1:
         checks += [

@@ -17,6 +17,18 @@ Layout of an index directory, format version 1 (flat, uncompressed)::
       pos_ptr.npy       (P+1,) int64 positions of posting j are pos[pos_ptr[j]:pos_ptr[j+1]]
       pos.npy           (sum tf,) int32 0-based token positions (stopwords take no position)
 
+Optional, in either version (written on request: ``build_index(..., direct=True)``,
+``tiebreak index --direct``; :data:`~tiebreak.index.manifest.OPTIONAL_ARRAYS`)::
+
+      direct.npy        (C,)   int32 the stored direct file: the term ids of every document in
+                               position order, document d at [D_d, D_d + doclen[d]) with D_d the
+                               sum of the earlier documents' lengths (Lu 2018, Table 2.2: the
+                               direct file beside the inverted file)
+
+An index without it opens as before; its checks are a crc32, term ids in ``[0, V)`` at first
+access, and in :meth:`Index.verify` the equality with the positional postings (every position of
+every posting of t holds t).
+
 Format version 2 (:data:`FORMAT_VERSION`, the default written by
 :func:`tiebreak.index.build_index`) keeps ``docnos`` .. ``post_ptr`` and replaces the four
 posting and position arrays by blocks of ``block_size`` (128) postings
@@ -77,7 +89,7 @@ from pathlib import Path
 import numpy as np
 
 from .analysis import Analyzer
-from .invariants import INVARIANTS, _kernels, crc32
+from .invariants import INVARIANTS, _kernels, crc32, direct_from_postings
 from .manifest import (
     _COUNTS,
     ARRAYS,
@@ -403,6 +415,51 @@ class Index:
         if self.vocab_size > 1 and not np.all(self.terms[1:] > self.terms[:-1]):
             raise IndexFormatError(f"{where}/terms.npy: terms not sorted and distinct; rebuild "
                                    "the index")
+        if self.has_direct:
+            # the direct file rebuilt from the (checked) positional postings must equal it
+            want = direct_from_postings(self.post_ptr, self.post_docid, self.pos_ptr, self.pos,
+                                        self.doclen)
+            bad = np.flatnonzero(want != np.asarray(self.direct))
+            if bad.size:
+                raise IndexFormatError(f"{where}/direct.npy: corrupt index: the direct file "
+                                       f"disagrees with the positional postings at token "
+                                       f"{int(bad[0])}; rebuild the index")
+
+    # -- the stored direct file (optional)
+    @property
+    def has_direct(self) -> bool:
+        """Whether the index holds the stored direct file (``direct``)."""
+        return "direct" in self._raw
+
+    def doc_start(self) -> np.ndarray:
+        """int64 (N+1,): document d's tokens are ``direct[doc_start[d]:doc_start[d+1]]`` (the
+        running sum of ``doclen``; cached)."""
+        a = self._cache.get("doc_start")
+        if a is None:
+            a = np.zeros(self.num_docs + 1, np.int64)
+            np.cumsum(np.asarray(self.doclen), dtype=np.int64, out=a[1:])
+            self._cache["doc_start"] = a
+        return a
+
+    def document_terms(self, docid: int) -> np.ndarray:
+        """The term ids (int32) of document ``docid`` in position order, from the stored direct
+        file.
+
+        Raises
+        ------
+        ValueError
+            The index has no direct file (build it with ``direct=True``).
+        IndexError
+            ``docid`` outside ``[0, num_docs)``.
+        """
+        if not self.has_direct:
+            raise ValueError(f"{self.path}: the index has no direct file; rebuild it with "
+                             "'tiebreak index --direct'")
+        docid = int(docid)
+        if not 0 <= docid < self.num_docs:
+            raise IndexError(f"docid {docid} outside [0, {self.num_docs})")
+        s = self.doc_start()
+        return np.asarray(self.direct[s[docid]:s[docid + 1]])
 
     def __repr__(self) -> str:
         return (f"Index({str(self.path)!r}, num_docs={self.num_docs}, vocab_size={self.vocab_size},"

@@ -92,24 +92,33 @@ def _pair_counts(pos, a0, a1, b0, b1, window):
     return o, u
 
 
-@jit
-def _pair_totals(pp, pd, qp, pos, ta, tb, window):
-    """Collection (#1, #uwN) counts of the pair (ta, tb): one merge of the two posting lists."""
-    i, ie = pp[ta], pp[ta + 1]
-    j, je = pp[tb], pp[tb + 1]
-    so = 0.0
-    su = 0.0
+@jit(inline=True)
+def next_common(pd, i, ie, j, je):
+    """The first postings ``i' >= i``, ``j' >= j`` of two docid-ascending lists
+    ``pd[i:ie]``, ``pd[j:je]`` with the same docid, or ``(ie, je)`` when there is none (one
+    step of the merge of two posting lists)."""
     while i < ie and j < je:
         if pd[i] < pd[j]:
             i += 1
         elif pd[j] < pd[i]:
             j += 1
         else:
-            o, u = _pair_counts(pos, qp[i], qp[i + 1], qp[j], qp[j + 1], window)
-            so += o
-            su += u
-            i += 1
-            j += 1
+            return i, j
+    return ie, je
+
+
+@jit
+def _pair_totals(pp, pd, qp, pos, ta, tb, window):
+    """Collection (#1, #uwN) counts of the pair (ta, tb): one merge of the two posting lists."""
+    ie, je = pp[ta + 1], pp[tb + 1]
+    so = 0.0
+    su = 0.0
+    i, j = next_common(pd, pp[ta], ie, pp[tb], je)
+    while i < ie:
+        o, u = _pair_counts(pos, qp[i], qp[i + 1], qp[j], qp[j + 1], window)
+        so += o
+        su += u
+        i, j = next_common(pd, i + 1, ie, j + 1, je)
     return so, su
 
 

@@ -262,6 +262,15 @@ register(Model(
     "tiebreak.retrieval.models:dfr_bm25", "G. Amati, PhD thesis, University of Glasgow, 2003 "
     "(the DFR derivation of BM25)", traversal=True))
 
+def _window_cf_rule(name, v):
+    if v is not None:
+        from .dependency.mrf import constant_window_cf
+
+        constant_window_cf(v, 1)
+
+
+_WINDOW_CF = Param("window_cf", None, _window_cf_rule, "constant collection count of every "
+                   "window feature: 'ivory' (2N/100, Ivory's) or a count > 0; default exact")
 _MRF = ("D. Metzler and W. B. Croft, \"A Markov random field model for term dependencies\", "
         "SIGIR 2005")
 register(Model(
@@ -272,14 +281,15 @@ register(Model(
      Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
            "many highest-IDF terms (default all, <= 62)"),
      Param("algorithm", "exhaustive", one_of("exhaustive", "bounds"), "bounds: rank-safe "
-           "pruning by upper bounds of the window potentials (term-pair statistics)")),
+           "pruning by upper bounds of the window potentials (term-pair statistics)"),
+     _WINDOW_CF),
     "tiebreak.retrieval.dependency:sdm", _MRF))
 register(Model(
     "fdm", "full dependence model, Indri semantics", "dependency", ("stats", "positions"),
     (Param("weights", (0.8, 0.1, 0.1), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
      Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
      Param("max_prox_terms", 12, integer(2), "window features over at most this many "
-           "highest-IDF terms (<= 20)")),
+           "highest-IDF terms (<= 20)"), _WINDOW_CF),
     "tiebreak.retrieval.dependency:fdm", _MRF))
 register(Model(
     "wsdm", "weighted SDM: each unigram / adjacent pair weighted by its concept's features "

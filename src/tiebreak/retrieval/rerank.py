@@ -42,12 +42,55 @@ from .weights import collection_stats
 __all__ = ["rerank", "RERANK_MODELS"]
 
 RERANK_MODELS = ("lkp", "lkpf", "l2p")
+_NO_DIRECT = (np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int32))
+
+
+def _use_direct(index, direct: bool | None) -> bool:
+    has = bool(getattr(index, "has_direct", False))
+    if direct and not has:
+        raise ValueError(f"{getattr(index, 'path', 'the index')}: direct=True but the index has "
+                         "no direct file (build it with 'tiebreak index --direct')")
+    return has if direct is None else bool(direct)
+
+
+def _arrays_direct(index):
+    """The arrays of :func:`~tiebreak.retrieval.dependency.plan._arrays` the two-stage kernel
+    reads when candidates' CDFs come from the direct file: the positions are left out (empty
+    arrays of their dtypes), so a version-2 index does not decode them."""
+    c = index._cache
+    if "dep_arrays" in c:
+        pp, pd, _, _, _, dl, rank, maxdl, df_all, cf_all = c["dep_arrays"]
+    elif "dep_arrays_direct" in c:
+        return c["dep_arrays_direct"]
+    else:
+        pp = np.asarray(index.post_ptr, np.int64)
+        pd = np.asarray(index.post_docid, np.int32)
+        dl = np.asarray(index.doclen, np.int32)
+        rank = np.asarray(index.docno_rank, np.int32)
+        maxdl = int(max(int(dl.max()) if len(dl) else 1, 1))
+        st = collection_stats(index)
+        df_all, cf_all = np.asarray(st.df), np.asarray(st.cf)
+    out = (pp, pd, np.zeros(1, np.int64), np.zeros(0, np.int32), dl, rank, maxdl, df_all,
+           cf_all)
+    c["dep_arrays_direct"] = out
+    return out
+
+
+def _direct_arrays(index, prox_tids):
+    """(direct int32, doc_start int64, local int32 (V,)) with ``local[prox_tids[j]] = j`` (the
+    caller resets those entries to -1 afterwards; the table is cached on the index)."""
+    c = index._cache
+    if "direct_lut" not in c:
+        c["direct_lut"] = np.full(index.vocab_size, -1, np.int32)
+    local = c["direct_lut"]
+    local[np.asarray(prox_tids, np.int64)] = np.arange(len(prox_tids), dtype=np.int32)
+    return np.asarray(index.direct, np.int32), index.doc_start(), local
 
 
 def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int = 1000,
            model: str = "lkp", lam: float = dep.LAMBDA, k1: float = dep.K1, b: float = dep.B,
            method: str = "auto", max_prox_terms: int | None = dep.MAX_PROX_TERMS,
-           tail: bool = False, **first_params):  # fmt: skip
+           tail: bool = False, direct: bool | None = None, **first_params):  # fmt: skip
     """Two-stage Lkp: the top ``first_k`` of ``first``, rescored by ``model`` (Eq. 4.3).
 
     Parameters
@@ -78,6 +121,13 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     model : {"lkp", "lkpf", "l2p"}
         Second-pass model; ``lam``, ``k1``, ``b``, ``method``, ``max_prox_terms`` as in
         :func:`tiebreak.retrieval.dependency.lkp` (``max_prox_terms=None`` is 62 for ``l2p``).
+    direct : bool or None
+        Where a candidate's condensed direct file comes from: the index's stored direct file
+        (``True``; see :mod:`tiebreak.index.store`, built with ``tiebreak index --direct``) or
+        a merge of the query terms' positional postings (``False``). ``None`` (default): the
+        direct file when the index has one. The scores are the same either way (the CDF is
+        the same sequence; tested bit for bit); with the direct file the positions are not
+        read (a version-2 index does not decode them).
 
     Returns
     -------
@@ -89,8 +139,8 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
     Raises
     ------
     ValueError
-        An unknown model, ``first_k < 1``, a bad model parameter, or ``tail`` with another
-        first pass.
+        An unknown model, ``first_k < 1``, a bad model parameter, ``tail`` with another
+        first pass, or ``direct=True`` on an index without a direct file.
     """
     from .search import get_model
 
@@ -114,13 +164,30 @@ def rerank(index, query_terms, k: int = 1000, first: str = "bm25", first_k: int 
         return _empty()
     n_first = max(int(k), int(first_k)) if tail else int(first_k)
     tids, qtf, nq, (tables, ph_slot, _, pop) = plan
-    pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    use_direct = _use_direct(index, direct)
+    if use_direct:
+        pp, pd, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays_direct(index)
+        dfile, dstart, local = _direct_arrays(index, tids[:nq])
+    else:
+        pp, pd, _, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+        dfile, dstart, local = _NO_DIRECT
     st = collection_stats(index)
     rest = (int(first_k), 1.0 - float(lam), tids, qtf, nq, int(k), _VARIANT_CODE[model],
-            _method_code(index, tids, nq, method, model != "l2p"), float(lam), float(k1),
+            _method_code(index, tids, nq, method, model != "l2p", (df_all, cf_all)), float(lam),
+            float(k1),
             float(b), float(st.avgdl), dl,
             float(st.num_docs), tables[0], tables[1], ph_slot,
-            _ZERO1 if pop is None else pop)  # fmt: skip
+            _ZERO1 if pop is None else pop, dfile, dstart, local)  # fmt: skip
+    try:
+        return _rerank_run(index, query_terms, k1, b, fused, fn, first_params, qplan, n_first,
+                           pp, pd, qp, pos, rank, maxdl, df_all, cf_all, rest)
+    finally:
+        if use_direct:
+            local[tids[:nq]] = -1     # the lookup table is kept on the index, all -1
+
+
+def _rerank_run(index, query_terms, k1, b, fused, fn, first_params, qplan, n_first, pp, pd, qp,
+                pos, rank, maxdl, df_all, cf_all, rest):
     sat = _saturation(index, k1, b)
     if fused:
         # the default BM25^(2) first pass inside the same compiled call: exactly

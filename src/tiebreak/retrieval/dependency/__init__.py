@@ -57,6 +57,7 @@ from .lkp_family import l2p, lkp, lkpf
 from .mrf import (
     build_pair_statistics,
     fdm,
+    query_pairs,
     score_with_windows,
     sdm,
     sdm_bounds,
@@ -72,6 +73,7 @@ __all__ = [
     "sdm",
     "sdm_bounds",
     "build_pair_statistics",
+    "query_pairs",
     "fdm",
     "lkp",
     "lkpf",

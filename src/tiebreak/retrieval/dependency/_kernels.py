@@ -129,8 +129,23 @@ def _proximity(
     slot (``pair_slot >= 0``) are looked at, and EPS stops scanning right of a left end once
     every such partner of its term has been met: the intervals skipped are the ones the
     selection would drop."""
-    nt = 0
     T = merge_cdf_kernel(pos, starts, ends, cdf_pos, cdf_term, mcur)
+    return _proximity_cdf(
+        T, cdf_pos, cdf_term, latest, k, mode, use_eps, pairs_only, slot_of_mask, pair_slot,
+        slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w, stamp, last, acc, touched, dno,
+    )  # fmt: skip
+
+
+@jit(inline=True)
+def _proximity_cdf(
+    T, cdf_pos, cdf_term, latest, k, mode, use_eps, pairs_only, slot_of_mask, pair_slot,
+    slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w, stamp, last, acc, touched, dno,
+):  # fmt: skip
+    """:func:`_proximity` after the merge: the features of the condensed direct file
+    ``cdf_pos[:T]``, ``cdf_term[:T]`` (positions ascending, local term ids), however it was
+    built (merged from the positional postings, or read from the stored direct file by
+    :func:`_proximity_direct_doc`)."""
+    nt = 0
     # exact phrases (contiguous subqueries in query order, adjacent positions)
     if max_phrase >= 2:
         for e in range(T):
@@ -264,6 +279,30 @@ def _proximity_doc(
         pos, starts, ends, cdf_pos, cdf_term, mcur, latest, k, mode, use_eps, pairs_only,
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
         stamp, last, acc, touched, dno,
+    )  # fmt: skip
+
+
+@jit
+def _proximity_direct_doc(
+    direct, lo, hi, local, cdf_pos, cdf_term, latest, k, mode, use_eps, pairs_only,
+    slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w,
+    stamp, last, acc, touched, dno,
+):  # fmt: skip
+    """:func:`_proximity_doc` with the CDF read from the stored direct file: the document's
+    term ids are ``direct[lo:hi]`` (position p at ``lo + p``); ``local`` (int32, vocabulary
+    size) maps a term id to its local proximity-term id, -1 for the others. The occurrences
+    come out in position order, as the merge of the positional postings yields them, so the
+    features (and scores) are the same."""
+    T = 0
+    for p in range(hi - lo):
+        j = local[direct[lo + p]]
+        if j >= 0:
+            cdf_pos[T] = p
+            cdf_term[T] = j
+            T += 1
+    return _proximity_cdf(
+        T, cdf_pos, cdf_term, latest, k, mode, use_eps, pairs_only, slot_of_mask, pair_slot,
+        slot_maxlen, slot_sumw, ph_slot, max_phrase, slot_inc, w, stamp, last, acc, touched, dno,
     )  # fmt: skip
 
 
@@ -452,7 +491,10 @@ def _saturation(index, k1: float, b: float) -> np.ndarray:
     key = ("dep_sat", float(k1), float(b))
     if cache is not None and key in cache:
         return cache[key]
-    pp, pd, pt, _, _, dl = _arrays(index)[:6]
+    if cache is not None and "dep_arrays" in cache:
+        pd, pt, dl = (cache["dep_arrays"][i] for i in (1, 2, 5))
+    else:       # the postings only: a two-stage rerank over the direct file reads no position
+        pd, pt, dl = index.post_docid, np.asarray(index.post_tf), np.asarray(index.doclen)
     avgdl = float(collection_stats(index).avgdl)
     tf = pt.astype(np.float64)
     if avgdl > 0:

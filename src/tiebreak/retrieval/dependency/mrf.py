@@ -35,14 +35,50 @@ from .plan import (
 )
 
 __all__ = ["sdm", "sdm_bounds", "build_pair_statistics", "fdm", "window_counts",
-           "score_with_windows"]
+           "score_with_windows", "constant_window_cf", "query_pairs"]
+
+
+def constant_window_cf(window_cf, num_docs: int) -> float:
+    """The constant collection count ``f_{I(Q'),C}`` that replaces the exact statistic of every
+    SDM / FDM window feature (``window_cf`` of :func:`sdm` / :func:`fdm`).
+
+    ``"ivory"``: ``2 N / 100`` for a collection of N documents -- the default document
+    frequency ``N / 100`` and collection frequency twice that, which Terrier's ``MRF``
+    dependence model (C. Macdonald) states are the statistics of the Ivory system
+    (J. Lin, D. Metzler, T. Elsayed and L. Wang, "Of Ivory and Smurfs: Loxodontan MapReduce
+    experiments for web search", TREC 2009). The Ivory source itself could not be read here; the
+    value is taken from that restatement. Lu (2018, §4.1.2) cites the idea from C. Macdonald,
+    R. L. T. Santos and I. Ounis, "The whens and hows of learning to rank for web search",
+    Information Retrieval 16(5), 2013: a constant avoids the global proximity statistics (and
+    so the first pass), at the price of a value to tune. A number > 0: that count.
+
+    Raises
+    ------
+    ValueError
+        Anything else (a count <= 0, NaN, infinity, another string).
+    """
+    if isinstance(window_cf, str):
+        if window_cf != "ivory":
+            raise ValueError(f"window_cf: 'ivory' or a count > 0, got {window_cf!r}")
+        return 2.0 * float(num_docs) / 100.0
+    if isinstance(window_cf, bool) or not isinstance(window_cf, (int, float, np.number)):
+        raise ValueError(f"window_cf: 'ivory' or a count > 0, got {window_cf!r}")
+    v = float(window_cf)
+    if not (v > 0 and np.isfinite(v)):
+        raise ValueError(f"window_cf: 'ivory' or a finite count > 0, got {window_cf!r}")
+    return v
 
 
 def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_terms,
-         windows=None, export=False):
+         windows=None, export=False, window_cf=None):
     """SDM / FDM. ``export``: return the window features' collection counts in this index,
     float64 (nslots,) (None when it has no candidate); ``windows``: score with these counts
-    instead of this index's (see :func:`window_counts`)."""
+    instead of this index's (see :func:`window_counts`); ``window_cf``: one constant count for
+    every window feature (:func:`constant_window_cf`)."""
+    if window_cf is not None:
+        if export or windows is not None:
+            raise ValueError("window_cf replaces the window counts: not with windows/export")
+        window_cf = constant_window_cf(window_cf, collection_stats(index).num_docs)
     lt, lo, lu = (float(x) for x in weights)
     if mu <= 0:
         raise ValueError("mu must be > 0")
@@ -64,7 +100,10 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
     n_o = len(phrases)
     nslot = nq + n_o + ((1 << npx) if full else max(npx - 1, 0))
     win, win_mode = _ZERO1, 0
-    if export:
+    if window_cf is not None:
+        # the same count for every window feature (unigram slots read their own cf)
+        win, win_mode = np.full(nslot, window_cf), 2
+    elif export:
         win, win_mode = np.zeros(nslot), 1
     elif windows is not None:
         win, win_mode = np.ascontiguousarray(windows, np.float64), 2
@@ -187,7 +226,8 @@ def score_with_windows(model: str, index, query_terms, k: int, windows, **params
 
 def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
         window: int = SDM_WINDOW, method: str = "auto",
-        max_prox_terms: int | None = None, algorithm: str = "exhaustive"):  # fmt: skip
+        max_prox_terms: int | None = None, algorithm: str = "exhaustive",
+        window_cf=None):  # fmt: skip
     """Sequential dependence model (Metzler & Croft 2005; spec §1.4, Eq. 2.6), Indri semantics:
 
     ``score = lt/|Q| sum_q f_{q,Q} phi(f_{q,D}, f_{q,C})
@@ -211,13 +251,21 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     the pairs' collection counts from a term-pair statistics index
     (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
     documents in the same order, scores equal to within float rounding.
+    ``window_cf``: ``None`` (default) the exact collection counts of the window features;
+    ``"ivory"`` or a number > 0: that constant count ``f_{I(Q'),C}`` for every window feature
+    (:func:`constant_window_cf`: Ivory's ``2 N / 100``), so that a document's score depends
+    on its own counts only and no collection pass over the windows is needed (every window
+    feature then takes part, also one that occurs nowhere).
     Returns ``(docids int32, scores float64)`` of the top k.
     """
     if algorithm == "bounds":
+        if window_cf is not None:
+            raise ValueError("algorithm 'bounds' uses the exact window counts, not window_cf")
         return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
     if algorithm != "exhaustive":
         raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
-    return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms)
+    return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms,
+                window_cf=window_cf)
 
 
 def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
@@ -257,21 +305,32 @@ def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
     forms them; returns the number of pairs stored for ``window``."""
     from ..proxprune import pair_statistics
 
+    pair_statistics(index, query_pairs(index, queries, max_prox_terms), int(window),
+                    _arrays(index))
+    return len(index._cache[("pair-stats", int(window))])
+
+
+def query_pairs(index, queries, max_prox_terms: int | None = None) -> list[tuple[int, int]]:
+    """The term-id pairs ``(a, b)`` of SDM's window features for ``queries`` (lists of analysed
+    terms): each query's adjacent proximity terms in query order, as :func:`sdm` forms them;
+    distinct, sorted."""
     pairs = set()
     for q in queries:
         tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_TERMS, "sdm")
         pairs.update((int(tids[j]), int(tids[j + 1])) for j in range(npx - 1))
-    pair_statistics(index, sorted(pairs), int(window), _arrays(index))
-    return len(index._cache[("pair-stats", int(window))])
+    return sorted(pairs)
 
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
-        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS):  # fmt: skip
+        method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS,
+        window_cf=None):  # fmt: skip
     """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
     :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
     ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
     (``k(k-1)/2`` ordered, ``2^k - k - 1`` unordered). Defaults: weights ``(0.8, 0.1, 0.1)``
     (Table 4.3), ``mu = 2500``. ``max_prox_terms`` (default 12, at most 20): the window
     features use only the highest-IDF distinct terms, in query order; the unigrams use all
-    (module docstring: a deliberate deviation from the full 2^|Q| enumeration)."""
-    return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms)
+    (module docstring: a deliberate deviation from the full 2^|Q| enumeration).
+    ``window_cf``: as for :func:`sdm` (a constant window count, Ivory's by ``"ivory"``)."""
+    return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms,
+                window_cf=window_cf)

@@ -219,13 +219,16 @@ def _check_k(k) -> int:
 _METHOD_CODE = {"lps_if_all": 1, "eps_cdf_all": 2}
 
 
-def _method_code(index, tids, nprox: int, method: str, all_subqueries: bool) -> int:
+def _method_code(index, tids, nprox: int, method: str, all_subqueries: bool,
+                 df_cf=None) -> int:
     """The kernels' interval method for the first ``nprox`` terms of ``tids``: 1 LPS-IF-A,
     2 EPS-CDF-A; ``"auto"`` is resolved here by :func:`_method` (the index's thresholds), so
-    the compiled set-up never holds a threshold of its own."""
-    arrs = _arrays(index)
+    the compiled set-up never holds a threshold of its own. ``df_cf``: the whole collection's
+    (df, cf) arrays when the caller has them (else from :func:`_arrays`, which reads the
+    positions)."""
+    df_all, cf_all = _arrays(index)[8:10] if df_cf is None else df_cf
     prox = np.asarray(tids[:nprox], np.int64)
-    use_eps = _method(index, arrs[8][prox].tolist(), arrs[9][prox].tolist(), method,
+    use_eps = _method(index, df_all[prox].tolist(), cf_all[prox].tolist(), method,
                       all_subqueries)
     return 2 if use_eps else 1
 _VARIANT_CODE = {"lkp": 0, "lkpf": 1, "l2p": 2}

@@ -16,7 +16,13 @@ import numpy as np
 
 from ..intervals import jit
 from ..kernels import _bm25_impact_topk  # the first pass of the two-stage kernel
-from ._kernels import _lkp_proximity, _proximity_doc, _proximity_scratch, _select_topk
+from ._kernels import (
+    _lkp_proximity,
+    _proximity_direct_doc,
+    _proximity_doc,
+    _proximity_scratch,
+    _select_topk,
+)
 from .lkp_family import _lkp_setup
 
 
@@ -54,16 +60,20 @@ def _heap_push(heap, n, cap, v):
 def _rerank_kernel(
     post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
     cands, first_sc, nprox, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
-    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop, direct, doc_start, local,
 ):  # fmt: skip
-    """Two-stage scores. ``cands`` (int32) and ``first_sc`` (float64) are the first pass's
-    ranking, best first in trec_eval order. The first ``nprox`` documents (the head) get their
-    Eq. 4.3 score; the others (the tail) ``tail_w * first_sc``, already in order. ``method``:
-    1 LPS-IF-A, 2 EPS-CDF-A (resolved by the caller). Returns the top ``topk`` of head and tail
-    merged, in trec_eval order."""
+    """Two-stage scores. With a non-empty ``direct`` (the stored direct file, int32; document
+    d at ``direct[doc_start[d]:doc_start[d+1]]``, ``local`` int32 term id -> local proximity
+    term or -1) a candidate's CDF is read from it and ``pos_ptr``/``pos`` are not read (they
+    may be empty); else it is merged from the positional postings. ``cands`` (int32) and
+    ``first_sc`` (float64) are the first pass's ranking, best first in trec_eval order. The
+    first ``nprox`` documents (the head) get their Eq. 4.3 score; the others (the tail)
+    ``tail_w * first_sc``, already in order. ``method``: 1 LPS-IF-A, 2 EPS-CDF-A (resolved by
+    the caller). Returns the top ``topk`` of head and tail merged, in trec_eval order."""
     w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
         df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
     pairs_only = variant == 2
+    use_direct = direct.size > 0
     k = len(tids)
     P = nq
     n_all = len(cands)
@@ -142,7 +152,15 @@ def _rerank_kernel(
         i = order[x]
         if prune and hn == topk and heap[0] > ub[i]:
             break
-        if npx_of[i] >= 2:
+        if npx_of[i] >= 2 and use_direct:
+            d = hd[i]
+            nt = _proximity_direct_doc(
+                direct, doc_start[d], doc_start[d + 1], local, cdf_pos, cdf_term, latest, P,
+                0, use_eps, pairs_only, slot_of_mask, pair_slot, slot_maxlen, slot_sumw,
+                ph_slot, maxp, slot_inc, w, stamp, last, acc, touched, x,
+            )  # fmt: skip
+            sc[i] += lam * _lkp_proximity(acc, touched, nt, doclen_arr[d], k1, b, avgdl)
+        elif npx_of[i] >= 2:
             d = hd[i]
             for j in range(P):
                 p = where[i, j]
@@ -213,7 +231,7 @@ def _rerank_query(
     bpp, bpd, imp, tids0, w0, acc, seen, touched, brank, n_first,
     post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
     first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl,
-    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+    doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop, direct, doc_start, local,
 ):  # fmt: skip
     """The BM25 first pass (the compiled top-k of :mod:`tiebreak.retrieval.models`, given its
     impacts, weights and scratch arrays) and :func:`_rerank_kernel` in one compiled call (one
@@ -225,5 +243,6 @@ def _rerank_query(
     return _rerank_kernel(
         post_ptr, post_docid, pos_ptr, pos, rank, maxdl, sat, df_all, cf_all,
         cands, first_sc, first_k, tail_w, tids, qtf, nq, topk, variant, method, lam, k1, b,
-        avgdl, doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop,
+        avgdl, doclen_arr, n_docs, slot_of_mask, pair_slot, ph_slot, pop, direct, doc_start,
+        local,
     )  # fmt: skip
