@@ -297,6 +297,9 @@ def test_predict_more_folds_than_judged_documents(judged):
     r = _run("study", "predict", "--predictors", "rank", "--folds", "2", "--pool-depth", "1",
              tmp / "qrels", *runs)
     assert r.exit_code == 2 and "deepen --pool-depth" in r.output, r.output
+    r = _run("study", "predict", "--predictors", "rank", "--index", tmp / "idx", tmp / "qrels",
+             *runs)                          # before: the index was opened and ignored
+    assert r.exit_code == 2 and "--index is read by" in r.output, r.output
 
 
 @pytest.mark.parametrize("plist", ["", ","])

@@ -64,6 +64,9 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
     plist = _split([predictors])
     if not plist:
         _fail("--predictors: give at least one of rank, content, hybrid")
+    if index_path is not None and plist == ["rank"] * len(plist):
+        _fail("--index is read by the content and hybrid predictors only; add one or drop "
+              "--index")
     if not 0 < persistence < 1:
         _fail(f"--p {persistence}: the persistence must be in (0, 1)")
     q, run_objs = _load(qrels, runs, topics)
