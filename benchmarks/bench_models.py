@@ -30,9 +30,11 @@ stopped once the 10th score is above the next bound), and at the end every cost 
 issue 25 (SDM <= 1.5x, FDM <= 2x, Lkp <= 1.3x per document, two-stage K = 100 <= 1.3x query
 time) with its ratio in this run and met / NOT met.
 
-``--pruning`` instead compares SDM by upper bounds of its window potentials
-(:mod:`tiebreak.retrieval.proxprune`, rank-safe) with exhaustive SDM at depths 10, 100 and
-1000: query times, speed-up, share of candidates scored and identity of the rankings.
+``--pruning`` instead compares, on the classic collections (and a synthetic one with
+``--synthetic-docs``), the rank-safe pruned SDM, FDM and Lkp (``algorithm="bounds"``,
+:mod:`tiebreak.retrieval.dependency.pruned`) with exhaustive scoring and with the two-stage
+rerank of the first pass's top 1000, at depths 10 and 1000: ms per query, speed-ups, the share
+of multi-term candidates skipped and the bit-identity of the rankings.
 
 Also reports numba start-up: a fresh interpreter's import of tiebreak.retrieval.dependency and
 its first Lkp call (machine code loaded from the on-disk cache) against a warm call, and the same
@@ -374,38 +376,104 @@ def synthetic(n_docs: int, avg_len: int, n_queries: int, ks, repeat: int, bm25_2
                 MEASURED.append(("rerank100", f"synthetic {n_docs // 1000}k", ti[2 + j] / ti[0]))
 
 
-def pruning(idx, sets: dict, repeat: int, ks=(10, 100, 1000)):
-    """SDM by upper bounds (:func:`tiebreak.retrieval.dependency.sdm_bounds`) against exhaustive
-    SDM: per query set and depth k, the summed query time of each (best of ``repeat`` passes,
-    interleaved per query), the speed-up, the share of candidates whose positions were read,
-    and whether every ranking is identical (documents and order). The pair statistics are
-    built first for every query of the sets (timed on their own)."""
+def _pruning_fns(idx, model: str, k: int):
+    """(exhaustive, rank-safe pruned, two-stage) of ``model`` at depth ``k``: the two-stage run
+    scores the first pass's top 1000 only (Lkp: BM25^(2) then Lkp, :func:`rerank`; SDM/FDM:
+    query likelihood then the model, :func:`mrf_rerank`)."""
     from tiebreak.retrieval import dependency as dep
-    from tiebreak.retrieval.dependency import build_pair_statistics, sdm_bounds
+    from tiebreak.retrieval.dependency.bounds import mrf_rerank
+    from tiebreak.retrieval.rerank import rerank
+
+    fn = getattr(dep, model)
+    if model == "lkp":
+        two = lambda q: rerank(idx, q, k, first_k=1000)  # noqa: E731
+    else:
+        two = lambda q: mrf_rerank(idx, q, k, model == "fdm", first_k=1000)  # noqa: E731
+    return [lambda q: fn(idx, q, k), lambda q: fn(idx, q, k, algorithm="bounds"), two]
+
+
+def pruning(idx, name: str, qs, repeat: int, ks=(10, 1000), models=("sdm", "fdm", "lkp")):
+    """Rank-safe pruned proximity scoring (:mod:`tiebreak.retrieval.dependency.pruned`,
+    ``algorithm="bounds"``) against exhaustive scoring and the two-stage rerank of the first
+    pass's top 1000, per model and depth k: ms per query of each (interleaved per query, best
+    of ``repeat``), the speed-ups, the share of multi-term candidates (>= 2 proximity terms)
+    whose positions the pruned run skipped, and whether every pruned ranking is the
+    exhaustive one bit for bit (documents, scores, order). The window statistics (SDM's
+    term-pair index, FDM's subquery statistics) are built first, timed on their own."""
+    from tiebreak.retrieval import dependency as dep
+    from tiebreak.retrieval.dependency.lkp_family import lkp_bounds
+    from tiebreak.retrieval.dependency.mrf import mrf_bounds
 
     t = time.perf_counter()
-    n = build_pair_statistics(idx, [q for qs in sets.values() for q in qs])
-    print(f"\npruned SDM (bounds): term-pair statistics of {n} adjacent pairs built in "
-          f"{time.perf_counter() - t:.2f} s (once per index; exhaustive SDM recounts per query)")
-    print(f"{'queries':8} {'n':>4} {'k':>5} {'exhaustive s':>13} {'bounds s':>9} {'speed-up':>9} "
-          f"{'scored %':>9} {'identical':>9}")
-    for name, qs in sets.items():
+    npairs = dep.build_pair_statistics(idx, qs)
+    t1 = time.perf_counter()
+    nsub = dep.build_subquery_statistics(idx, qs)
+    t2 = time.perf_counter()
+    print(f"{name}: {len(qs)} queries; statistics: {npairs} pairs (SDM) in {t1 - t:.2f} s, "
+          f"{nsub} subquery sets (FDM) in {t2 - t1:.2f} s")
+    for model in models:
         for k in ks:
             same = True
-            scored = cand = 0
+            scored = multi = 0
             for q in qs:
                 st = {}
-                a = dep.sdm(idx, q, k)
-                b = sdm_bounds(idx, q, k, stats=st)
-                same &= bool(np.array_equal(a[0], b[0])) and bool(
-                    np.allclose(a[1], b[1], rtol=1e-12, atol=0))
+                a = getattr(dep, model)(idx, q, k)
+                if model == "lkp":
+                    b = lkp_bounds(idx, q, k, "lkp", dep.LAMBDA, dep.K1, dep.B, "auto",
+                                   dep.MAX_PROX_TERMS, stats=st)
+                else:
+                    full = model == "fdm"
+                    b = mrf_bounds(idx, q, k, full, dep.FDM_WEIGHTS if full else
+                                   dep.SDM_WEIGHTS, dep.MU, None if full else dep.SDM_WINDOW,
+                                   "auto", dep.MAX_PROX_TERMS if full else None, stats=st)
+                same &= bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
                 scored += st.get("scored", 0)
-                cand += st.get("candidates", 0)
-            fns = [lambda q, k=k: dep.sdm(idx, q, k), lambda q, k=k: sdm_bounds(idx, q, k)]
-            tt = interleaved(fns, qs, repeat)
-            print(f"{name:8} {len(qs):4d} {k:5d} {tt[0]:13.3f} {tt[1]:9.3f} "
-                  f"{tt[0] / tt[1]:8.2f}x {100 * scored / max(cand, 1):8.1f}% "
-                  f"{'yes' if same else 'NO':>9}")
+                multi += st.get("multi", 0)
+            tt = interleaved(_pruning_fns(idx, model, k), qs, repeat) * 1e3 / len(qs)
+            print(f"{name:9} {model:4} {k:5d} {tt[0]:9.3f} {tt[1]:9.3f} {tt[2]:9.3f} "
+                  f"{tt[0] / tt[1]:8.2f}x {tt[2] / tt[1]:8.2f}x "
+                  f"{100 * (1 - scored / max(multi, 1)):8.1f}% {'yes' if same else 'NO':>9}")
+            PRUNED.append((name, model, k, tt[0] / tt[1], tt[2] / tt[1]))
+
+
+def pruning_classic(args):
+    """:func:`pruning` on the classic collections (``--pruning-collections``), their topics at
+    natural length, then on a synthetic Zipf collection if ``--synthetic-docs`` is given."""
+    from tiebreak.index import build_index
+    from tiebreak.index.readers import read_topics
+    from tiebreak.index.testcollections import COLLECTIONS
+
+    print(f"{'collection':9} {'model':4} {'k':>5} {'exh ms/q':>9} {'bnd ms/q':>9} "
+          f"{'2st ms/q':>9} {'exh/bnd':>9} {'2st/bnd':>9} {'skipped':>9} {'identical':>9}")
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "irds"
+        shutil.copytree(SHARED / "ir_datasets_home", home)
+        os.environ["IR_DATASETS_HOME"] = str(home)
+        for name in args.pruning_collections.split(","):
+            c = COLLECTIONS[name]
+            with warnings.catch_warnings():  # LISA's documented faults (CollectionQuirkWarning)
+                warnings.simplefilter("ignore")
+                idx = build_index(c.docs_source(SHARED), Path(tmp) / name, fields=c.fields,
+                                  progress=False)
+                qs = [idx.analyzer.analyze(t) for _, t in read_topics(c.topics_source(SHARED))]
+            qs = [q for q in qs if len({t for t in q if idx.term_id(t) >= 0}) >= 2]
+            pruning(idx, name, qs, args.repeat)
+        if args.synthetic_docs:
+            sidx, sq = synthetic_collection(args.synthetic_docs, args.synthetic_len,
+                                            args.synthetic_queries, 0, Path(tmp))
+            pruning(sidx, f"zipf{args.synthetic_docs // 1000}k", sq, args.repeat)
+    print("\nspeed-up of the rank-safe pruned run over exhaustive (exh/bnd) and over the "
+          "two-stage rerank (2st/bnd), geometric mean over the collections above:")
+    for model in ("sdm", "fdm", "lkp"):
+        for k in (10, 1000):
+            r = [(e, t) for _, m, kk, e, t in PRUNED if m == model and kk == k]
+            if r:
+                g = np.exp(np.mean(np.log(np.array(r)), axis=0))
+                print(f"  {model:4} k={k:5d}: x{g[0]:.2f} over exhaustive, x{g[1]:.2f} over "
+                      "two-stage")
+
+
+PRUNED: list[tuple[str, str, int, float, float]] = []
 
 
 def main(argv=None):
@@ -422,10 +490,17 @@ def main(argv=None):
     ap.add_argument("--synthetic-len", type=int, default=40)
     ap.add_argument("--synthetic-queries", type=int, default=200)
     ap.add_argument("--pruning", action="store_true",
-                    help="only the pruned-SDM comparison (bounds against exhaustive)")
+                    help="only the pruned proximity comparison (SDM, FDM, Lkp: bounds against "
+                         "exhaustive and two-stage) on the classic collections")
+    ap.add_argument("--pruning-collections",
+                    default="adi,cacm,cisi,cranfield,lisa,medline,npl,time",
+                    help="comma list of classic collections for --pruning")
     ap.add_argument("--skip-models", action="store_true",
                     help="skip the per-document model costs (Table 4.8) and start-up")
     args = ap.parse_args(argv)
+    if args.pruning:
+        pruning_classic(args)
+        return
 
     from tiebreak.retrieval import dependency as dep
 
@@ -450,15 +525,6 @@ def main(argv=None):
         print(f"\nshort queries: {len(short)}, {lens.mean():.2f} terms on average, "
               f"{scored.mean():.0f} documents scored per query on average")  # fmt: skip
 
-        if args.pruning:
-            pruning(idx, {"short": short, "full": [q for q in full if len(q) >= 2]},
-                    args.repeat)
-            if args.synthetic_docs:
-                with tempfile.TemporaryDirectory() as tmp2:
-                    sidx, sq = synthetic_collection(args.synthetic_docs, args.synthetic_len,
-                                                    args.synthetic_queries, 0, Path(tmp2))
-                    pruning(sidx, {"zipf": sq}, args.repeat)
-            return
         if not args.skip_models:
             from tiebreak.retrieval.cost import model_fn
             from tiebreak.retrieval.registry import MODELS as REGISTRY

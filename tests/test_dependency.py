@@ -281,6 +281,8 @@ def test_pure_python_kernel_agrees(two_docs):
         pytest.skip("numba absent")
     idx, q = two_docs
     fast = [dep.lkp(idx, q, 10), dep.fdm(idx, q, 10)]
+    # the pruned traversal (tiebreak.retrieval.dependency.pruned), uncompiled too
+    fast += [f(idx, q, 1, algorithm="bounds") for f in (dep.lkp, dep.fdm, dep.sdm)]
     code = (
         "import json, sys\n"
         "from tiebreak.index import open_index\n"
@@ -289,6 +291,7 @@ def test_pure_python_kernel_agrees(two_docs):
         "assert not hasattr(dep.mrf._mrf_query, 'signatures'), 'compiled'\n"
         "idx = open_index(sys.argv[1]); q = sys.argv[2:]\n"
         "out = [dep.lkp(idx, q, 10), dep.fdm(idx, q, 10)]\n"
+        "out += [f(idx, q, 1, algorithm='bounds') for f in (dep.lkp, dep.fdm, dep.sdm)]\n"
         "print(json.dumps([[a.tolist(), [float(x) for x in b]] for a, b in out]))\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")

@@ -1,16 +1,28 @@
-"""Rank-safe pruning of SDM by upper bounds of its window potentials
-(:mod:`tiebreak.retrieval.proxprune`): the per-document counts against the reference window
-counters, the term-pair statistics against SDM's own pass 1, and the pruned rankings against
-exhaustive SDM on the classic collections (same documents and order)."""
+"""Rank-safe pruning of the dependency models by upper bounds of their proximity part
+(:mod:`tiebreak.retrieval.dependency.pruned`, :mod:`tiebreak.retrieval.proxprune`): the
+per-document counts against the reference window counters, the term-pair statistics against
+SDM's own pass 1, the bounds against the exact scores of every candidate, and the pruned top k
+of SDM, FDM, Lkp, Lkpf and L2p against exhaustive scoring (same documents, the same score bits,
+trec_eval's tie order) on random and hypothesis-generated indexes and the classic
+collections."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hst
 
 from tiebreak.index.build import build_index_from_tokens
+from tiebreak.retrieval import dependency as dep
 from tiebreak.retrieval import registry
-from tiebreak.retrieval.dependency import build_pair_statistics, sdm, sdm_bounds, window_counts
+from tiebreak.retrieval.dependency import (
+    build_pair_statistics,
+    build_subquery_statistics,
+    proximity_bounds,
+    sdm_bounds,
+    window_counts,
+)
 from tiebreak.retrieval.dependency.plan import _arrays
 from tiebreak.retrieval.proximity import count_ordered, count_unordered
 from tiebreak.retrieval.proxprune import pair_counts_in, pair_statistics
@@ -55,9 +67,71 @@ def test_pair_statistics_and_rankings_on_random_collections(tmp_path, seed):
         assert [ps[p][0] for p in zip(tids, tids[1:])] == list(wc[len(q):len(q) + no])
         assert [ps[p][1] for p in zip(tids, tids[1:])] == list(wc[len(q) + no:])
         for k in (1, 3, 10, 100):
-            a, b = sdm(idx, q, k), sdm_bounds(idx, q, k)
-            assert np.array_equal(a[0], b[0]), (q, k)
-            np.testing.assert_allclose(b[1], a[1], rtol=1e-13, atol=0)
+            _same(idx, q, k, "sdm")
+
+
+MODELS = ("sdm", "fdm", "lkp", "lkpf", "l2p")
+
+
+def _same(idx, q, k, model, **params):
+    """The pruned top k of ``model`` is the exhaustive one: docids, score bits, order."""
+    fn = getattr(dep, model)
+    a = fn(idx, q, k, **params)
+    b = fn(idx, q, k, algorithm="bounds", **params)
+    assert np.array_equal(a[0], b[0]), (model, q, k)
+    assert np.array_equal(a[1], b[1]), (model, q, k)    # bit for bit, not to a tolerance
+    return a
+
+
+def _bounds_hold(idx, q, model, **params):
+    d, lb, ub, ex = proximity_bounds(model, idx, q, **params)
+    assert np.all(lb <= ex) and np.all(ub >= ex), (model, q)
+    # every candidate is there, with the exhaustive score (k = all documents)
+    a = getattr(dep, model)(idx, q, idx.num_docs, **params)
+    assert sorted(a[0].tolist()) == sorted(d.tolist())
+    order = np.argsort(d)
+    assert np.array_equal(np.sort(a[0]), d[order])
+    assert np.array_equal(a[1][np.argsort(a[0])], ex[order])
+    return ub - lb, ex - lb
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_all_models_and_bounds_on_random_collections(tmp_path, seed):
+    idx, terms = _random_index(tmp_path / f"r{seed}", seed, vocab=7)
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(6):
+        q = [terms[i] for i in rng.choice(len(terms), int(rng.integers(1, 6)), replace=False)]
+        for model in MODELS:
+            for k in (1, 3, 10, 100):
+                _same(idx, q, k, model)
+            _bounds_hold(idx, q, model)
+    # a parameter set off the defaults (k1 = 0: every Eq. 4.2 term is 1 + k1 or 0)
+    q = terms[:4]
+    _same(idx, q, 5, "lkp", lam=1.0, k1=0.0, b=1.0)
+    _same(idx, q, 5, "fdm", weights=(0.2, 0.3, 0.5), mu=7.0, method="lps_if_all")
+    _same(idx, q, 5, "sdm", window=2, mu=3.0, method="eps_cdf_all")
+    _bounds_hold(idx, q, "lkpf", lam=0.9, k1=2.0)
+
+
+_DOCS = hst.lists(hst.lists(hst.integers(0, 4), min_size=1, max_size=14), min_size=1,
+                  max_size=12)
+
+
+@given(docs=_DOCS, q=hst.lists(hst.integers(0, 5), min_size=1, max_size=5),
+       k=hst.integers(1, 6), model=hst.sampled_from(MODELS))
+def test_identical_to_exhaustive_on_tiny_indexes(tmp_path_factory, docs, q, k, model):
+    from tiebreak.index import Analyzer
+
+    terms = [f"t{i}" for i in range(5)]
+    toks = np.array([t for doc in docs for t in doc])
+    ptr = np.concatenate([[0], np.cumsum([len(doc) for doc in docs])])
+    idx = build_index_from_tokens(tmp_path_factory.mktemp("h"), [f"d{i:02d}" for i in
+                                                                 range(len(docs))],
+                                  toks, ptr, terms, Analyzer("none", "none"))
+    query = [f"t{i}" for i in q]           # t5 is outside the vocabulary; repeats allowed
+    _same(idx, query, k, model)
+    gap, true_gap = _bounds_hold(idx, query, model)
+    assert np.all(gap >= true_gap)
 
 
 def test_three_documents_by_hand_and_the_skip(tmp_path):
@@ -83,7 +157,7 @@ def test_three_documents_by_hand_and_the_skip(tmp_path):
     # so d2's positions are never read
     st = {}
     sdm_bounds(idx, ["x", "c"], 1, mu=5.0, stats=st)
-    assert st == {"candidates": 3, "scored": 1}
+    assert st == {"candidates": 3, "multi": 2, "scored": 1}
     with pytest.raises(ValueError, match="algorithm"):
         registry.run(idx, ["a"], 1, "sdm", algorithm="maxscore")
 
@@ -100,13 +174,32 @@ def test_identical_to_exhaustive_on_the_classic_collections(shared_data, tmp_pat
                       progress=False)
     qs = [idx.analyzer.analyze(t) for _, t in read_topics(c.topics_source(shared_data))]
     build_pair_statistics(idx, qs)
-    read = cand = 0
+    build_subquery_statistics(idx, qs)
+    read = {m: 0 for m in MODELS}
+    multi = dict(read)
     for q in qs:
-        for k in (10, 1000):
-            st = {}
-            a, b = sdm(idx, q, k), sdm_bounds(idx, q, k, stats=st)
-            assert np.array_equal(a[0], b[0]), (name, q, k)
-            np.testing.assert_allclose(b[1], a[1], rtol=1e-12, atol=0)
-            read += st.get("scored", 0)
-            cand += st.get("candidates", 0)
-    assert read < cand          # positions were skipped
+        for model in MODELS:
+            for k in (10, 1000):
+                st = {}
+                a = getattr(dep, model)(idx, q, k)
+                b = _pruned(model, idx, q, k, st)
+                assert np.array_equal(a[0], b[0]), (name, model, q, k)
+                assert np.array_equal(a[1], b[1]), (name, model, q, k)
+                read[model] += st.get("scored", 0)
+                multi[model] += st.get("multi", 0)
+    for model in ("sdm", "fdm"):
+        assert read[model] < multi[model], model     # positions were skipped at k = 10
+
+
+def _pruned(model, idx, q, k, st):
+    """``model(..., algorithm="bounds")`` with the default parameters, reporting ``st``."""
+    from tiebreak.retrieval.dependency.lkp_family import lkp_bounds
+    from tiebreak.retrieval.dependency.mrf import mrf_bounds
+
+    if model in ("sdm", "fdm"):
+        full = model == "fdm"
+        return mrf_bounds(idx, q, k, full, dep.FDM_WEIGHTS if full else dep.SDM_WEIGHTS,
+                          dep.MU, None if full else dep.SDM_WINDOW, "auto",
+                          dep.MAX_PROX_TERMS if full else None, stats=st)
+    return lkp_bounds(idx, q, k, model, dep.LAMBDA, dep.K1, dep.B, "auto",
+                      None if model == "l2p" else dep.MAX_PROX_TERMS, stats=st)

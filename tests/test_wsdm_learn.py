@@ -79,7 +79,7 @@ def test_save_and_load(tmp_path):
     assert load_weights(p) == {"uni": (0.1, 0.2, 0.3), "bi": (0.4, 0.5, 0.6), "mu": 2500.0}
     assert load_weights(p, 1)["uni"] == (6.0, 5.0, 4.0)
     (tmp_path / "bad.json").write_text("{}")
-    with pytest.raises(ValueError, match="bad.json: not a WSDM weights file"):
+    with pytest.raises(ValueError, match="bad.json: not a WSDM or WFDM weights file"):
         load_weights(tmp_path / "bad.json")
 
 

@@ -5,6 +5,7 @@ index of a topic set)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -92,6 +93,9 @@ def index_cmd(source, output, verify, stemmer, stopwords, fields, quiet, shards=
                                f"{time.perf_counter() - t0:.1f} s)", err=True)
                 return
             idx = open_index(source, verify="eager")
+            from ..retrieval.intervals import index_thresholds
+
+            index_thresholds(idx)           # the optional interval_thresholds entry
         except IndexFormatError as e:
             fail(str(e))
         if not quiet:
@@ -147,6 +151,9 @@ def _calibrate(path, quiet: bool) -> None:
     from ..retrieval.interval_calibration import calibrate, store_thresholds
     from .common import _fail as fail
 
+    if not os.path.isdir(path):     # a collection given without -o
+        fail(f"{path}: not an index directory; to index it and calibrate the index, add "
+             "-o INDEX_DIR")
     if is_sharded(path):
         fail(f"{path}: a sharded index; calibrate is per single index (a sharded index uses "
              "the thesis's thresholds)")
@@ -154,6 +161,9 @@ def _calibrate(path, quiet: bool) -> None:
         from ..index.store import open_index
 
         open_index(path)                         # a clear error before measuring
+        if not os.access(path, os.W_OK):         # ... and before a minute of measuring
+            fail(f"{path}: the directory is not writable; the measured thresholds are stored "
+                 "in its manifest.json")
         cal = calibrate()
         store_thresholds(path, cal.thresholds)
     except (IndexFormatError, RuntimeError) as e:

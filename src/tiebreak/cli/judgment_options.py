@@ -199,3 +199,22 @@ def _models(text: str) -> list[str]:
     if bad or not out:
         raise click.BadParameter(f"choose from {', '.join(MODELS)}", param_hint="--models")
     return out
+
+
+def _text_index(path):
+    """Open the single index ``path`` whose documents' text the content / hybrid predictors
+    read. Raises ValueError (IndexFormatError) for a sharded index or a directory that is not
+    an index, naming ``path``."""
+    from ..index import open_index
+    from ..index.shards import is_sharded
+
+    if is_sharded(path):
+        raise ValueError(f"{path}: a sharded index; the content features need a single index "
+                         "(index the collection without --shards)")
+    return open_index(path)
+
+
+def _warn_text(note: str | None) -> None:
+    """Print the documents the index misses (:attr:`DocumentText.note`) as a warning."""
+    if note:
+        click.echo(f"tiebreak: warning: {note}", err=True)

@@ -252,6 +252,10 @@ def estimate_cmd(qrels, metric, depth, dprime, models, loss, theta, estimator, c
                        "ranking", err=True)
     est_name = estimator or (f"L_{loss}|dropout={dropout:g}" if dropout else f"L_{loss}")
     blist = [b.strip() for b in baselines.split(",") if b.strip()]
+    from ..judgments.adjust import TEXT_ADJUSTMENTS
+
+    if index_path is not None and not set(TEXT_ADJUSTMENTS) & set(blist):
+        _fail("--index is read by --baselines content / hybrid only; add one or drop --index")
     if (blist or dropout) and family != "RBP":
         _fail("--baselines and --dropout estimate RBP; drop them for AP@k / nDCG@k")
     if dropout and (gains_path or gains_from):
@@ -354,10 +358,11 @@ def _add_baselines(E, L, q, names, dprime, p, depth, blist, index_path, clip) ->
         if index_path is None:
             raise ValueError("--baselines content / hybrid read the documents' text: give "
                              "--index")
-        from ..index import open_index
         from ..judgments.predict import document_text
+        from .judgment_options import _text_index, _warn_text
 
-        text = document_text(open_index(index_path), L.docnos)
+        text = document_text(_text_index(index_path), L.docnos)
+        _warn_text(text.note)
     adj = adjusted_scores(L, q, names, dprime, E.get("LB"), E.get("UB"), p, depth, blist,
                           E.runs, text)
     S = np.stack([adj[b] for b in blist])

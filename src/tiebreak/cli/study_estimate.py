@@ -115,9 +115,9 @@ def study_estimate_cmd(qrels, dprimes, depth, metric, models, losses, thetas, co
         names = _contributing(contributing, run_lists(run_objs, q, order), q)
         index = None
         if index_path is not None:
-            from ..index import open_index
+            from .judgment_options import _text_index
 
-            index = open_index(index_path)
+            index = _text_index(index_path)
         st = ES.run_estimate_study(
             q, run_objs, _ints(dprimes, "--pool-depth"), depth, p, names, mlist, loss_list, th,
             order, leave_one_out, resolve_jobs(jobs), rate, seed, blist,

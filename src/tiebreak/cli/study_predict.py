@@ -9,7 +9,15 @@ import sys
 import click
 
 from .common import _fail
-from .judgment_options import CONTRIB_HELP, _contributing, _fmt_table, _load, _split
+from .judgment_options import (
+    CONTRIB_HELP,
+    _contributing,
+    _fmt_table,
+    _load,
+    _split,
+    _text_index,
+    _warn_text,
+)
 
 
 @click.command("predict")
@@ -54,6 +62,11 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
     from ..studies.predict import predict_summary, run_predict_study
 
     plist = _split([predictors])
+    if not plist:
+        _fail("--predictors: give at least one of rank, content, hybrid")
+    if index_path is not None and plist == ["rank"] * len(plist):
+        _fail("--index is read by the content and hybrid predictors only; add one or drop "
+              "--index")
     if not 0 < persistence < 1:
         _fail(f"--p {persistence}: the persistence must be in (0, 1)")
     q, run_objs = _load(qrels, runs, topics)
@@ -62,14 +75,20 @@ def predict_cmd(index_path, predictors, dprime, unlisted_nonrelevant, folds, see
         L = run_lists(run_objs, q)
         names = _contributing(contributing, L, q) or list(L.names)
         if index_path is not None:
-            from ..index import open_index
-
-            index = open_index(index_path)
+            index = _text_index(index_path)
         df = run_predict_study(q, run_objs, index, dprime, names, plist, folds, seed,
                                persistence, unlisted_nonrelevant=unlisted_nonrelevant)
     except ValueError as e:   # IndexFormatError is a ValueError
         _fail(str(e))
+    _warn_text(df.attrs.get("text_note"))
     summary = predict_summary(df)
+    if summary.empty:
+        hint = "" if dprime is None else " or deepen --pool-depth"
+        hint += ("" if unlisted_nonrelevant else "; qrels that list only relevant documents "
+                "need --unlisted-nonrelevant")
+        _fail(f"no topic has {folds} relevant and {folds} non-relevant judged documents the "
+              f"contributing runs retrieve (needed for {folds}-fold cross-validation): lower "
+              f"--folds{hint}")
     if fmt == "tsv":
         sys.stdout.write(df.to_csv(sep="\t", index=False))
     elif fmt == "json":

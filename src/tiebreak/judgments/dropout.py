@@ -39,12 +39,16 @@ def estimate_with_dropout(L: RunLists, shallow: Qrels, contributing: list[str],
     Raises
     ------
     ValueError
-        ``dropout`` outside [0, 1), ``resamples`` < 1, and whatever ``estimate_scores`` raises.
+        ``dropout`` outside [0, 1), ``resamples`` < 1, ``dropout`` > 0 with fewer than 2
+        contributing runs (nothing could be dropped), and whatever ``estimate_scores`` raises.
     """
     if not 0 <= dropout < 1:
         raise ValueError(f"dropout must be in [0, 1), got {dropout}")
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
+    if dropout and len(contributing) < 2:
+        raise ValueError(f"dropout {dropout:g} leaves out some of the contributing runs and "
+                         f"keeps at least one: it needs 2 or more, got {len(contributing)}")
     E = estimate_scores(L, shallow, contributing, dprime, **kw)
     losses = tuple(kw.get("losses", ("b",)))
     if not dropout or not losses:

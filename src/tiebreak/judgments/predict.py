@@ -93,10 +93,14 @@ class DocumentText:
         index does not hold (or whose terms all occur in every document).
     found : ndarray bool, shape (n_docnos,)
         Whether the index holds the document.
+    note : str or None
+        When the index misses some of the documents: how many, and the first (a sentence
+        for the user; the commands print it as a warning), else None.
     """
 
     matrix: object
     found: np.ndarray
+    note: str | None = None
 
 
 def document_text(index, docnos) -> DocumentText:
@@ -138,7 +142,12 @@ def document_text(index, docnos) -> DocumentText:
     norm = np.sqrt(np.bincount(np.repeat(np.arange(len(q)), lens), w * w, minlength=len(q)))
     w = w / np.repeat(np.where(norm > 0, norm, 1.0), lens)
     M = sparse.csr_matrix((w, cols, indptr), shape=(len(q), index.vocab_size))
-    return DocumentText(M, found)
+    note = None
+    if not found.all():
+        note = (f"{int((~found).sum())} of the {len(q)} documents of the runs and qrels are not "
+                f"in the index {getattr(index, 'path', '')} (first: {q[~found][0]!r}); their "
+                "text features are empty")
+    return DocumentText(M, found, note)
 
 
 # ---------------------------------------------------------------------------- predictors

@@ -267,12 +267,26 @@ def _read(path: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``--header``: write :data:`HEADER`; ``--check``: exit 1 when it differs from the
-    generated text."""
+    generated text. Exit 2 with a message (no traceback) outside a source checkout (no
+    ``_ext_eval.c`` beside the header: an installed package) or when the header cannot be
+    written."""
     args = sys.argv[1:] if argv is None else argv
     text = header()
+    # an installed package has no C sources: the header lives in a source checkout only
+    if args in (["--header"], ["--check"]) and not os.path.exists(
+            os.path.join(os.path.dirname(HEADER), "_ext_eval.c")):
+        print(f"python -m tiebreak.measures.twins {args[0]}: {os.path.dirname(HEADER)} holds "
+              "no C sources (an installed package?); run it in a source checkout",
+              file=sys.stderr)
+        return 2
     if args == ["--header"]:
-        with open(HEADER, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        try:
+            with open(HEADER, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        except OSError as e:
+            print(f"python -m tiebreak.measures.twins --header: {HEADER}: {e.strerror or e}",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {HEADER}")
         return 0
     if args == ["--check"]:

@@ -733,9 +733,18 @@ class IntervalThresholds:
 
     @classmethod
     def from_json(cls, obj) -> IntervalThresholds:
-        """Inverse of :meth:`to_json`. Raises ValueError naming the bad field."""
+        """Inverse of :meth:`to_json`. Raises ValueError naming the bad field: a missing
+        ``alpha_single`` / ``alpha_all`` / ``k_all`` (null means never), an unknown field, a
+        value of the wrong type or range (NaN included), a ``source`` other than ``"thesis"``
+        / ``"measured"``."""
         if not isinstance(obj, dict):
             raise ValueError(f"{MANIFEST_KEY}: expected an object, got {obj!r}")
+        missing = [f for f in ("alpha_single", "alpha_all", "k_all") if f not in obj]
+        if missing:     # null is "never"; an absent field is a damaged entry, not "never"
+            raise ValueError(f"{MANIFEST_KEY}: missing field {missing[0]!r} (null for never)")
+        extra = sorted(set(obj) - {"alpha_single", "alpha_all", "k_all", "source", "details"})
+        if extra:
+            raise ValueError(f"{MANIFEST_KEY}: unknown field {extra[0]!r}")
         for f in ("alpha_single", "alpha_all"):
             v = obj.get(f)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
@@ -746,8 +755,9 @@ class IntervalThresholds:
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 2):
             raise ValueError(f"{MANIFEST_KEY}.k_all: expected null or an integer >= 2, got {v!r}")
         src = obj.get("source", "measured")
-        if not isinstance(src, str):
-            raise ValueError(f"{MANIFEST_KEY}.source: expected a string, got {src!r}")
+        if src not in ("thesis", "measured"):
+            raise ValueError(f"{MANIFEST_KEY}.source: expected 'thesis' or 'measured', got "
+                             f"{src!r}")
         det = obj.get("details")
         if det is not None and not isinstance(det, dict):
             raise ValueError(f"{MANIFEST_KEY}.details: expected an object, got {det!r}")
@@ -767,9 +777,9 @@ def index_thresholds(index) -> IntervalThresholds:
     without a ``manifest`` falls back to the thesis's constants. Raises
     :class:`~tiebreak.index.manifest.IndexFormatError` for a malformed entry."""
     m = getattr(index, "manifest", None)
-    entry = m.get(MANIFEST_KEY) if isinstance(m, dict) else None
-    if entry is None:
+    if not isinstance(m, dict) or MANIFEST_KEY not in m:
         return THESIS_THRESHOLDS
+    entry = m[MANIFEST_KEY]            # present but null: malformed, as any other non-object
     cache = getattr(index, "_cache", None)
     if isinstance(cache, dict) and "interval_thresholds" in cache:
         return cache["interval_thresholds"]

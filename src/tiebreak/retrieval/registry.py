@@ -262,6 +262,10 @@ register(Model(
     "tiebreak.retrieval.models:dfr_bm25", "G. Amati, PhD thesis, University of Glasgow, 2003 "
     "(the DFR derivation of BM25)", traversal=True))
 
+#: the dependency models' traversal (tiebreak.retrieval.dependency.pruned)
+_ALGO_BOUNDS = Param("algorithm", "exhaustive", one_of("exhaustive", "bounds"),
+                     "bounds: rank-safe pruning by per-document upper bounds of the proximity "
+                     "part (same top k, bit for bit)")
 def _window_cf_rule(name, v):
     if v is not None:
         from .dependency.mrf import constant_window_cf
@@ -280,16 +284,14 @@ register(Model(
      Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
      Param("max_prox_terms", None, optional_integer(2), "window features over at most this "
            "many highest-IDF terms (default all, <= 62)"),
-     Param("algorithm", "exhaustive", one_of("exhaustive", "bounds"), "bounds: rank-safe "
-           "pruning by upper bounds of the window potentials (term-pair statistics)"),
-     _WINDOW_CF),
+     _ALGO_BOUNDS, _WINDOW_CF),
     "tiebreak.retrieval.dependency:sdm", _MRF))
 register(Model(
     "fdm", "full dependence model, Indri semantics", "dependency", ("stats", "positions"),
     (Param("weights", (0.8, 0.1, 0.1), weights3, "lambda_t, lambda_ow, lambda_uw"), _MU,
      Param("method", "auto", one_of("auto", "lps_if_all", "eps_cdf_all"), "interval finder"),
      Param("max_prox_terms", 12, integer(2), "window features over at most this many "
-           "highest-IDF terms (<= 20)"), _WINDOW_CF),
+           "highest-IDF terms (<= 20)"), _ALGO_BOUNDS, _WINDOW_CF),
     "tiebreak.retrieval.dependency:fdm", _MRF))
 register(Model(
     "wsdm", "weighted SDM: each unigram / adjacent pair weighted by its concept's features "
@@ -349,7 +351,7 @@ for _n, _s in (("lkp", "local k-term proximity, all subqueries (Eq. 4.1-4.3)"),
                "interval finder"),
          Param("max_prox_terms", 12 if _n != "l2p" else None,
                integer(2) if _n != "l2p" else optional_integer(2),
-               "subqueries over at most this many highest-IDF terms")),
+               "subqueries over at most this many highest-IDF terms"), _ALGO_BOUNDS),
         f"tiebreak.retrieval.dependency:{_n}", _LU))
 
 _BCTP = ("S. Buettcher, C. L. A. Clarke and B. Lushman, \"Term proximity scoring for ad-hoc "

@@ -170,7 +170,8 @@ def wfdm(index, query_terms, k: int = 1000, uni=None, bi=None, mu: float = MU,
     pcf, pdf = concept_phrases(index, tids[:npx])
     lnc = np.log(np.maximum(pcf, 1).astype(np.float64))   # ln of a count 0 -> feature 0
     lnd = np.log(np.maximum(pdf, 1).astype(np.float64))
-    lam = v[0] + v[1] * lnc + v[2] * lnd
+    with np.errstate(over="ignore", invalid="ignore"):   # huge weights: the search's
+        lam = v[0] + v[1] * lnc + v[2] * lnd              # non-finite-score error names them
     _, _, phrases, pop = _structure(npx, "fdm", nq)
     keep = pop >= 2
     if segment is not None:

@@ -208,6 +208,8 @@ def run_estimate_study(qrels: Qrels, runs, dprimes=(10, 20, 30, 50), depth: int 
         from ..judgments.predict import document_text
 
         text = document_text(index, L.docnos)
+        if text.note:
+            say(f"warning: {text.note}")
     adjust = tuple(b for b in baselines if b in ADJUSTMENTS)
     drop = {_BASE_NAME[b] for b in _BASE_NAME if b not in baselines}
     rate = two_strata if "infrbp" in baselines else 0.0

@@ -49,18 +49,21 @@ def run_predict_study(qrels: Qrels, runs, index=None, dprime: int | None = None,
     folds for every predictor: one ``seed``).
 
     Returns a DataFrame, one row per predictor and topic: predictor, qid, judged, relevant,
-    accuracy, auc.
+    accuracy, auc; ``attrs["text_note"]``: :attr:`~tiebreak.judgments.predict.DocumentText.note`
+    (documents the index misses) or None.
 
     Raises
     ------
     ValueError
-        Unknown predictor or run names, content / hybrid without ``index``, an index holding
-        none of the runs' documents, fewer than 2 folds.
+        No predictor, unknown predictor or run names, content / hybrid without ``index``, an
+        index holding none of the runs' documents, fewer than 2 folds.
     """
     import pandas as pd
 
     from ..judgments.pool import contributing_runs, run_lists
 
+    if not len(predictors):
+        raise ValueError(f"no predictor given; choose from {', '.join(PREDICTORS)}")
     bad = [x for x in predictors if x not in PREDICTORS]
     if bad:
         raise ValueError(f"unknown predictor {bad[0]!r}; choose from {', '.join(PREDICTORS)}")
@@ -78,7 +81,9 @@ def run_predict_study(qrels: Qrels, runs, index=None, dprime: int | None = None,
         for r in cross_validate(L, J, contributing, x, text, folds, p, lam, seed):
             rows.append({"predictor": x, **{k: r[k] for k in
                                             ("qid", "judged", "relevant", "accuracy", "auc")}})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    df.attrs["text_note"] = None if text is None else text.note
+    return df
 
 
 def predict_summary(df):

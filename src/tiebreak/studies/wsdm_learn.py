@@ -36,6 +36,7 @@ linear in its weights in the same way and is learned by the same code (``model="
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
@@ -192,19 +193,76 @@ def save_weights(path, learned: dict) -> None:
         fh.write("\n")
 
 
-def load_weights(path, which: str | int = "all") -> dict:
+def load_weights(path, which: str | int = "all", model: str | None = None) -> dict:
     """The parameters of the model (``wsdm`` / ``wfdm``, the file's ``"model"``) saved by
     :func:`save_weights`: ``{"uni": (3,), "bi": (3,), "mu"}`` of the weights learned on all
-    topics (``which="all"``) or of fold ``which``.
-    Raises ValueError for a file that is not such a JSON document (naming the file)."""
+    topics (``which="all"``) or of fold ``which`` (0-based). ``model``: when given, the file
+    must hold that model's weights.
+
+    Raises
+    ------
+    ValueError
+        Naming the file (and the field): an unreadable file, not JSON (with its line), not
+        such a document (``model`` not wsdm / wfdm, or not ``model``; ``mu`` not a finite
+        number > 0; ``uni`` / ``bi`` not 3 finite numbers), or no fold ``which``.
+    """
+    label = model.upper() if model else "WSDM or WFDM"
+
+    def bad(msg):
+        return ValueError(f"{path}: not a {label} weights file ({msg})")
+
     try:
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-        entry = doc["all"] if which == "all" else doc["folds"][int(which)]
-        return {"uni": tuple(float(x) for x in entry["uni"]),
-                "bi": tuple(float(x) for x in entry["bi"]), "mu": float(doc["mu"])}
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
-        raise ValueError(f"{path}: not a WSDM weights file ({e})") from None
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise bad(f"line {e.lineno} column {e.colno}: {e.msg}") from None
+    except ValueError as e:                         # not UTF-8
+        raise bad(str(e)) from None
+    if not isinstance(doc, dict):
+        raise bad(f"expected a JSON object, got {type(doc).__name__}")
+    got = doc.get("model")
+    if not isinstance(got, str) or got not in LEARNED:
+        raise bad(f"model: expected one of {', '.join(LEARNED)}, got {got!r}")
+    if model is not None and got != model:
+        raise ValueError(f"{path}: the weights of {got}, not of {model}")
+
+    def num(x):
+        if isinstance(x, bool) or not isinstance(x, int | float):
+            return None
+        try:
+            v = float(x)
+        except OverflowError:
+            return None
+        return v if math.isfinite(v) else None
+
+    mu = num(doc.get("mu"))
+    if mu is None or mu <= 0:
+        raise bad(f"mu: expected a finite number > 0, got {doc.get('mu')!r}")
+    if which == "all":
+        where, entry = "all", doc.get("all")
+    else:
+        folds = doc.get("folds")
+        try:
+            f = int(which)
+        except (TypeError, ValueError):
+            raise ValueError(f"fold {which!r}: expected 'all' or a fold number") from None
+        if not isinstance(folds, list) or not 0 <= f < len(folds):
+            n = len(folds) if isinstance(folds, list) else 0
+            raise bad(f"no fold {which} (folds: {n})")
+        where, entry = f"folds[{f}]", folds[f]
+    if not isinstance(entry, dict):
+        raise bad(f"{where}: expected an object, got {entry!r}")
+    out = {}
+    for key in ("uni", "bi"):
+        v = entry.get(key)
+        w = [num(x) for x in v] if isinstance(v, list) else []
+        if len(w) != 3 or None in w:
+            raise bad(f"{where}.{key}: expected 3 finite numbers, got {v!r}")
+        out[key] = tuple(w)
+    out["mu"] = mu
+    return out
 
 
 #: the study models the learned rows are compared with

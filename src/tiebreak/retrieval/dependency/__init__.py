@@ -44,8 +44,14 @@ Parts (a package: numba's on-disk cache keys each kernel by the file that define
   (interval selection, the proximity features of a document, the per-query scorer, top-k
   selection) and the per-posting tables (BM25 saturation, Dirichlet and document-length parts);
 * :mod:`~tiebreak.retrieval.dependency.lkp_family` -- Lkp, Lkpf, L2p;
-* :mod:`~tiebreak.retrieval.dependency.mrf` -- SDM, FDM, SDM by upper bounds, the term-pair
-  statistics and the window counts of sharded scoring;
+* :mod:`~tiebreak.retrieval.dependency.mrf` -- SDM, FDM, the term-pair statistics and the
+  window counts of sharded scoring;
+* :mod:`~tiebreak.retrieval.dependency.pruned` -- rank-safe dynamic pruning of all five models
+  (``algorithm="bounds"``): the one traversal kernel and its per-document upper bounds of the
+  proximity part from the postings (the exhaustive top k bit for bit); its drivers are
+  ``mrf.mrf_bounds`` and ``lkp_family.lkp_bounds``;
+* :mod:`~tiebreak.retrieval.dependency.bounds` -- every candidate's bounds for tests
+  (:func:`proximity_bounds`) and the two-stage SDM / FDM baseline (:func:`mrf_rerank`);
 * :mod:`~tiebreak.retrieval.dependency.rerank` -- the two-stage kernels of
   :mod:`tiebreak.retrieval.rerank`.
 """
@@ -53,9 +59,11 @@ Parts (a package: numba's on-disk cache keys each kernel by the file that define
 from __future__ import annotations
 
 from . import plan
+from .bounds import mrf_rerank, proximity_bounds
 from .lkp_family import l2p, lkp, lkpf
 from .mrf import (
     build_pair_statistics,
+    build_subquery_statistics,
     fdm,
     query_pairs,
     score_with_windows,
@@ -73,6 +81,9 @@ __all__ = [
     "sdm",
     "sdm_bounds",
     "build_pair_statistics",
+    "build_subquery_statistics",
+    "proximity_bounds",
+    "mrf_rerank",
     "query_pairs",
     "fdm",
     "lkp",

@@ -41,6 +41,36 @@ def _select_topk(sc, docs, rank, k):
 
 
 @jit
+def _heap_push(heap, n, cap, v):
+    """Keep the ``cap`` largest values in the min-heap ``heap[:n]`` (n <= cap) after adding
+    ``v``."""
+    if n < cap:
+        i = n
+        heap[i] = v
+        while i > 0:
+            par = (i - 1) >> 1
+            if heap[par] <= heap[i]:
+                break
+            heap[par], heap[i] = heap[i], heap[par]
+            i = par
+        return
+    if v <= heap[0]:
+        return
+    heap[0] = v
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= cap:
+            break
+        if c + 1 < cap and heap[c + 1] < heap[c]:
+            c += 1
+        if heap[i] <= heap[c]:
+            break
+        heap[i], heap[c] = heap[c], heap[i]
+        i = c
+
+
+@jit
 def _grow(a, need):
     b = np.empty(max(2 * len(a), need), a.dtype)
     b[: len(a)] = a

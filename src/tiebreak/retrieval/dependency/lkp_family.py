@@ -35,8 +35,9 @@ from .plan import (
     _scratch,
     _structure,
 )
+from .pruned import _NOONE, _NOPOP, _bound_tables, _pruned_query, _report
 
-__all__ = ["lkp", "lkpf", "l2p"]
+__all__ = ["lkp", "lkpf", "l2p", "lkp_bounds"]
 
 
 @jit
@@ -136,7 +137,12 @@ def _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_te
     return tids, qtf, nq, _structure(nq, variant)
 
 
-def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms):
+def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms,
+                algorithm="exhaustive"):
+    if algorithm == "bounds":
+        return lkp_bounds(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     plan = _lkp_prepare(index, query_terms, k, variant, lam, k1, b, method, max_prox_terms)
     if plan is None:
         return _empty()
@@ -154,7 +160,8 @@ def _lkp_family(index, query_terms, k, variant, lam, k1, b, method, max_prox_ter
 
 
 def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS,
+        algorithm: str = "exhaustive"):  # fmt: skip
     """Lkp, Lu (2018) Eq. 4.3 with Eq. 4.1 / 4.2 (spec §5):
 
     ``score = (1 - lam) * sum_q f_{q,Q} BM25(q, D) + lam * (sum_{Q' in Q_0} phrase(Q', D)
@@ -175,25 +182,119 @@ def lkp(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, 
     ``"lps_if_all"`` or ``"eps_cdf_all"``; the scores do not depend on it.
     ``max_prox_terms`` (default 12, at most 20): the proximity parts use only the highest-IDF
     distinct terms, in query order; BM25 uses all (module docstring: a deliberate deviation).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the proximity part from the
+    term frequencies (:mod:`tiebreak.retrieval.dependency.pruned`): the same top k, bit for
+    bit (the bound is loose for Lkp: see the skip rates in ``benchmarks/bench_models.py``).
     Returns ``(docids int32 (k',), scores float64 (k',))``, k' = min(k, #candidates).
     """
-    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "lkp", lam, k1, b, method, max_prox_terms,
+                       algorithm)
 
 
 def lkpf(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-         method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS):  # fmt: skip
+         method: str = "auto", max_prox_terms: int | None = MAX_PROX_TERMS,
+         algorithm: str = "exhaustive"):  # fmt: skip
     """Lkpf (spec §5.6): :func:`lkp` with the optimal intervals of each subquery ``Q'`` limited
     to ``p_r - p_l + 1 <= 4 |Q'|`` (Indri's length convention) *before* the non-overlap
     selection (equivalent to Indri's ``#uwN`` counting). Phrases always fit. Same parameters,
     return value and errors as :func:`lkp`."""
-    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "lkpf", lam, k1, b, method, max_prox_terms,
+                       algorithm)
 
 
 def l2p(index, query_terms, k: int = 1000, lam: float = LAMBDA, k1: float = K1, b: float = B,
-        method: str = "auto", max_prox_terms: int | None = None):  # fmt: skip
+        method: str = "auto", max_prox_terms: int | None = None,
+        algorithm: str = "exhaustive"):  # fmt: skip
     """L2p (spec §5.6): :func:`lkp` restricted to the order-preserving bigram subqueries, read as
     the adjacent query pairs ``(q_i, q_{i+1})`` (as in SDM) for both the unordered part (no
     distance limit) and the phrase part. Same parameters, return value as :func:`lkp`, except
     ``max_prox_terms`` defaults to ``None`` = all distinct terms, capped at 62 (the pairs are
     then those of the highest-IDF terms, adjacent in query order)."""
-    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms)
+    return _lkp_family(index, query_terms, k, "l2p", lam, k1, b, method, max_prox_terms,
+                       algorithm)
+
+
+@jit
+def _pruned_lkp(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, df_all, cf_all,
+    tids, qtf, nq, topk, variant, method, lam, k1, b, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, pop, b_slot, b_mask, n_phrase, every,
+):  # fmt: skip
+    """Lkp / Lkpf / L2p: :func:`~tiebreak.retrieval.dependency.lkp_family._lkp_setup`, the
+    per-count bounds of the slots (module docstring: a phrase occurrence adds its constant, an
+    unordered interval at most ``max w_a w_b (sumw / |Q'|)^2``), then :func:`_pruned_query`
+    in mode 0. The first ``n_phrase`` entries of ``b_slot`` are the phrase slots."""
+    w, slot_maxlen, slot_sumw, slot_inc, use_eps, maxp = _lkp_setup(
+        df_all, cf_all, tids, nq, variant, method, avgdl, n_docs, ph_slot, pop)
+    nslot = len(slot_maxlen)
+    unit = np.zeros(nslot, np.float64)
+    pairs_only = variant == 2
+    for e in range(len(b_slot)):
+        s = b_slot[e]
+        if e < n_phrase:
+            unit[s] = slot_inc[s]
+        else:
+            m = b_mask[e]
+            i = 0
+            while ((m >> i) & 1) == 0:
+                i += 1
+            q = slot_sumw[s] / 2.0
+            unit[s] = w[i] * w[i + 1] * q * q
+    if not pairs_only:
+        # per mask, in increasing order: the two largest weights and the popcount, from the
+        # mask without its highest term
+        n_m = 1 << nq
+        w1 = np.zeros(n_m)
+        w2 = np.zeros(n_m)
+        cnt = np.zeros(n_m, np.int64)
+        for j in range(nq):
+            lo = 1 << j
+            wj = w[j]
+            for r in range(lo):
+                m = lo + r
+                cnt[m] = cnt[r] + 1
+                if wj > w1[r]:
+                    w1[m] = wj
+                    w2[m] = w1[r]
+                else:
+                    w1[m] = w1[r]
+                    w2[m] = max(w2[r], wj)
+                s = slot_of_mask[m]
+                if s >= 0:
+                    q = slot_sumw[s] / cnt[m]
+                    unit[s] = w1[m] * w2[m] * q * q
+    return _pruned_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, nq, topk, 0, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
+        w, qtf, k1, b, avgdl, lam,
+        _ZERO1, _ZERO1, 1.0, 2500.0, sat, _ZERO1, _ZERO1,
+        b_slot, b_mask, unit, every, _NOONE,
+    )  # fmt: skip
+
+
+def lkp_bounds(index, query_terms, k, variant: str, lam: float, k1: float, b: float,
+               method: str, max_prox_terms, stats: dict | None = None, every: bool = False):
+    """Lkp / Lkpf / L2p (``variant``) by the pruned traversal (module docstring): ``(docids
+    int32, scores float64)``, the exhaustive top ``k`` bit for bit; ``stats`` and ``every``
+    as for :func:`mrf_bounds`. Raises ValueError for a bad parameter."""
+    plan = _lkp_prepare(index, query_terms, max(int(k), 1) if every else k, variant, lam, k1,
+                        b, method, max_prox_terms)
+    if plan is None:
+        return None if every else _empty()
+    tids, qtf, nq = plan[:3]
+    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(nq, variant)
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    out = _pruned_lkp(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index), _saturation(index, k1, b),
+        df_all, cf_all, tids, qtf, nq, int(k), _VARIANT_CODE[variant],
+        _method_code(index, tids, nq, method, variant != "l2p"),
+        float(lam), float(k1), float(b), float(st.avgdl), float(st.num_docs),
+        tables[0], tables[1], ph_slot, _NOPOP if pop is None else pop, b_slot, b_mask,
+        len(phrases), bool(every),
+    )  # fmt: skip
+    _report(out, stats)
+    return out if every else out[:2]

@@ -3,8 +3,9 @@ the set-up in numba (:func:`_mrf_query`: slot weights, window limits, unigram co
 counts, interval method), then :func:`~tiebreak.retrieval.dependency._kernels._score_query`
 in mode 1 in the same compiled call; the window features' collection counts of a query and
 scoring with given counts (sharded indexes: :func:`window_counts`, :func:`score_with_windows`);
-SDM by rank-safe upper bounds (:func:`sdm_bounds`, over :mod:`tiebreak.retrieval.proxprune`)
-and its term-pair statistics (:func:`build_pair_statistics`).
+SDM by rank-safe upper bounds (:func:`sdm_bounds`, over the pruned traversal of
+:mod:`~tiebreak.retrieval.dependency.pruned`) and its term-pair statistics
+(:func:`build_pair_statistics`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
-from ._kernels import _dirichlet_part, _log_doclen, _score_query, _select_topk
+from ._kernels import _dirichlet_part, _log_doclen, _score_query
 from .plan import (
     _NOLIMIT,
     _ZERO1,
@@ -33,9 +34,11 @@ from .plan import (
     _scratch,
     _structure,
 )
+from .pruned import _NOONE, _NOPOP, _bound_tables, _pruned_query, _report
 
 __all__ = ["sdm", "sdm_bounds", "build_pair_statistics", "fdm", "window_counts",
-           "score_with_windows", "constant_window_cf", "query_pairs"]
+           "score_with_windows", "constant_window_cf", "query_pairs", "mrf_bounds",
+           "window_statistics", "build_subquery_statistics"]
 
 
 def constant_window_cf(window_cf, num_docs: int) -> float:
@@ -124,19 +127,17 @@ def _mrf(index, query_terms, k, full, weights, mu, window, method, max_prox_term
 
 
 @jit
-def _mrf_query(
-    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
-    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
-    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
-    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
-):  # fmt: skip
-    """SDM / FDM set-up in numba, then :func:`_score_query` (mode 1) in the same call: the
-    slot weights (Indri ``#combine``: each group's weight shared by its children), window
-    limits, unigram collection counts and the interval method (``method`` 1 LPS-IF-A, 2
-    EPS-CDF-A, resolved by the caller: :func:`~tiebreak.retrieval.dependency.plan._method_code`,
-    the index's thresholds). Slots: ``[0,
-    nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one per
-    mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair)."""
+def _mrf_setup(df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs,
+               n_o, pop):
+    """SDM / FDM per-query set-up in numba: the slot weights (Indri ``#combine``: each group's
+    weight shared by its children), window limits, unigram collection counts and the interval
+    method (``method`` 1 LPS-IF-A, 2 EPS-CDF-A, resolved by the caller:
+    :func:`~tiebreak.retrieval.dependency.plan._method_code`, the index's thresholds). Slots:
+    ``[0, nq)`` unigrams, then the ``n_o`` ordered features, then the unordered ones (FDM: one
+    per mask of the ``npx`` proximity terms, popcount < 2 unused; SDM: one per adjacent pair).
+    Returns ``(slot_gw, slot_maxlen, uni_cf, use_eps)``; shared by :func:`_mrf_query` and the
+    pruned traversal (:mod:`~tiebreak.retrieval.dependency.pruned`), so both score with the
+    same bits."""
     nq = len(tids)
     if full:
         n_u_slots = 1 << npx
@@ -168,6 +169,22 @@ def _mrf_query(
     for j in range(nq):
         uni_cf[j] = cf_all[tids[j]]
     use_eps = method == 2
+    return slot_gw, slot_maxlen, uni_cf, use_eps
+
+
+@jit
+def _mrf_query(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, win_mode,
+):  # fmt: skip
+    """:func:`_mrf_setup`, then :func:`_score_query` (mode 1) in the same call."""
+    slot_gw, slot_maxlen, uni_cf, use_eps = _mrf_setup(
+        df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs, n_o,
+        pop)
+    nq = len(tids)
+    nslot = len(slot_gw)
     max_phrase = npx if full else 2
     pairs_only = not full
     return _score_query(
@@ -248,9 +265,8 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     are built over the highest-IDF distinct terms only, in query order; the unigram part over
     all terms (module docstring: a deliberate deviation).
     ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials, with
-    the pairs' collection counts from a term-pair statistics index
-    (:func:`tiebreak.retrieval.proxprune.sdm_bounds`; ``method`` does not apply): the same
-    documents in the same order, scores equal to within float rounding.
+    the pairs' collection counts from a term-pair statistics index (:func:`sdm_bounds`): the
+    same documents, scores and order, bit for bit (not with ``window_cf``).
     ``window_cf``: ``None`` (default) the exact collection counts of the window features;
     ``"ivory"`` or a number > 0: that constant count ``f_{I(Q'),C}`` for every window feature
     (:func:`constant_window_cf`: Ivory's ``2 N / 100``), so that a document's score depends
@@ -261,7 +277,8 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
     if algorithm == "bounds":
         if window_cf is not None:
             raise ValueError("algorithm 'bounds' uses the exact window counts, not window_cf")
-        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms)
+        return sdm_bounds(index, query_terms, k, weights, mu, window, max_prox_terms,
+                          method=method)
     if algorithm != "exhaustive":
         raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, False, weights, mu, window, method, max_prox_terms,
@@ -270,32 +287,17 @@ def sdm(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
 
 def sdm_bounds(index, query_terms, k: int = 1000, weights=SDM_WEIGHTS, mu: float = MU,
                window: int = SDM_WINDOW, max_prox_terms: int | None = None,
-               stats: dict | None = None):
+               stats: dict | None = None, method: str = "auto"):
     """SDM's top ``k`` by rank-safe pruning with upper bounds of the window potentials
-    (:mod:`tiebreak.retrieval.proxprune`; ``sdm -p algorithm=bounds``): ``(docids int32, scores
-    float64)``, the documents and order of :func:`sdm`, scores equal to within float rounding.
-    The pairs' collection window counts come from the term-pair statistics index
+    (:mod:`tiebreak.retrieval.dependency.pruned`; ``sdm -p algorithm=bounds``): ``(docids
+    int32, scores float64)``, the top k of :func:`sdm` bit for bit (documents, scores, tie
+    order). The pairs' collection window counts come from the term-pair statistics index
     (:func:`build_pair_statistics`; computed for the query's pairs on first use). ``stats``: a
-    dict to receive ``candidates`` (documents holding a query term) and ``scored`` (documents
-    whose positions were read). Raises ValueError for bad parameters and on a shard."""
-    from ..proxprune import bounds_search
-
-    lt, lo, lu = (float(x) for x in weights)
-    if not mu > 0 or min(lt, lo, lu) < 0:
-        raise ValueError("mu must be > 0 and weights >= 0")
-    k = _check_k(k)
-    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms, MAX_TERMS, "sdm")
-    if len(tids) == 0 or k <= 0 or index.num_docs == 0:
-        return _empty()
-    arrays = _arrays(index)
-    coll_len = float(max(collection_stats(index).collection_length, 1))
-    docs, scores, n, ns = bounds_search(
-        index, arrays, tids, qtf, npx, int(window), _dirichlet_part(index, float(mu), coll_len),
-        _log_doclen(index, float(mu)), weights, float(mu), coll_len, k)
-    if stats is not None:
-        stats["candidates"] = int(n)
-        stats["scored"] = int(ns)
-    return _select_topk(scores, docs.astype(np.int32), arrays[6], k)
+    dict to receive ``candidates`` (documents holding a query term), ``multi`` (those with >=
+    2 proximity terms) and ``scored`` (documents whose positions were read). Raises ValueError
+    for bad parameters and on a shard."""
+    return mrf_bounds(index, query_terms, k, False, weights, mu, window, method, max_prox_terms,
+                      stats)
 
 
 def build_pair_statistics(index, queries, window: int = SDM_WINDOW,
@@ -323,7 +325,7 @@ def query_pairs(index, queries, max_prox_terms: int | None = None) -> list[tuple
 
 def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
         method: str = "auto", max_prox_terms: int = MAX_PROX_TERMS,
-        window_cf=None):  # fmt: skip
+        window_cf=None, algorithm: str = "exhaustive"):  # fmt: skip
     """Full dependence model (Metzler & Croft 2005; spec §1.4, Eq. 3.1), Indri semantics as in
     :func:`sdm`, over every contiguous sub-sequence (``#1``) and every subset (``#uwN`` with
     ``N = 4 |Q'|``) of >= 2 distinct query terms; each group divided by its number of children
@@ -331,6 +333,144 @@ def fdm(index, query_terms, k: int = 1000, weights=FDM_WEIGHTS, mu: float = MU,
     (Table 4.3), ``mu = 2500``. ``max_prox_terms`` (default 12, at most 20): the window
     features use only the highest-IDF distinct terms, in query order; the unigrams use all
     (module docstring: a deliberate deviation from the full 2^|Q| enumeration).
+    ``algorithm="bounds"``: rank-safe pruning by upper bounds of the window potentials
+    (:mod:`tiebreak.retrieval.dependency.pruned`), the subqueries' collection counts from the
+    subquery statistics store (:func:`~tiebreak.retrieval.dependency.mrf.window_statistics`):
+    the same top k bit for bit (not with ``window_cf``).
     ``window_cf``: as for :func:`sdm` (a constant window count, Ivory's by ``"ivory"``)."""
+    if algorithm == "bounds":
+        if window_cf is not None:
+            raise ValueError("algorithm 'bounds' uses the exact window counts, not window_cf")
+        return mrf_bounds(index, query_terms, k, True, weights, mu, None, method,
+                          max_prox_terms)
+    if algorithm != "exhaustive":
+        raise ValueError(f"algorithm: exhaustive or bounds, not {algorithm!r}")
     return _mrf(index, query_terms, k, True, weights, mu, None, method, max_prox_terms,
                 window_cf=window_cf)
+
+
+# ---------------------------------------------------------------------------------------------
+# pruned traversal (tiebreak.retrieval.dependency.pruned)
+# ---------------------------------------------------------------------------------------------
+
+
+@jit
+def _pruned_mrf(
+    post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+    d_acc, d_cnt, d_head, d_touched, sat, ln_dl, df_all, cf_all,
+    tids, qtf, npx, topk, full, lt, lo, lu, mu, window, method, coll_len, avgdl, n_docs,
+    slot_of_mask, pair_slot, ph_slot, n_o, pop, win, b_slot, b_mask, every, only,
+):  # fmt: skip
+    """SDM / FDM: :func:`~tiebreak.retrieval.dependency.mrf._mrf_setup` (the exhaustive
+    kernel's set-up), then :func:`_pruned_query` in mode 1 with the collection counts ``win``."""
+    slot_gw, slot_maxlen, uni_cf, use_eps = _mrf_setup(
+        df_all, cf_all, tids, qtf, npx, full, lt, lo, lu, window, method, avgdl, n_docs, n_o,
+        pop)
+    nq = len(tids)
+    nslot = len(slot_gw)
+    pairs_only = not full
+    max_phrase = npx if full else 2
+    return _pruned_query(
+        post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
+        d_acc, d_cnt, d_head, d_touched,
+        tids, npx, topk, 1, use_eps, pairs_only,
+        slot_of_mask, pair_slot, slot_maxlen, np.zeros(nslot), ph_slot, max_phrase,
+        np.ones(nslot), np.zeros(nq), qtf, K1, B, avgdl, 0.0,
+        slot_gw, uni_cf, coll_len, mu, sat, win, ln_dl,
+        b_slot, b_mask, np.zeros(nslot), every, only,
+    )  # fmt: skip
+
+
+def window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
+    """The window features' collection counts of an SDM / FDM query (float64 (nslots,), the
+    unigram slots 0), as the exhaustive kernel's pass 1 finds them, from the index's stored
+    statistics: SDM from the term-pair statistics index
+    (:func:`tiebreak.retrieval.proxprune.pair_statistics`: per adjacent pair, its ``#1`` and
+    ``#uwN`` counts); FDM from the subquery statistics store (per tuple of proximity terms,
+    the counts of all its subqueries, computed on first use by one exhaustive pass 1 and kept
+    on the index object; the vector of each query is kept too). Raises ValueError on a shard
+    of a sharded index."""
+    if getattr(index, "global_stats", None) is not None:
+        raise ValueError("window statistics need the whole collection's positions (not a shard)")
+    queries = index._cache.setdefault(("window-stats", bool(full), int(window)), {})
+    qkey = (tuple(tids.tolist()), npx)
+    if qkey not in queries:
+        out = _window_statistics(index, tids, npx, full, window, n_o)
+        out.flags.writeable = False
+        queries[qkey] = out
+    return queries[qkey]
+
+
+def _window_statistics(index, tids, npx: int, full: bool, window: int, n_o: int) -> np.ndarray:
+    nq = len(tids)
+    key = tuple(int(t) for t in tids[:npx])
+    if not full:
+        from ..proxprune import pair_statistics
+
+        no = max(npx - 1, 0)
+        out = np.zeros(nq + 2 * no)
+        pairs = list(zip(key, key[1:]))
+        ps = pair_statistics(index, pairs, int(window), _arrays(index))
+        for j, pr in enumerate(pairs):
+            out[nq + j], out[nq + no + j] = ps[pr]
+        return out
+    if npx < 2:
+        return np.zeros(nq + n_o + (1 << npx))
+    store = index._cache.setdefault(("subquery-stats", "fdm"), {})
+    if key not in store:
+        terms = [index.term(t) for t in key]
+        win = _mrf(index, terms, 1, True, (1.0, 1.0, 1.0), 2500.0, None, "auto", len(key),
+                   export=True)
+        store[key] = np.asarray(win[len(key):], np.float64)
+    return np.concatenate([np.zeros(nq), store[key]])
+
+
+def build_subquery_statistics(index, queries, max_prox_terms: int = 12) -> int:
+    """Fill the subquery statistics store of FDM (:func:`window_statistics`) for ``queries``
+    (lists of analysed terms) as :func:`mrf_bounds` plans them; returns the number of stored
+    tuples of proximity terms."""
+    for q in queries:
+        tids, _, npx = _prox_plan(index, q, max_prox_terms, MAX_ALL_TERMS, "fdm")
+        if npx >= 2:
+            window_statistics(index, tids, npx, True, 0, len(_structure(npx, "fdm",
+                                                                        len(tids))[2]))
+    return len(index._cache.get(("subquery-stats", "fdm"), {}))
+
+
+def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, method: str,
+               max_prox_terms, stats: dict | None = None, every: bool = False, only=None):
+    """SDM (``full`` False) / FDM by the pruned traversal (module docstring): ``(docids int32,
+    scores float64)``, the exhaustive top ``k`` bit for bit. ``stats``: a dict to receive
+    ``candidates`` (documents holding a query term), ``multi`` (those with >= 2 proximity
+    terms) and ``scored`` (those whose positions were read). ``every``: return the kernel's
+    whole output (:func:`proximity_bounds`). ``only``: uint8 (N,) marking the documents that
+    may be retrieved (:func:`mrf_rerank`). Raises ValueError for a bad parameter and on a
+    shard."""
+    lt, lo, lu = (float(x) for x in weights)
+    if not mu > 0 or min(lt, lo, lu) < 0:
+        raise ValueError("mu must be > 0 and weights >= 0")
+    if method not in ("auto", "lps_if_all", "eps_cdf_all"):
+        raise ValueError(f"method: expected auto, lps_if_all or eps_cdf_all, got {method!r}")
+    k = _check_k(k)
+    name = "fdm" if full else "sdm"
+    tids, qtf, npx = _prox_plan(index, query_terms, max_prox_terms,
+                                MAX_ALL_TERMS if full else MAX_TERMS, name)
+    if len(tids) == 0 or (k <= 0 and not every) or index.num_docs == 0:
+        return None if every else _empty()
+    nq = len(tids)
+    tables, ph_slot, phrases, pop, b_slot, b_mask = _bound_tables(npx, name, nq)
+    win = window_statistics(index, tids, npx, full, int(window or 0), len(phrases))
+    pp, pd, pt, qp, pos, dl, rank, maxdl, df_all, cf_all = _arrays(index)
+    st = collection_stats(index)
+    coll_len = float(max(st.collection_length, 1))
+    out = _pruned_mrf(
+        pp, pd, pt, qp, pos, dl, rank, maxdl, *_scratch(index),
+        _dirichlet_part(index, float(mu), coll_len), _log_doclen(index, float(mu)), df_all,
+        cf_all, tids, qtf, npx, int(k), bool(full), lt, lo, lu, float(mu), int(window or 0),
+        _method_code(index, tids, npx, method, full), coll_len, float(st.avgdl),
+        float(st.num_docs), tables[0], tables[1], ph_slot, len(phrases),
+        _NOPOP if pop is None else pop, win, b_slot, b_mask, bool(every),
+        _NOONE if only is None else only,
+    )  # fmt: skip
+    _report(out, stats)
+    return out if every else out[:2]

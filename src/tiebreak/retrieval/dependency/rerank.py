@@ -17,6 +17,7 @@ import numpy as np
 from ..intervals import jit
 from ..kernels import _bm25_impact_topk  # the first pass of the two-stage kernel
 from ._kernels import (
+    _heap_push,
     _lkp_proximity,
     _proximity_direct_doc,
     _proximity_doc,
@@ -24,36 +25,6 @@ from ._kernels import (
     _select_topk,
 )
 from .lkp_family import _lkp_setup
-
-
-@jit
-def _heap_push(heap, n, cap, v):
-    """Keep the ``cap`` largest values in the min-heap ``heap[:n]`` (n <= cap) after adding
-    ``v``."""
-    if n < cap:
-        i = n
-        heap[i] = v
-        while i > 0:
-            par = (i - 1) >> 1
-            if heap[par] <= heap[i]:
-                break
-            heap[par], heap[i] = heap[i], heap[par]
-            i = par
-        return
-    if v <= heap[0]:
-        return
-    heap[0] = v
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= cap:
-            break
-        if c + 1 < cap and heap[c + 1] < heap[c]:
-            c += 1
-        if heap[i] <= heap[c]:
-            break
-        heap[i], heap[c] = heap[c], heap[i]
-        i = c
 
 
 @jit
