@@ -39,9 +39,9 @@ def assert_same(single, sharded):
 
 # models without defaults for some parameters: weights that use the collection features (cf, df),
 # so that a shard scored with its own counts would differ
-REQUIRED = {"wsdm": {"uni": (0.8, 0.02, 0.01), "bi": (0.1, 0.01, 0.005)}}
+REQUIRED = {m: {"uni": (0.8, 0.02, 0.01), "bi": (0.1, 0.01, 0.005)} for m in ("wsdm", "wfdm")}
 # models whose collection-wide window or pair counts the sharded search does not gather (yet)
-NOT_SHARDED = {"wsdm", "bm25p", "he-window", "fagan"}
+NOT_SHARDED = {"wsdm", "wfdm", "sdm-seg", "fdm-seg", "bm25p", "he-window", "fagan"}
 
 
 @pytest.fixture(scope="module")
