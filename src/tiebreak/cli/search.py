@@ -262,7 +262,7 @@ def models_text(fmt: str = "text") -> str:
 
     rows = []
     for m in MODELS.values():
-        params = " ".join(f"{p.name}={_show(p.default)}" for p in m.params)
+        params = " ".join(f"{p.name}={_show(p.default, p.none)}" for p in m.params)
         names = [a for a, (c, _) in ALIASES.items() if c == m.name]
         rows.append((m.name, ", ".join(names), m.kind, "+".join(m.needs), params or "-",
                      m.summary, m.citation))
@@ -284,11 +284,11 @@ def models_text(fmt: str = "text") -> str:
     return "\n".join(out)
 
 
-def _show(v) -> str:
+def _show(v, none: str = "all") -> str:
     if isinstance(v, tuple):
         return ",".join(_show(x) for x in v)
     if v is None:
-        return "all"
+        return none
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 

@@ -100,12 +100,14 @@ def optional_integer(lo):
 
 @dataclass(frozen=True)
 class Param:
-    """One model parameter: name, default, check(name, value) raising ValueError, meaning."""
+    """One model parameter: name, default, check(name, value) raising ValueError, meaning, and
+    how a default of None reads in ``tiebreak models`` (``none``: e.g. "all" terms, "exact")."""
 
     name: str
     default: object
     check: object = None
     doc: str = ""
+    none: str = "all"
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,8 @@ def _window_cf_rule(name, v):
 
 
 _WINDOW_CF = Param("window_cf", None, _window_cf_rule, "constant collection count of every "
-                   "window feature: 'ivory' (2N/100, Ivory's) or a count > 0; default exact")
+                   "window feature: 'ivory' (2N/100, Ivory's) or a count > 0; default exact",
+                   none="exact")
 _MRF = ("D. Metzler and W. B. Croft, \"A Markov random field model for term dependencies\", "
         "SIGIR 2005")
 register(Model(
