@@ -11,6 +11,11 @@ numba's on-disk cache keys a kernel by its own file: the kernels of
 and :mod:`~tiebreak.retrieval.dependency.rerank` hold the compiled code of the ones here, so
 after an edit of this file clear the cache (``__pycache__/*.nbi``, ``*.nbc`` or
 ``NUMBA_CACHE_DIR``; :mod:`tiebreak._native.jit`).
+
+Size: one module because these kernels call one another inside compiled code and the
+exhaustive and pruned traversals must share their term-at-a-time pass
+(:func:`_postings_pass`) for bit-identical scores; splitting them would add more cross-file
+callees that numba's cache does not track.
 """
 
 from __future__ import annotations
@@ -336,6 +341,49 @@ def _proximity_direct_doc(
     )  # fmt: skip
 
 
+#: no restriction of the candidates (:func:`_postings_pass`'s ``only``)
+_ALL_DOCS = np.zeros(0, np.uint8)
+
+
+@jit(inline=True)
+def _postings_pass(tids, P, post_ptr, post_docid, qw, w, k1, mode, bg, slot_gw, sat, only,
+                   d_acc, d_cnt, d_head, d_touched, l_term, l_post, l_next):
+    """The term-at-a-time pass of one query, shared by the exhaustive kernel
+    (:func:`_score_query`) and the pruned one (:mod:`.pruned`) so that both sum the same terms
+    in the same order (bit-identical scores): every posting of the query terms ``tids`` is
+    linked into its document's list (``d_head``/``l_next``, term index ``l_term``, posting
+    ``l_post``), counted in ``d_cnt`` (low 16 bits: other terms; high bits: the ``P``
+    proximity terms) and its unigram part added to ``d_acc``: mode 0 (Lkp family) the BM25
+    weight ``qw w (k1 + 1) sat``, mode 1 (SDM/FDM) ``slot_gw sat`` where ``sat`` is
+    ln(f_{q,D} + mu f_{q,C}/|C|) - ln(mu f_{q,C}/|C|) and the term occurs in the collection
+    (``bg > 0``). ``only``: uint8 (N,) marking the documents that may be candidates, or empty
+    for all. Returns the number of documents touched (listed in ``d_touched``)."""
+    restrict = len(only) > 0
+    nd = 0
+    e = 0
+    for j in range(len(tids)):
+        t = tids[j]
+        cw = qw[j] * w[j] * (k1 + 1.0)
+        for p in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_docid[p]
+            if restrict and only[d] == 0:
+                continue
+            if d_cnt[d] == 0:
+                d_touched[nd] = d
+                nd += 1
+            d_cnt[d] += _PROX_UNIT if j < P else 1
+            l_term[e] = j
+            l_post[e] = p
+            l_next[e] = d_head[d]
+            d_head[d] = e
+            e += 1
+            if mode == 0:
+                d_acc[d] += cw * sat[p]
+            elif bg[j] > 0:
+                d_acc[d] += slot_gw[j] * sat[p]
+    return nd
+
+
 @jit
 def _score_query(
     post_ptr, post_docid, post_tf, pos_ptr, pos, doclen, rank, maxdl,
@@ -383,28 +431,8 @@ def _score_query(
             bg[s] = mu * uni_cf[s] / coll_len
             lbg[s] = math.log(bg[s])
     # term-at-a-time pass
-    nd = 0
-    e = 0
-    for j in range(k):
-        t = tids[j]
-        cw = qw[j] * w[j] * (k1 + 1.0)
-        for p in range(post_ptr[t], post_ptr[t + 1]):
-            d = post_docid[p]
-            if d_cnt[d] == 0:
-                d_touched[nd] = d
-                nd += 1
-            # low 16 bits: other terms; high bits: proximity terms
-            d_cnt[d] += _PROX_UNIT if j < P else 1
-            l_term[e] = j
-            l_post[e] = p
-            l_next[e] = d_head[d]
-            d_head[d] = e
-            e += 1
-            if mode == 0:
-                d_acc[d] += cw * sat[p]
-            elif bg[j] > 0:
-                # sat (mode 1): ln(f_{q,D} + mu f_{q,C}/|C|) - ln(mu f_{q,C}/|C|) per posting
-                d_acc[d] += slot_gw[j] * sat[p]
+    nd = _postings_pass(tids, P, post_ptr, post_docid, qw, w, k1, mode, bg, slot_gw, sat,
+                        _ALL_DOCS, d_acc, d_cnt, d_head, d_touched, l_term, l_post, l_next)
     # proximity pass over the documents with >= 2 query terms
     starts, ends, mcur, latest, cdf_pos, cdf_term, stamp, last, acc, touched = \
         _proximity_scratch(P, maxdl, nslots)

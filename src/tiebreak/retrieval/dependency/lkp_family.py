@@ -16,7 +16,7 @@ import numpy as np
 
 from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
-from ._kernels import _saturation, _score_query
+from ._kernels import _ALL_DOCS, _saturation, _score_query
 from .plan import (
     _NOLIMIT,
     _VARIANT_CODE,
@@ -35,7 +35,7 @@ from .plan import (
     _scratch,
     _structure,
 )
-from .pruned import _NOONE, _NOPOP, _bound_tables, _pruned_query, _report
+from .pruned import _NOPOP, _bound_tables, _pruned_query, _report
 
 __all__ = ["lkp", "lkpf", "l2p", "lkp_bounds"]
 
@@ -271,7 +271,7 @@ def _pruned_lkp(
         slot_of_mask, pair_slot, slot_maxlen, slot_sumw, ph_slot, maxp, slot_inc,
         w, qtf, k1, b, avgdl, lam,
         _ZERO1, _ZERO1, 1.0, 2500.0, sat, _ZERO1, _ZERO1,
-        b_slot, b_mask, unit, every, _NOONE,
+        b_slot, b_mask, unit, every, _ALL_DOCS,
     )  # fmt: skip
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..intervals import MAX_ALL_TERMS, MAX_TERMS, jit
 from ..weights import collection_stats
-from ._kernels import _dirichlet_part, _log_doclen, _score_query
+from ._kernels import _ALL_DOCS, _dirichlet_part, _log_doclen, _score_query
 from .plan import (
     _NOLIMIT,
     _ZERO1,
@@ -34,7 +34,7 @@ from .plan import (
     _scratch,
     _structure,
 )
-from .pruned import _NOONE, _NOPOP, _bound_tables, _pruned_query, _report
+from .pruned import _NOPOP, _bound_tables, _pruned_query, _report
 
 __all__ = ["sdm", "sdm_bounds", "build_pair_statistics", "fdm", "window_counts",
            "score_with_windows", "constant_window_cf", "query_pairs", "mrf_bounds",
@@ -470,7 +470,7 @@ def mrf_bounds(index, query_terms, k, full: bool, weights, mu: float, window, me
         _method_code(index, tids, npx, method, full), coll_len, float(st.avgdl),
         float(st.num_docs), tables[0], tables[1], ph_slot, len(phrases),
         _NOPOP if pop is None else pop, win, b_slot, b_mask, bool(every),
-        _NOONE if only is None else only,
+        _ALL_DOCS if only is None else only,
     )  # fmt: skip
     _report(out, stats)
     return out if every else out[:2]

@@ -82,6 +82,7 @@ from ..intervals import jit
 from ._kernels import (
     _heap_push,
     _lkp_proximity,
+    _postings_pass,
     _proximity,
     _proximity_scratch,
     _select_topk,
@@ -95,8 +96,6 @@ __all__: list[str] = []
 
 #: relative widening of every bound (module docstring)
 _SLACK = 1e-9
-#: no restriction of the candidates (:func:`_pruned_query`'s ``only``)
-_NOONE = np.zeros(0, np.uint8)
 #: the popcount table of a pair model (unused), read-only like :func:`_structure`'s tables so
 #: that every query passes the same argument types (one compiled signature per kernel)
 _NOPOP = np.zeros(1)
@@ -239,30 +238,9 @@ def _pruned_query(
                 lbg[s] = math.log(bg[s])
                 c0 += slot_gw[s] * lbg[s]
                 gsum += slot_gw[s]
-    # pass 1: term at a time, as the exhaustive kernel (the same sums in the same order)
-    nd = 0
-    e = 0
-    restrict = len(only) > 0
-    for j in range(k):
-        t = tids[j]
-        cw = qw[j] * w[j] * (k1 + 1.0)
-        for p in range(post_ptr[t], post_ptr[t + 1]):
-            d = post_docid[p]
-            if restrict and only[d] == 0:
-                continue
-            if d_cnt[d] == 0:
-                d_touched[nd] = d
-                nd += 1
-            d_cnt[d] += _PROX_UNIT if j < P else 1
-            l_term[e] = j
-            l_post[e] = p
-            l_next[e] = d_head[d]
-            d_head[d] = e
-            e += 1
-            if mode == 0:
-                d_acc[d] += cw * sat[p]
-            elif bg[j] > 0:
-                d_acc[d] += slot_gw[j] * sat[p]
+    # pass 1: term at a time, the exhaustive kernel's own pass (the same sums in the same order)
+    nd = _postings_pass(tids, P, post_ptr, post_docid, qw, w, k1, mode, bg, slot_gw, sat, only,
+                        d_acc, d_cnt, d_head, d_touched, l_term, l_post, l_next)
     # the lower bounds (exact scores without proximity) and the first threshold, the k-th
     # largest of them
     kk = max(topk, 0)
